@@ -1,0 +1,13 @@
+"""pybnc: discrete Bayesian network classifiers, scikit-learn native.
+
+The pipeline, one module per stage: :mod:`pybnc.encode` (table to codes),
+:mod:`pybnc.counts` (sufficient statistics), :mod:`pybnc.scores` (information and
+scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters` (log tables),
+:mod:`pybnc.inference` (joint log-likelihood), then the estimators.
+"""
+
+from .estimators import FAN, TAN, NaiveBayes
+
+__version__ = "0.1.0"
+
+__all__ = ["NaiveBayes", "TAN", "FAN", "__version__"]

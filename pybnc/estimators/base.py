@@ -1,0 +1,149 @@
+"""The contract every pybnc classifier fulfils.
+
+As in scikit-learn's ``naive_bayes.py``: a subclass provides ``_fit_encoded`` (learn
+from integer codes and counts) and ``_jll_encoded`` (``log P(x, c)`` per row and
+class); validation, encoding, ``predict``, ``predict_proba`` and
+``predict_log_proba`` are written once here.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+import pandas as pd
+import scipy.sparse
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
+
+from ..counts import Counts, count
+from ..encode import TableEncoder
+
+
+def _check_table(X) -> None:
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            "pybnc needs a dense table: sparse input is not supported. "
+            "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
+        )
+    if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
+        arr = np.asarray(X)
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: pass real or categorical columns.")
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected a 2-D table (n_samples, n_features), got an array of shape {arr.shape}. "
+                "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+                "feature or array.reshape(1, -1) if it contains a single sample."
+            )
+    if len(X) == 0 or (hasattr(X, "shape") and len(X.shape) == 2 and X.shape[1] == 0):
+        shape = getattr(X, "shape", (len(X),))
+        raise ValueError(f"Found array with 0 sample(s) or 0 feature(s) (shape={shape}): a table "
+                         "with at least one row and one column is required.")
+
+
+def _check_labels(y, n_rows: int) -> np.ndarray:
+    y = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be one label per row (1-D), got shape {y.shape}.")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]} labels; they must match.")
+    missing = pd.isna(y)
+    if missing.any():
+        raise ValueError(
+            f"y has {int(missing.sum())} missing label(s) (first at row {int(np.flatnonzero(missing)[0])}). "
+            "Drop the unlabeled rows before fitting."
+        )
+    check_classification_targets(y)
+    return y
+
+
+class BaseBNC(ClassifierMixin, BaseEstimator):
+    """Base class of the pybnc classifiers. Not for direct use."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+    # -- encoding ---------------------------------------------------------------------
+    def _encoder(self) -> TableEncoder:
+        return TableEncoder(n_bins=self.n_bins, discretizer=self.discretizer)
+
+    def _encode_fit(self, X, y):
+        """Validate ``X``/``y`` and learn the encoding; returns codes, class codes, counts."""
+        _check_table(X)
+        y = _check_labels(y, len(X))
+        _check_feature_names(self, X, reset=True)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(
+                f"y has a single class ({self.classes_[0]!r}); a classifier needs at least 2 classes."
+            )
+        self.encoder_ = self._encoder().fit(X, y_codes)
+        codes = self.encoder_.transform(X)
+        self.n_features_in_ = codes.shape[1]
+        counts = count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_))
+        return codes, y_codes, counts
+
+    def _encode(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        _check_table(X)
+        _check_feature_names(self, X, reset=False)
+        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            X = X[list(self.feature_names_in_)]
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return self.encoder_.transform(X)
+
+    def _encode_labels(self, y, n_rows: int) -> np.ndarray:
+        y = _check_labels(y, n_rows)
+        idx = pd.Index(self.classes_).get_indexer(y)
+        if (idx < 0).any():
+            raise ValueError(f"y holds the label {y[idx < 0][0]!r}, not seen at fit ({list(self.classes_)}).")
+        return idx
+
+    @property
+    def feature_names_(self) -> list:
+        """Feature names (the DataFrame's columns, else ``x0, x1, ...``)."""
+        return [str(c) for c in self.encoder_.columns_]
+
+    # -- the contract -------------------------------------------------------------------
+    def fit(self, X, y):
+        """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
+        codes, y_codes, counts = self._encode_fit(X, y)
+        self._fit_encoded(codes, y_codes, counts)
+        return self
+
+    @abstractmethod
+    def _fit_encoded(self, codes: np.ndarray, y: np.ndarray, counts: Counts) -> None:
+        """Learn from coded rows (``-1`` = missing), class codes and their counts."""
+
+    @abstractmethod
+    def _jll_encoded(self, codes: np.ndarray) -> np.ndarray:
+        """``log P(x_observed, c)`` (up to a per-row constant), shape ``(n, K)``."""
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        return self._jll_encoded(self._encode(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log of the class posterior, shape ``(n_samples, n_classes)``, columns as ``classes_``."""
+        jll = self._joint_log_likelihood(X)
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class of each row (ties go to the first class in ``classes_``)."""
+        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
