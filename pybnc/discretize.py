@@ -1,0 +1,465 @@
+"""Discretisation of continuous columns.
+
+Bayesian network classifiers in pybnc work on discrete variables, so
+continuous attributes are cut into intervals first.  :func:`cut_points`
+learns the interior cut points of one column; the scikit-learn transformers
+:class:`EqualFrequencyDiscretizer`, :class:`EqualWidthDiscretizer` and
+:class:`MDLPDiscretizer` apply it to every numeric column of a table.
+
+A value ``v`` falls in bin ``np.searchsorted(cuts, v, side="right")``, so the
+bins are ``(-inf, c0), [c0, c1), ..., [c_last, inf)``.
+
+References
+----------
+Fayyad, U. M. & Irani, K. B. (1993). Multi-interval discretization of
+continuous-valued attributes for classification learning. IJCAI-93.
+
+Friedman, N., Geiger, D. & Goldszmidt, M. (1997). Bayesian network
+classifiers. Machine Learning 29, 131-163.
+
+Cerquides, J. & Lopez de Mantaras, R. (2003). Tractable Bayesian learning of
+tree augmented naive Bayes classifiers. ICML-03.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.special import entr
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
+
+__all__ = [
+    "cut_points",
+    "EqualFrequencyDiscretizer",
+    "EqualWidthDiscretizer",
+    "MDLPDiscretizer",
+]
+
+_METHODS = ("quantile", "uniform", "mdl")
+
+
+def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
+    """Sorted interior cut points for one continuous column.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        Finite values of one column; the caller drops missing values.
+    method : {"quantile", "uniform", "mdl"}, default="quantile"
+        ``"quantile"``: equal frequency, ``n_bins`` bins of about ``n / n_bins``
+        rows each (Cerquides & Lopez de Mantaras 2003 used 5).
+        ``"uniform"``: equal width, ``n_bins`` bins between ``min(x)`` and
+        ``max(x)``.
+        ``"mdl"``: Fayyad & Irani (1993) recursive entropy minimisation with the
+        MDL stopping rule, as used by Friedman, Geiger & Goldszmidt (1997);
+        ``n_bins`` is ignored.
+    n_bins : int, default=5
+        Number of bins wanted (at least 2) for ``"quantile"`` and ``"uniform"``.
+    y : array-like of shape (n,), optional
+        Class of each row, needed only by ``"mdl"``.  Integer codes
+        ``0..K-1`` are expected, but any labels are accepted.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Strictly increasing interior cut points, possibly empty.  A column with
+        few distinct values gets fewer than ``n_bins - 1`` cuts.
+
+    Notes
+    -----
+    For ``"quantile"`` and ``"mdl"`` every cut is the midpoint between two
+    adjacent distinct observed values, so no training value sits on a
+    boundary.  The quantile target ``i * n / n_bins`` (the number of rows
+    below cut ``i``) is moved to the nearest gap between distinct values,
+    then duplicate cuts are dropped.  ``"uniform"`` cuts are the equal-width
+    edges themselves; they may coincide with observed values, which then go
+    to the upper bin.  Bins left empty by the equal-width edges are kept, as
+    the definition of equal width requires.
+
+    Examples
+    --------
+    >>> cut_points(np.arange(100.0), "quantile", n_bins=5)
+    array([19.5, 39.5, 59.5, 79.5])
+    >>> cut_points([0.0, 10.0], "uniform", n_bins=5)
+    array([2., 4., 6., 8.])
+    >>> x = np.repeat(np.arange(8.0), 20)
+    >>> cut_points(x, "mdl", y=(x > 3.5).astype(int))
+    array([3.5])
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if method != "mdl":
+        _check_n_bins(n_bins)
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"x must be 1-D, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite; drop missing values before cutting")
+    if x.size == 0:
+        return np.empty(0)
+
+    if method == "uniform":
+        lo, hi = x.min(), x.max()
+        if lo == hi:
+            return np.empty(0)
+        steps = np.arange(1, n_bins)
+        with np.errstate(over="ignore"):
+            width = hi - lo
+        if np.isfinite(width):
+            cuts = lo + width * steps / n_bins
+        else:  # hi - lo overflowed; a weighted mean of the ends cannot
+            cuts = lo * (1.0 - steps / n_bins) + hi * (steps / n_bins)
+        return np.unique(cuts[(cuts > lo) & (cuts <= hi)])
+
+    if method == "quantile":
+        xs = np.sort(x)
+        gaps = _gap_positions(xs)
+        if gaps.size == 0:
+            return np.empty(0)
+        targets = np.arange(1, n_bins) * (xs.size / n_bins)
+        # Nearest gap to each target rank; ties go to the lower gap.
+        right = np.clip(np.searchsorted(gaps, targets), 0, gaps.size - 1)
+        left = np.clip(right - 1, 0, gaps.size - 1)
+        take_left = np.abs(gaps[left] - targets) <= np.abs(gaps[right] - targets)
+        chosen = np.unique(np.where(take_left, gaps[left], gaps[right]))
+        return _midpoints(xs, chosen)
+
+    if y is None:
+        raise ValueError('method="mdl" needs the class codes y')
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != x.shape[0]:
+        raise ValueError(f"y must be 1-D with {x.shape[0]} entries, got shape {y.shape}")
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    _, codes = np.unique(y[order], return_inverse=True)
+    return _midpoints(xs, _mdl_gaps(xs, codes.ravel()))
+
+
+def _check_n_bins(n_bins):
+    if (
+        not isinstance(n_bins, numbers.Integral)
+        or isinstance(n_bins, bool)
+        or n_bins < 2
+    ):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+
+
+def _gap_positions(xs):
+    """Positions j (0 < j < n) with xs[j-1] < xs[j] in a sorted array."""
+    return np.flatnonzero(xs[1:] > xs[:-1]) + 1
+
+
+def _midpoints(xs, positions):
+    a, b = xs[positions - 1], xs[positions]
+    mid = a / 2.0 + b / 2.0
+    # Adjacent floats can round the midpoint down onto a; b still separates them.
+    return np.where(mid > a, mid, b)
+
+
+def _entropy_bits(counts):
+    """Entropy in bits of each row of a count matrix (empty rows give 0)."""
+    totals = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(totals > 0, counts / totals, 0.0)
+    return entr(p).sum(axis=-1) / np.log(2.0)
+
+
+def _mdl_gaps(xs, codes):
+    """Accepted split positions of Fayyad & Irani's recursive MDLP."""
+    n = xs.size
+    n_classes = int(codes.max()) + 1
+    # cum[i] holds the class counts of the first i sorted rows, so the counts
+    # of any segment and of all its candidate halves are differences.
+    cum = np.zeros((n + 1, n_classes), dtype=np.int64)
+    np.add.at(cum[1:], (np.arange(n), codes), 1)
+    np.cumsum(cum, axis=0, out=cum)
+    gaps = _gap_positions(xs)
+
+    accepted = []
+    stack = [(0, n)]
+    while stack:
+        lo, hi = stack.pop()
+        cand = gaps[np.searchsorted(gaps, lo, side="right"):np.searchsorted(gaps, hi, side="left")]
+        if cand.size == 0:
+            continue
+        total = cum[hi] - cum[lo]
+        n_seg = hi - lo
+        ent_s = _entropy_bits(total)
+        if ent_s == 0.0:
+            continue  # a pure segment can never gain information
+        left = cum[cand] - cum[lo]
+        right = total - left
+        n_left = cand - lo
+        ent_l = _entropy_bits(left)
+        ent_r = _entropy_bits(right)
+        e_split = (n_left * ent_l + (n_seg - n_left) * ent_r) / n_seg
+        best = int(np.argmin(e_split))
+        gain = ent_s - e_split[best]
+        k = np.count_nonzero(total)
+        k1 = np.count_nonzero(left[best])
+        k2 = np.count_nonzero(right[best])
+        delta = np.log2(3.0**k - 2.0) - (k * ent_s - k1 * ent_l[best] - k2 * ent_r[best])
+        if gain > (np.log2(n_seg - 1) + delta) / n_seg:
+            j = int(cand[best])
+            accepted.append(j)
+            stack.append((lo, j))
+            stack.append((j, hi))
+    return np.sort(np.asarray(accepted, dtype=np.intp))
+
+
+class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Shared fit/transform of the column discretisers.
+
+    Numeric columns (integer or float, not boolean) are discretised; other
+    DataFrame columns are passed through unchanged and get ``None`` in
+    ``cut_points_``.  Missing values are ignored when fitting and stay
+    missing after transform.
+    """
+
+    _method = "quantile"
+    _needs_y = False
+
+    def fit(self, X, y=None):
+        """Learn the cut points of every numeric column.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+            Class labels; required by :class:`MDLPDiscretizer` only.
+
+        Returns
+        -------
+        self
+        """
+        if self._method != "mdl":
+            _check_n_bins(self.n_bins)
+        if self._needs_y and y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        columns = self._columns(X, reset=True)
+        if self._needs_y:
+            y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
+            if pd.isna(y).any():
+                raise ValueError("y contains missing values")
+        cuts = []
+        for col in columns:
+            if col is None:
+                cuts.append(None)
+                continue
+            keep = ~np.isnan(col)
+            cuts.append(
+                cut_points(
+                    col[keep],
+                    method=self._method,
+                    n_bins=getattr(self, "n_bins", 5),
+                    y=y[keep] if self._needs_y else None,
+                )
+            )
+        self.cut_points_ = cuts
+        self.n_bins_ = np.array([-1 if c is None else c.size + 1 for c in cuts])
+        return self
+
+    def transform(self, X):
+        """Replace each numeric value by its bin code.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        numpy.ndarray or pandas.DataFrame
+            For a DataFrame: a copy with discretised columns of dtype
+            ``"Int64"`` (missing stays ``<NA>``) and other columns unchanged.
+            For an array: ``int64`` codes, or ``float64`` with NaN where the
+            input was missing.
+        """
+        check_is_fitted(self, "cut_points_")
+        columns = self._columns(X, reset=False)
+        codes, missing = [], []
+        for col, cuts in zip(columns, self.cut_points_):
+            if cuts is None or col is None:
+                codes.append(None)
+                missing.append(None)
+            else:
+                codes.append(np.searchsorted(cuts, col, side="right").astype(np.int64))
+                missing.append(np.isnan(col))
+
+        if isinstance(X, pd.DataFrame):
+            out = X.copy()
+            for j, (code, miss) in enumerate(zip(codes, missing)):
+                if code is not None:
+                    out.isetitem(j, pd.arrays.IntegerArray(code, miss))
+            return out
+        n_rows = columns[0].shape[0]
+        if not codes:
+            return np.empty((n_rows, 0), dtype=np.int64)
+        values = np.column_stack(codes)
+        miss = np.column_stack(missing)
+        if miss.any():
+            values = values.astype(np.float64)
+            values[miss] = np.nan
+        return values
+
+    def _columns(self, X, reset):
+        """Validate X; return its columns as float arrays (None = pass through)."""
+        if sparse.issparse(X):
+            raise TypeError(f"{type(self).__name__} does not accept sparse input")
+        if isinstance(X, pd.DataFrame):
+            _validate(self, X, reset=reset, skip_check_array=True)
+            if X.shape[0] == 0:
+                raise ValueError("Found array with 0 sample(s); a minimum of 1 is required.")
+            if not reset and X.shape[1] != len(self.cut_points_):
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} "
+                    f"is expecting {len(self.cut_points_)} features as input."
+                )
+            names, columns = list(X.columns), []
+            for j, name in enumerate(names):
+                s = X.iloc[:, j]
+                numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+                if not reset and numeric != (self.cut_points_[j] is not None):
+                    raise ValueError(f"Column {name!r} changed between numeric and non-numeric")
+                columns.append(s.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else None)
+        else:
+            arr = _validate(self, X, reset=reset, dtype=np.float64)
+            if not reset and any(c is None for c in self.cut_points_):
+                raise ValueError(
+                    f"{type(self).__name__} was fitted on a DataFrame with "
+                    "non-numeric columns; transform a DataFrame too"
+                )
+            names = list(range(arr.shape[1]))
+            columns = [arr[:, j] for j in range(arr.shape[1])]
+        for name, col in zip(names, columns):
+            if col is not None and np.isinf(col).any():
+                raise ValueError(f"Column {name!r} contains infinite values")
+        return columns
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = self._needs_y
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"allow_nan": True, "requires_y": self._needs_y, "preserves_dtype": []}
+
+
+def _validate(estimator, X, reset, skip_check_array=False, dtype=None):
+    """Set or check n_features_in_ / feature_names_in_; check arrays."""
+    kwargs = {"reset": reset}
+    if skip_check_array:
+        kwargs["skip_check_array"] = True
+    else:
+        kwargs["dtype"] = dtype
+    try:
+        from sklearn.utils.validation import validate_data
+    except ImportError:  # scikit-learn < 1.6 spells it differently
+        if not skip_check_array:
+            kwargs["force_all_finite"] = False
+        return estimator._validate_data(X, **kwargs)
+    if not skip_check_array:
+        kwargs["ensure_all_finite"] = False
+    return validate_data(estimator, X, **kwargs)
+
+
+class EqualFrequencyDiscretizer(_BaseDiscretizer):
+    """Equal-frequency (quantile) discretiser of every numeric column.
+
+    Parameters
+    ----------
+    n_bins : int, default=5
+        Bins per column (at least 2); columns with few distinct values get fewer.
+
+    Attributes
+    ----------
+    cut_points_ : list of numpy.ndarray or None
+        Interior cut points of each column; None for passed-through columns.
+    n_bins_ : numpy.ndarray of int
+        Bins actually made per column (-1 for passed-through columns).
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> X = np.arange(100.0).reshape(-1, 1)
+    >>> d = EqualFrequencyDiscretizer(n_bins=5).fit(X)
+    >>> d.cut_points_[0]
+    array([19.5, 39.5, 59.5, 79.5])
+    >>> d.transform([[0.0], [19.5], [99.0]]).ravel()
+    array([0, 1, 4])
+    """
+
+    _method = "quantile"
+
+    def __init__(self, n_bins=5):
+        self.n_bins = n_bins
+
+
+class EqualWidthDiscretizer(_BaseDiscretizer):
+    """Equal-width discretiser of every numeric column.
+
+    Parameters
+    ----------
+    n_bins : int, default=5
+        Bins per column (at least 2) between the column's minimum and maximum.
+
+    Attributes
+    ----------
+    cut_points_ : list of numpy.ndarray or None
+    n_bins_ : numpy.ndarray of int
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray of str
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"t": [0.0, 3.0, 10.0, None]})
+    >>> EqualWidthDiscretizer(n_bins=5).fit_transform(X)["t"].tolist()
+    [0, 1, 4, <NA>]
+    """
+
+    _method = "uniform"
+
+    def __init__(self, n_bins=5):
+        self.n_bins = n_bins
+
+
+class MDLPDiscretizer(_BaseDiscretizer):
+    """Supervised discretiser of Fayyad & Irani (1993) with the MDL stop rule.
+
+    ``fit(X, y)`` needs the class labels.  Columns on which no cut pays for
+    itself get a single bin.
+
+    Attributes
+    ----------
+    cut_points_ : list of numpy.ndarray or None
+    n_bins_ : numpy.ndarray of int
+    n_features_in_ : int
+    feature_names_in_ : numpy.ndarray of str
+
+    Examples
+    --------
+    >>> x = np.repeat(np.arange(8.0), 20)
+    >>> d = MDLPDiscretizer().fit(x.reshape(-1, 1), x > 3.5)
+    >>> d.cut_points_
+    [array([3.5])]
+    """
+
+    _method = "mdl"
+    _needs_y = True
+
+    def __init__(self):
+        pass
