@@ -1,0 +1,8 @@
+"""Model averaging: classifiers that average over many structures instead of picking one.
+
+TBMATAN averages over every tree-augmented naive Bayes exactly (Cerquides & López
+de Màntaras 2003); SSTBMATAN is the paper's structure-stubborn approximation.
+One import line per module below; add yours.
+"""
+
+__all__ = []
