@@ -16,40 +16,45 @@ import scipy.sparse
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
 
 from ..counts import Counts, count
 from ..encode import TableEncoder
 
 
-def _check_table(X) -> None:
+def _check_table(X):
+    """Reject what cannot be a table; return a DataFrame or a 2-D array."""
     if scipy.sparse.issparse(X):
         raise TypeError(
             "pybnc needs a dense table: sparse input is not supported. "
             "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
         )
     if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
-        arr = np.asarray(X)
-        if np.iscomplexobj(arr):
+        X = np.asarray(X)
+        if np.iscomplexobj(X):
             raise ValueError("Complex data not supported: pass real or categorical columns.")
-        if arr.ndim != 2:
+        if X.ndim != 2:
             raise ValueError(
-                f"Expected a 2-D table (n_samples, n_features), got an array of shape {arr.shape}. "
+                f"Expected a 2-D table (n_samples, n_features), got an array of shape {X.shape}. "
                 "Reshape your data either using array.reshape(-1, 1) if your data has a single "
                 "feature or array.reshape(1, -1) if it contains a single sample."
             )
-    if len(X) == 0 or (hasattr(X, "shape") and len(X.shape) == 2 and X.shape[1] == 0):
-        shape = getattr(X, "shape", (len(X),))
-        raise ValueError(f"Found array with 0 sample(s) or 0 feature(s) (shape={shape}): a table "
-                         "with at least one row and one column is required.")
+    shape = X.shape
+    if shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+    if shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+    return X
 
 
 def _check_labels(y, n_rows: int) -> np.ndarray:
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None: pass one class label per row.")
     y = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
     if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+        y = column_or_1d(y, warn=True)
     if y.ndim != 1:
-        raise ValueError(f"y must be one label per row (1-D), got shape {y.shape}.")
+        raise ValueError(f"y should be a 1d array of one label per row, got shape {y.shape}.")
     if y.shape[0] != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]} labels; they must match.")
     missing = pd.isna(y)
@@ -60,6 +65,9 @@ def _check_labels(y, n_rows: int) -> np.ndarray:
         )
     check_classification_targets(y)
     return y
+
+
+LOG_PROBA_FLOOR = np.log(1e-300)
 
 
 class BaseBNC(ClassifierMixin, BaseEstimator):
@@ -78,13 +86,13 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _encode_fit(self, X, y):
         """Validate ``X``/``y`` and learn the encoding; returns codes, class codes, counts."""
-        _check_table(X)
-        y = _check_labels(y, len(X))
+        X = _check_table(X)
+        y = _check_labels(y, X.shape[0])
         _check_feature_names(self, X, reset=True)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if self.classes_.shape[0] < 2:
             raise ValueError(
-                f"y has a single class ({self.classes_[0]!r}); a classifier needs at least 2 classes."
+                f"y has one class only ({self.classes_[0]!r}); a classifier needs at least 2 classes."
             )
         self.encoder_ = self._encoder().fit(X, y_codes)
         codes = self.encoder_.transform(X)
@@ -94,7 +102,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _encode(self, X) -> np.ndarray:
         check_is_fitted(self)
-        _check_table(X)
+        X = _check_table(X)
         _check_feature_names(self, X, reset=False)
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             X = X[list(self.feature_names_in_)]
@@ -138,7 +146,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X) -> np.ndarray:
         """Log of the class posterior, shape ``(n_samples, n_classes)``, columns as ``classes_``."""
         jll = self._joint_log_likelihood(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        # Floor at log(1e-300) so that exp() never underflows to an exact 0 and
+        # log(predict_proba) stays equal to predict_log_proba.
+        return np.maximum(jll - logsumexp(jll, axis=1, keepdims=True), LOG_PROBA_FLOOR)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""
@@ -146,4 +156,5 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class of each row (ties go to the first class in ``classes_``)."""
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+        jll = self._joint_log_likelihood(X)
+        return self.classes_[np.argmax(jll, axis=1)]
