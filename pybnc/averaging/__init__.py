@@ -5,4 +5,7 @@ de Màntaras 2003); SSTBMATAN is the paper's structure-stubborn approximation.
 One import line per module below; add yours.
 """
 
-__all__ = []
+from .sstbmatan import SSTBMATAN
+from .tbmatan import TBMATAN
+
+__all__ = ["TBMATAN", "SSTBMATAN"]
