@@ -1,0 +1,386 @@
+"""Cross-validation of several classifiers on the same folds, in long format.
+
+Every model sees the same stratified folds (``StratifiedKFold``, shuffled with
+``random_state``), and, with ``train_fractions``, the same stratified subsample of
+each training fold: the 10 % / 50 % / 100 % learning curves of Friedman et al.
+(1997) and Cerquides & López de Màntaras (2003).
+
+Fast path
+---------
+Counts are additive, so a model that learns from counts need not re-read its
+training rows: the table is encoded once, each fold is counted once, and the
+training counts are ``total - fold``. The result must be the model that
+``clone(model).fit(X_train, y_train)`` gives, and three things could differ:
+
+* a level absent from a training fold is unknown to the fold's own encoder (for
+  every column kind except pandas ``category``, whose declared categories are kept);
+* a class absent from a training fold is not in the refitted model's ``classes_``;
+* a float column is cut at the training fold's own quantiles.
+
+The first two are reproduced exactly: the whole-table codes and counts are
+restricted to the levels and classes the training fold holds (codes of absent
+levels become missing, as the fold's encoder would make them). The third cannot
+be, so the fast path is used only when every column of the table is categorical
+under the model's encoder, and only for estimators whose ``fit`` is
+:meth:`BaseBNC.fit <pybnc.estimators.base.BaseBNC.fit>` (encode, count,
+``_fit_encoded``). Every other model is refitted on the raw training rows.
+``tests/test_cv.py`` checks that both paths give identical probabilities.
+
+Timing: ``fit_time`` is the model's own learning from the fold's counts (fast
+path) or the whole ``fit`` (refit); the encoding and counting shared by all
+models of the fast path are not charged to any model.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.validation import _check_feature_names
+
+from .._progress import progress
+from ..counts import count
+from ..encode import _as_frame
+from ..estimators.base import BaseBNC, _check_labels, _check_table
+from .metrics import accuracy, brier_score, log_loss, log_score
+from .stats import win_tie_loss
+
+__all__ = ["cross_validate", "learning_curve", "summarize", "compare_to_baseline"]
+
+METRICS = ("accuracy", "log_loss", "log_score", "brier")
+#: Direction of each result column, for significance tests.
+HIGHER_IS_BETTER = {"accuracy": True, "log_loss": False, "log_score": False, "brier": False,
+                    "fit_time": False, "predict_time": False}
+COLUMNS = ["dataset", "model", "fold", "train_fraction", *METRICS, "fit_time", "predict_time",
+           "n_train", "n_test"]
+
+
+def _take(X, rows):
+    return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+
+
+def _scores(y_true, proba, classes) -> dict:
+    return {"accuracy": accuracy(y_true, proba, classes), "log_loss": log_loss(y_true, proba, classes),
+            "log_score": log_score(y_true, proba, classes), "brier": brier_score(y_true, proba, classes)}
+
+
+def _subsample(train, y_codes, fraction, rng) -> np.ndarray:
+    """A stratified subsample of the rows ``train``: ``round(fraction * n_c)`` rows of
+    each class (at least one), in their original order."""
+    if fraction == 1.0:
+        return train
+    keep = []
+    for c in np.unique(y_codes[train]):
+        rows = train[y_codes[train] == c]
+        n = max(1, int(round(fraction * rows.size)))
+        keep.append(rng.choice(rows, size=n, replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def _check_fractions(train_fractions) -> tuple:
+    fractions = tuple(float(f) for f in np.atleast_1d(train_fractions))
+    bad = [f for f in fractions if not 0.0 < f <= 1.0]
+    if not fractions or bad:
+        raise ValueError(f"train_fractions must be numbers in (0, 1], got {list(train_fractions)!r}; "
+                         "e.g. (0.1, 0.5, 1.0).")
+    return fractions
+
+
+def _check_models(models) -> dict:
+    if not isinstance(models, dict) or not models:
+        raise TypeError("models must be a non-empty dict {name: estimator}, e.g. "
+                        "{'nb': NaiveBayes(), 'tan': TAN()}.")
+    for name, model in models.items():
+        if not (hasattr(model, "fit") and hasattr(model, "predict_proba")):
+            raise TypeError(f"models[{name!r}] = {model!r} has no fit/predict_proba; pass a classifier.")
+    return models
+
+
+# -- the fast path ---------------------------------------------------------------------
+class _Encoded:
+    """One table encoded and counted once, for all models sharing an encoder."""
+
+    def __init__(self, encoder, X, y_codes, n_classes, categorical_dtype):
+        self.encoder = encoder
+        self.codes = encoder.transform(X)
+        self.y_codes = y_codes
+        self.n_classes = n_classes
+        self.cards = encoder.cardinalities_
+        self.total = count(self.codes, y_codes, self.cards, n_classes)
+        # pandas categories keep their declared levels in every fold's encoder.
+        self.keeps_all_levels = categorical_dtype
+        self.fold_counts = {}
+
+    def training(self, fold, test, rows):
+        """Codes and counts of the training ``rows``, restricted as a refit would see them."""
+        codes, y = self.codes[rows], self.y_codes[rows]
+        if rows.size + test.size == self.codes.shape[0]:
+            if fold not in self.fold_counts:
+                self.fold_counts[fold] = count(self.codes[test], self.y_codes[test], self.cards,
+                                               self.n_classes)
+            counts = self.total - self.fold_counts[fold]
+        else:
+            counts = count(codes, y, self.cards, self.n_classes)
+        return codes, y, counts
+
+    def restriction(self, counts, n_train):
+        """Levels of each column and classes that a refit on these rows would know,
+        or ``None`` where the fold's encoder would reject the column (refit instead)."""
+        present = [np.ones(r, dtype=bool) if keep else counts.feature(i).sum(axis=0) > 0
+                   for i, (r, keep) in enumerate(zip(self.cards, self.keeps_all_levels))]
+        if any(p.sum() > max(n_train, 1) or p.sum() > self.encoder.max_levels for p in present):
+            return None
+        return present, counts.class_counts > 0
+
+
+def _restrict_codes(codes, present):
+    out = codes.copy()
+    for j, keep in enumerate(present):
+        if not keep.all():
+            new = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int32)
+            col = codes[:, j]
+            out[:, j] = np.where(col >= 0, new[np.maximum(col, 0)], -1)
+    return out
+
+
+def _restrict_counts(counts, present, class_present):
+    if all(p.all() for p in present) and class_present.all():
+        return counts
+    cols = np.flatnonzero(np.concatenate(present))
+    cls = np.flatnonzero(class_present)
+    return type(counts)(np.array([p.sum() for p in present], dtype=np.int64),
+                        counts.class_counts[cls], counts.joint[np.ix_(cls, cols, cols)])
+
+
+def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
+    """A fitted clone of ``model`` and its test probabilities over ``classes``;
+    ``None`` when the fold must be refitted from raw rows."""
+    start = time.perf_counter()
+    codes, y, counts = enc.training(fold, test, train)
+    restriction = enc.restriction(counts, train.size)
+    if restriction is None:
+        return None
+    present, class_present = restriction
+    est = clone(model)
+    _check_feature_names(est, X, reset=True)
+    est.classes_ = classes[class_present]
+    est.encoder_ = copy.copy(enc.encoder)
+    est.encoder_.categories_ = [cats[keep] for cats, keep in zip(enc.encoder.categories_, present)]
+    est.encoder_.cardinalities_ = np.array([keep.sum() for keep in present], dtype=np.int64)
+    est.n_features_in_ = codes.shape[1]
+    class_rank = np.cumsum(class_present) - 1
+    est._fit_encoded(_restrict_codes(codes, present), class_rank[y],
+                     _restrict_counts(counts, present, class_present))
+    fit_time = time.perf_counter() - start
+    start = time.perf_counter()
+    jll = est._jll_encoded(_restrict_codes(enc.codes[test], present))
+    # The same expression as BaseBNC.predict_proba, so results match a refit bit for bit.
+    proba = np.zeros((test.size, classes.size))
+    proba[:, class_present] = np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
+    return proba, fit_time, time.perf_counter() - start
+
+
+def _uses_fast_path(model) -> bool:
+    return isinstance(model, BaseBNC) and type(model).fit is BaseBNC.fit
+
+
+def _encodings(models, X, y_codes, n_classes) -> dict:
+    """One shared encoding per distinct encoder, for the models that can use it."""
+    out, by_key = {}, {}
+    X = _as_frame(X)
+    categorical_dtype = [isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns]
+    for name, model in models.items():
+        if not _uses_fast_path(model):
+            continue
+        encoder = model._encoder()
+        key = (type(encoder), repr(sorted(vars(encoder).items())))
+        if key not in by_key:
+            encoder.fit(X, y_codes)
+            ok = all(kind == "categorical" for kind in encoder.kinds_)
+            by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype) if ok else None
+        if by_key[key] is not None:
+            out[name] = by_key[key]
+    return out
+
+
+# -- public API ---------------------------------------------------------------------------
+def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
+                   verbose=1, fast=True) -> pd.DataFrame:
+    """Stratified k-fold cross-validation of several classifiers on the same folds.
+
+    Parameters
+    ----------
+    models : dict of {str: estimator}
+        Classifiers with ``fit`` and ``predict_proba``; each fold fits a clone.
+    X : DataFrame or array of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    cv : int or cross-validation splitter, default=10
+        Number of stratified folds (shuffled with ``random_state``), or a scikit-learn
+        splitter whose ``split(X, y)`` gives the folds.
+    random_state : int, default=0
+        Seeds the folds and the training subsamples: equal seeds, equal results.
+    train_fractions : sequence of float, default=(1.0,)
+        Fractions of each training fold to learn from (stratified subsample).
+    dataset : str, optional
+        Value of the ``dataset`` column (``"data"`` when omitted).
+    verbose : int, default=1
+        Progress bar convention of :func:`pybnc._progress.progress`.
+    fast : bool, default=True
+        Learn from counts where that provably equals a refit (see module doc).
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, fold, train fraction): ``dataset, model, fold,
+        train_fraction, accuracy, log_loss, log_score, brier, fit_time,
+        predict_time, n_train, n_test`` (times in seconds; ``log_score`` is the sum
+        over the test fold, Cerquides eq. 30).
+
+    Examples
+    --------
+    >>> from pybnc import NaiveBayes, TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> res = cross_validate({"nb": NaiveBayes(), "tan": TAN()}, X, y, cv=5, verbose=0)
+    >>> res.shape
+    (10, 12)
+    >>> res.groupby("model")["accuracy"].mean().round(3).tolist()
+    [0.849, 0.938]
+    """
+    models = _check_models(models)
+    fractions = _check_fractions(train_fractions)
+    _check_table(X)
+    y = _check_labels(y, len(X))
+    classes, y_codes = np.unique(y, return_inverse=True)
+    if isinstance(cv, Integral):
+        if cv < 2:
+            raise ValueError(f"cv must be at least 2 folds, got {cv}.")
+        largest = np.bincount(y_codes).max()
+        if cv > largest:
+            raise ValueError(f"cv={cv} folds but the largest class has only {largest} rows; "
+                             f"use at most {largest} folds.")
+        cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
+    folds = list(cv.split(np.zeros((len(y), 1)), y_codes))
+    encodings = _encodings(models, X, y_codes, classes.size) if fast else {}
+    rows = []
+    steps = [(f, frac) for f in range(len(folds)) for frac in fractions]
+    for fold, frac in progress(steps, desc=f"cv {dataset or ''}".strip(), verbose=verbose):
+        train, test = folds[fold]
+        rng = np.random.default_rng([random_state, fold, int(round(frac * 1e6))])
+        train = _subsample(np.asarray(train), y_codes, frac, rng)
+        test = np.asarray(test)
+        for name, model in models.items():
+            result = None
+            if name in encodings:
+                result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
+            if result is None:
+                result = _refit(model, X, y, classes, train, test)
+            proba, fit_time, predict_time = result
+            rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
+                         "fold": fold, "train_fraction": frac, **_scores(y_codes[test], proba, None),
+                         "fit_time": fit_time, "predict_time": predict_time,
+                         "n_train": train.size, "n_test": test.size})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _refit(model, X, y, classes, train, test):
+    start = time.perf_counter()
+    est = clone(model).fit(_take(X, train), y[train])
+    fit_time = time.perf_counter() - start
+    start = time.perf_counter()
+    fold_proba = est.predict_proba(_take(X, test))
+    predict_time = time.perf_counter() - start
+    proba = np.zeros((test.size, classes.size))
+    proba[:, np.searchsorted(classes, est.classes_)] = fold_proba
+    return proba, fit_time, predict_time
+
+
+def learning_curve(models, X, y, *, train_fractions=(0.1, 0.5, 1.0), **kwargs) -> pd.DataFrame:
+    """:func:`cross_validate` on growing stratified fractions of each training fold.
+
+    Examples
+    --------
+    >>> from pybnc import NaiveBayes
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> res = learning_curve({"nb": NaiveBayes()}, X, y, cv=5, verbose=0)
+    >>> sorted(res["train_fraction"].unique().tolist())
+    [0.1, 0.5, 1.0]
+    """
+    return cross_validate(models, X, y, train_fractions=train_fractions, **kwargs)
+
+
+def summarize(results, metrics=("accuracy", "log_loss", "brier", "fit_time")) -> pd.DataFrame:
+    """Mean and standard deviation over folds, per dataset, model and train fraction.
+
+    Returns
+    -------
+    DataFrame
+        Index ``(dataset, model, train_fraction)`` in order of appearance; columns a
+        MultiIndex ``(metric, "mean" | "std")``.
+
+    Examples
+    --------
+    >>> from pybnc import NaiveBayes
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> res = cross_validate({"nb": NaiveBayes()}, X, y, cv=5, verbose=0)
+    >>> float(round(summarize(res).loc[("data", "nb", 1.0), ("accuracy", "mean")], 3))
+    0.849
+    """
+    missing = [m for m in metrics if m not in results.columns]
+    if missing:
+        raise ValueError(f"results has no column {missing}; available: {list(results.columns)}.")
+    keys = ["dataset", "model", "train_fraction"]
+    return results.groupby(keys, sort=False)[list(metrics)].agg(["mean", "std"])
+
+
+def compare_to_baseline(results, baseline=None, metrics=("accuracy", "log_loss"), alpha=0.05):
+    """Win/tie/loss counts of every model against ``baseline`` across datasets.
+
+    A paired t-test at level ``alpha`` over the folds of each dataset decides
+    (:func:`pybnc.evaluation.stats.win_tie_loss`); with several train fractions the
+    counts are given per fraction.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Output of :func:`cross_validate` (concatenated over datasets).
+    baseline : str, optional
+        Defaults to the first model of ``results``.
+    metrics : sequence of str
+        Result columns to test.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``metric``, (``train_fraction``,) ``model``, ``wins``, ``ties``,
+        ``losses``, ``datasets``.
+
+    Examples
+    --------
+    >>> from pybnc import NaiveBayes, TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> res = cross_validate({"nb": NaiveBayes(), "tan": TAN()}, X, y, verbose=0, dataset="car")
+    >>> compare_to_baseline(res, metrics=["accuracy"])[["model", "wins", "ties", "losses"]].values.tolist()
+    [['tan', 1, 0, 0]]
+    """
+    models = list(pd.unique(results["model"]))
+    baseline = models[0] if baseline is None else baseline
+    if baseline not in models:
+        raise ValueError(f"baseline {baseline!r} is not among the models {models}.")
+    by = ["train_fraction"] if results["train_fraction"].nunique() > 1 else []
+    tables = []
+    for metric in metrics:
+        table = win_tie_loss(results, baseline, metric, by=by, alpha=alpha,
+                             higher_is_better=HIGHER_IS_BETTER.get(metric)).reset_index()
+        table.insert(0, "metric", metric)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)

@@ -1,0 +1,156 @@
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from pybnc import FAN, TAN, NaiveBayes
+from pybnc.datasets import load_dataset
+from pybnc.evaluation import compare_to_baseline, cross_validate, learning_curve, summarize
+from pybnc.evaluation import cv as cv_module
+
+pytestmark = pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+
+SCORES = ["accuracy", "log_loss", "log_score", "brier"]
+
+
+def _awkward_table(n=120, seed=3):
+    """Categorical data where folds lose levels and a class: the hard case of the fast path."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], size=n)
+    y[7] = "rare"  # one row: absent from the training side of one fold
+    X = pd.DataFrame({
+        "colour": rng.choice(["red", "green", "blue"], size=n).astype(object),
+        "size": rng.integers(0, 4, size=n),
+        "flag": rng.random(n) < 0.5,
+        "grade": pd.Categorical(rng.choice(["lo", "hi"], size=n), categories=["lo", "mid", "hi"]),
+        "level": rng.choice([1.0, 2.0, 3.0], size=n),  # float, few values: categorical
+    })
+    X.loc[5, "colour"] = "purple"  # a level seen in a single row
+    X.loc[11, "size"] = 9
+    X.loc[[3, 20, 40], "colour"] = None  # missing values
+    X.loc[[4, 21], "level"] = np.nan
+    return X, pd.Series(y, name="class")
+
+
+MODELS = {
+    "nb": NaiveBayes(params="friedman"),
+    "tan": TAN(params="ms"),
+    "tan-bic": TAN(criterion="bic"),
+    "fan": FAN(),
+}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_fast_path_equals_plain_refit_fold_by_fold(name):
+    X, y = _awkward_table()
+    model = MODELS[name]
+    yv = np.asarray(y)
+    classes, y_codes = np.unique(yv, return_inverse=True)
+    encoded = cv_module._encodings({name: model}, X, y_codes, classes.size)[name]
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y_codes))
+    hard = 0
+    for fold, (train, test) in enumerate(folds):
+        ref = clone(model).fit(X.iloc[train], yv[train])
+        expected = ref.predict_proba(X.iloc[test])
+        # the fold must exercise what the whole-data encoder knows and the fold's does not
+        hard += len(ref.classes_) < classes.size or any(
+            len(c) < len(w) for c, w in zip(ref.encoder_.categories_, encoded.encoder.categories_))
+        proba, _, _ = cv_module._fit_from_counts(model, X, classes, encoded, fold, train, test)
+        cols = np.searchsorted(classes, ref.classes_)
+        assert np.array_equal(proba[:, cols], expected)
+        assert np.all(np.delete(proba, cols, axis=1) == 0)
+    assert hard >= 2
+
+
+def test_cross_validate_fast_equals_refit_and_really_is_fast(monkeypatch):
+    X, y = _awkward_table()
+    refit = cross_validate(MODELS, X, y, cv=5, verbose=0, fast=False)
+
+    def no_refit(*args):
+        raise AssertionError("the fast path fell back to a refit")
+
+    monkeypatch.setattr(cv_module, "_refit", no_refit)
+    fast = cross_validate(MODELS, X, y, cv=5, verbose=0, train_fractions=(0.5, 1.0))
+    fast = fast[fast.train_fraction == 1.0].reset_index(drop=True)
+    pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])
+    assert np.isinf(fast["log_score"]).any()  # the rare class's fold: probability 0 for it
+
+
+def test_discretised_columns_are_refitted_on_each_training_fold(monkeypatch):
+    X, y = load_dataset("iris")
+    assert cv_module._encodings({"nb": NaiveBayes()}, X, np.unique(y, return_inverse=True)[1], 3) == {}
+    calls = []
+    original = cv_module._refit
+    monkeypatch.setattr(cv_module, "_refit", lambda *a: calls.append(1) or original(*a))
+    res = cross_validate({"nb": NaiveBayes()}, X, y, cv=3, verbose=0)
+    assert len(calls) == 3 and res["accuracy"].between(0.7, 1).all()
+
+
+def test_estimators_with_their_own_fit_are_refitted():
+    class Custom(NaiveBayes):
+        def fit(self, X, y):
+            self.seen_rows_ = len(X)
+            return super().fit(X, y)
+
+    X, y = load_dataset("car")
+    assert cv_module._encodings({"c": Custom()}, X, np.zeros(len(y), int), 1) == {}
+    res = cross_validate({"c": Custom(), "nb": NaiveBayes()}, X, y, cv=3, verbose=0)
+    a, b = (res[res.model == m][SCORES].to_numpy() for m in ("c", "nb"))
+    assert np.array_equal(a, b)
+
+
+def test_reproducible_from_the_seed():
+    X, y = load_dataset("car")
+    kw = dict(cv=4, verbose=0, train_fractions=(0.2, 1.0))
+    models = {"nb": NaiveBayes(), "tan": TAN()}
+    a = cross_validate(models, X, y, random_state=7, **kw)
+    b = cross_validate(models, X, y, random_state=7, **kw)
+    c = cross_validate(models, X, y, random_state=8, **kw)
+    cols = ["dataset", "model", "fold", "train_fraction", *SCORES, "n_train", "n_test"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert not np.array_equal(a["accuracy"], c["accuracy"])
+    assert list(a.columns[:10]) == ["dataset", "model", "fold", "train_fraction", "accuracy",
+                                    "log_loss", "log_score", "brier", "fit_time", "predict_time"]
+
+
+def test_train_fractions_subsample_each_training_fold_stratified():
+    X, y = load_dataset("car")
+    res = learning_curve({"nb": NaiveBayes()}, X, y, cv=5, verbose=0, dataset="car")
+    assert sorted(res.train_fraction.unique()) == [0.1, 0.5, 1.0]
+    full = res[res.train_fraction == 1.0].n_train.to_numpy()
+    tenth = res[res.train_fraction == 0.1].n_train.to_numpy()
+    assert np.all(np.abs(tenth - 0.1 * full) <= 4)  # per-class rounding only
+    rng = np.random.default_rng(0)
+    rows = np.arange(1000)
+    labels = np.repeat([0, 1], [900, 100])
+    sub = cv_module._subsample(rows, labels, 0.1, rng)
+    assert np.bincount(labels[sub]).tolist() == [90, 10]
+
+
+def test_summaries():
+    X, y = load_dataset("car")
+    parts = [cross_validate({"nb": NaiveBayes(), "tan": TAN()}, X, y, cv=3, verbose=0, dataset=d,
+                            random_state=s) for d, s in (("car", 0), ("car-again", 1))]
+    res = pd.concat(parts, ignore_index=True)
+    summary = summarize(res)
+    assert summary.shape == (4, 8)
+    assert summary.loc[("car", "tan", 1.0), ("accuracy", "mean")] == pytest.approx(
+        res[(res.dataset == "car") & (res.model == "tan")].accuracy.mean())
+    wtl = compare_to_baseline(res)
+    assert wtl[["metric", "model", "wins", "ties", "losses", "datasets"]].values.tolist() == [
+        ["accuracy", "tan", 2, 0, 0, 2], ["log_loss", "tan", 2, 0, 0, 2]]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(models={}), "non-empty dict"),
+    (dict(train_fractions=(0.0, 1.0)), "train_fractions"),
+    (dict(cv=1), "at least 2 folds"),
+    (dict(cv=5000), "largest class"),
+])
+def test_bad_arguments(kwargs, message):
+    X, y = load_dataset("car")
+    args = dict(models={"nb": NaiveBayes()}, cv=3, verbose=0)
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=message):
+        cross_validate(args.pop("models"), X, y, **args)
