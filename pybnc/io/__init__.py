@@ -1,0 +1,13 @@
+"""Reading and writing models: pybnc's own model files and BIF/XMLBIF export.
+
+* :func:`save` / :func:`load`: any fitted pybnc classifier, in a safe, versioned
+  zip + JSON + ``.npy`` format that runs no code when loaded
+  (``docs/model-format.md``).
+* :func:`to_bif` / :func:`to_xmlbif`: networks with one structure, for pgmpy,
+  pyAgrum, Weka and other Bayesian network tools.
+"""
+
+from .bif import to_bif, to_xmlbif
+from .model_file import FORMAT_VERSION, estimator_classes, load, read_header, save
+
+__all__ = ["save", "load", "read_header", "estimator_classes", "FORMAT_VERSION", "to_bif", "to_xmlbif"]
