@@ -1,0 +1,23 @@
+"""Shared test fixtures: small random problems with known structure."""
+
+import numpy as np
+import pytest
+
+
+def random_codes(rng, n_rows, cardinalities, n_classes, missing_rate=0.0):
+    """Random coded table whose features depend on the class and on each other."""
+    d = len(cardinalities)
+    y = rng.integers(0, n_classes, n_rows)
+    codes = np.empty((n_rows, d), dtype=np.int32)
+    for i, r in enumerate(cardinalities):
+        noise = rng.integers(0, r, n_rows)
+        signal = (y + (codes[:, i - 1] if i else 0)) % r
+        codes[:, i] = np.where(rng.random(n_rows) < 0.6, signal, noise)
+    if missing_rate:
+        codes[rng.random(codes.shape) < missing_rate] = -1
+    return codes, y
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
