@@ -5,7 +5,8 @@ de Màntaras 2003); SSTBMATAN is the paper's structure-stubborn approximation.
 One import line per module below; add yours.
 """
 
+from .manb import MANB
 from .sstbmatan import SSTBMATAN
 from .tbmatan import TBMATAN
 
-__all__ = ["TBMATAN", "SSTBMATAN"]
+__all__ = ["TBMATAN", "SSTBMATAN", "MANB"]
