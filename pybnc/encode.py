@@ -179,6 +179,8 @@ class TableEncoder:
                 out = np.searchsorted(cuts, values, side="right").astype(np.int32)
                 out[np.isnan(values)] = MISSING
             else:
+                if _is_float_column(col):
+                    _float_values(col, self.columns_[j])  # infinities are an error, not a level
                 # Hash lookup: unseen levels and missing values both come back as -1.
                 out = pd.Index(cats, dtype=object).get_indexer(col.to_numpy(dtype=object))
                 out = out.astype(np.int32)

@@ -103,9 +103,11 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     def _encode(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = _check_table(X)
-        _check_feature_names(self, X, reset=False)
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
-            X = X[list(self.feature_names_in_)]
+            names = list(self.feature_names_in_)
+            if set(names) <= set(X.columns) and list(X.columns) != names:
+                X = X[names]  # same columns in another order: match them by name
+        _check_feature_names(self, X, reset=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "

@@ -1,0 +1,122 @@
+"""Tables of every column type go in unchanged; bad input gets a clear error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from pybnc import FAN, TAN, NaiveBayes
+from pybnc.datasets import load_dataset
+
+
+@pytest.fixture
+def mixed_frame():
+    rng = np.random.default_rng(0)
+    n = 240
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "cat": pd.Categorical(np.where(y == 1, "hi", rng.choice(["hi", "lo", "mid"], n))),
+            "text": np.where(rng.random(n) < 0.7, np.where(y == 1, "yes", "no"), "maybe"),
+            "flag": (y + rng.integers(0, 2, n)) > 1,
+            "count": rng.integers(0, 4, n) + y,
+            "real": rng.normal(size=n) + y,
+            "few": rng.choice([0.5, 1.5], n),
+        }
+    )
+    frame.loc[::7, "real"] = np.nan
+    frame.loc[::11, "text"] = None
+    return frame, np.where(y == 1, "pos", "neg")
+
+
+@pytest.mark.parametrize("Model", [NaiveBayes, TAN, FAN])
+def test_mixed_dataframe_goes_in_unchanged(mixed_frame, Model):
+    X, y = mixed_frame
+    model = Model().fit(X, y)
+    assert list(model.feature_names_in_) == list(X.columns)
+    kinds = dict(zip(model.encoder_.columns_, model.encoder_.kinds_))
+    assert kinds["real"] == "discretised" and kinds["few"] == "categorical"
+    assert model.encoder_.cardinalities_[list(X.columns).index("real")] == 5
+    proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1)
+    assert set(model.predict(X)) <= {"neg", "pos"}
+    assert model.score(X, y) > 0.7
+    # reordered columns are matched by name
+    np.testing.assert_array_equal(model.predict_proba(X[X.columns[::-1]]), proba)
+
+
+def test_fitted_attributes_and_inspection():
+    X, y = load_dataset("car")
+    model = TAN().fit(X, y)
+    assert model.n_features_in_ == 6 and len(model.arcs_) == 5
+    assert all(isinstance(u, str) and isinstance(v, str) for u, v in model.arcs_)
+    table = model.conditional_table(model.arcs_[0][1])
+    np.testing.assert_allclose(table.sum(axis=1), 1.0)
+    graph = model.to_networkx()
+    assert graph.number_of_edges() == 6 + 5
+    assert model.n_parameters() > 0 and model.bic(X, y) < model.log_likelihood(X, y)
+    assert model.aic(X, y) == pytest.approx(model.log_likelihood(X, y) - model.n_parameters())
+
+
+def test_votes_with_missing_values():
+    X, y = load_dataset("votes")
+    assert X.isna().any().any()
+    for model in (NaiveBayes(), TAN(), FAN()):
+        scores = cross_val_score(model, X, y, cv=5)
+        assert scores.mean() > 0.88
+
+
+def test_grid_search_and_pipeline():
+    X, y = load_dataset("car")
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)  # car.data is sorted by attribute
+    search = GridSearchCV(TAN(), {"params": ["bayes", "ms"], "criterion": ["loglik", "bic"]}, cv=folds).fit(X, y)
+    assert search.best_score_ > 0.8
+    pipe = make_pipeline(FunctionTransformer(lambda d: d.astype(str)), NaiveBayes()).fit(X, y)
+    assert pipe.score(X, y) > 0.8
+
+
+def test_get_set_params_roundtrip():
+    model = TAN(criterion="aic", params="ms", alpha=3.0)
+    assert model.get_params()["criterion"] == "aic"
+    assert model.set_params(alpha=1.0).alpha == 1.0
+
+
+GOOD = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1.0, 2.0, 3.0, 4.0]})
+
+
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (GOOD.iloc[:0], [], "0 sample"),
+        (GOOD, [1, 1, 1, 1], "one class"),
+        (GOOD, [0, 1, 0], "4 rows but y has 3"),
+        (GOOD, [0, 1, None, 1], "missing label"),
+        (GOOD.assign(b=[1.0, np.inf, 2.0, 3.0]), [0, 1, 0, 1], "'b' holds the infinite value"),
+        (pd.DataFrame({"id": pd.Categorical(["a", "b"], categories=list("abcdef"))}), [0, 1], "6 levels for 2 rows"),
+        (GOOD, [[0, 1], [0, 1], [1, 0], [1, 1]], "1d array"),
+        (np.zeros(4), [0, 1, 0, 1], "2-D table"),
+    ],
+)
+def test_bad_input_is_named(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        NaiveBayes().fit(X, y)
+
+
+def test_too_many_levels_names_the_column_and_the_fix():
+    X = pd.DataFrame({"id": [f"row{i}" for i in range(3000)], "ok": ["a", "b"] * 1500})
+    with pytest.raises(ValueError, match=r"Column 'id' has 3000 levels.*max_levels"):
+        NaiveBayes().fit(X, [0, 1] * 1500)
+
+
+def test_predict_time_errors():
+    model = NaiveBayes().fit(GOOD, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="expecting 2 features"), pytest.warns(UserWarning, match="feature names"):
+        model.predict(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(GOOD.rename(columns={"a": "z"}))
+    with pytest.raises(ValueError, match="infinite"):
+        model.predict(GOOD.assign(b=[1.0, -np.inf, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="not seen at fit"):
+        model.log_likelihood(GOOD, [0, 1, 2, 1])

@@ -1,0 +1,114 @@
+"""Parameter learners equal their formulas; prediction with missing values is exact."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.naive_bayes import CategoricalNB
+
+from pybnc import TAN, NaiveBayes
+from pybnc.counts import count
+from pybnc.inference import complete_rows_jll, joint_log_likelihood
+from pybnc.parameters import learn_parameters, n_free_parameters
+from pybnc.structure import Structure
+from tests.conftest import random_codes
+
+CARDS = (3, 2, 4, 3)
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.5, 1.0, 2.5])
+def test_naive_bayes_equals_sklearn_categorical_nb(rng, alpha):
+    codes, y = random_codes(rng, 400, CARDS, 3)
+    ours = NaiveBayes(alpha=alpha).fit(codes, y)
+    # pybnc smooths the class prior with the same alpha, as bnclassify does
+    # ((N_c + a) / (N + K a)); CategoricalNB uses raw frequencies, so hand it ours.
+    n_c = np.bincount(y, minlength=3)
+    np.testing.assert_allclose(np.exp(ours.class_log_prior_), (n_c + alpha) / (400 + 3 * alpha), rtol=1e-14)
+    theirs = CategoricalNB(alpha=alpha, class_prior=np.exp(ours.class_log_prior_)).fit(codes, y)
+    test_codes, _ = random_codes(rng, 200, CARDS, 3)
+    np.testing.assert_allclose(ours.predict_proba(test_codes), theirs.predict_proba(test_codes), rtol=1e-10, atol=1e-12)
+
+
+def _direct_family_counts(codes, y, i, parent, k):
+    rp = CARDS[parent] if parent is not None else 1
+    n = np.zeros((k, rp, CARDS[i]))
+    for row, c in zip(codes, y):
+        if row[i] >= 0 and (parent is None or row[parent] >= 0):
+            n[c, 0 if parent is None else row[parent], row[i]] += 1
+    return n
+
+
+def test_multinomial_sampling_and_friedman_follow_cerquides_eq_3_and_4(rng):
+    codes, y = random_codes(rng, 300, CARDS, 2, missing_rate=0.1)
+    structure = Structure(((), (0,), (1,), ()))
+    counts = count(codes, y, CARDS, 2)
+    k = 2
+    ms = learn_parameters(structure, counts, "ms", 10.0)
+    fr = learn_parameters(structure, counts, "friedman", 5.0)
+    omega = k * np.prod(CARDS)
+    for i, parents in enumerate(structure.parents):
+        p = parents[0] if parents else None
+        n = _direct_family_counts(codes, y, i, p, k)
+        n_pa = n.sum(axis=2, keepdims=True)
+        # eq. 4: (N + lambda #notPa / #Omega) / (N_pa + lambda #X_i #notPa / #Omega)
+        not_pa = omega / (k * (CARDS[p] if p is not None else 1) * CARDS[i])
+        expected = (n + 10 * not_pa / omega) / (n_pa + 10 * CARDS[i] * not_pa / omega)
+        np.testing.assert_allclose(np.exp(ms.log_cpts[i]), expected, rtol=1e-12)
+        # eq. 3: N / (N_pa + N0) + N0 / (N_pa + N0) * N_i(x_i) / N
+        n_i = np.array([(codes[:, i] == v).sum() for v in range(CARDS[i])], dtype=float)
+        expected = n / (n_pa + 5) + 5 / (n_pa + 5) * n_i / n_i.sum()
+        np.testing.assert_allclose(np.exp(fr.log_cpts[i]), expected, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(ms.class_log_prior), (np.bincount(y) + 5) / (300 + 10))
+
+
+def test_mle_and_parameter_count(rng):
+    codes, y = random_codes(rng, 200, CARDS, 2)
+    structure = Structure(((), (0,), (0,), (2,)))
+    tables = learn_parameters(structure, count(codes, y, CARDS, 2), "mle")
+    n = _direct_family_counts(codes, y, 3, 2, 2)
+    with np.errstate(invalid="ignore"):
+        expected = np.where(n.sum(2, keepdims=True) > 0, n / n.sum(2, keepdims=True), 1 / CARDS[3])
+    np.testing.assert_allclose(np.exp(tables.log_cpts[3]), np.maximum(expected, 1e-300), rtol=1e-12)
+    # (K-1) + K (r0-1) + K r0 (r1-1) + K r0 (r2-1) + K r2 (r3-1)
+    assert n_free_parameters(structure, CARDS, 2) == 1 + 2 * 2 + 2 * 3 * 1 + 2 * 3 * 3 + 2 * 4 * 2
+
+
+def _brute_force_jll(codes, structure, tables, cards):
+    """log sum over every completion of the missing values of P(x, c)."""
+    out = np.empty((codes.shape[0], tables.class_log_prior.shape[0]))
+    for r, row in enumerate(codes):
+        missing = np.flatnonzero(row < 0)
+        completions = []
+        for values in itertools.product(*[range(cards[m]) for m in missing]):
+            full = row.copy()
+            full[missing] = values
+            completions.append(full)
+        jll = complete_rows_jll(np.array(completions), structure, tables.class_log_prior, tables.log_cpts, cards)
+        out[r] = np.logaddexp.reduce(jll, axis=0)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_missing_values_are_summed_out_exactly(seed):
+    rng = np.random.default_rng(seed)
+    cards = np.array([3, 2, 4, 3, 2, 3])
+    codes, y = random_codes(rng, 300, cards, 3, missing_rate=0.05)
+    # a forest with an inner node, a chain and a lone feature
+    structure = Structure(((), (0,), (0,), (2,), (), (4,)))
+    tables = learn_parameters(structure, count(codes, y, cards, 3), "bayes", 1.0)
+    test, _ = random_codes(rng, 60, cards, 3, missing_rate=0.35)
+    test[0] = -1  # every feature missing: P(c) alone
+    got = joint_log_likelihood(test, structure, tables.class_log_prior, tables.log_cpts, cards)
+    expected = _brute_force_jll(test, structure, tables, cards)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(got[0], tables.class_log_prior, rtol=1e-12)
+
+
+def test_unseen_category_is_treated_as_missing():
+    X = pd.DataFrame({"a": list("xyxyxy"), "b": list("ppqqpq")})
+    y = [0, 1, 0, 1, 1, 0]
+    model = TAN().fit(X, y)
+    unseen = pd.DataFrame({"a": ["z"], "b": ["p"]})
+    missing = pd.DataFrame({"a": [None], "b": ["p"]})
+    np.testing.assert_array_equal(model.predict_proba(unseen), model.predict_proba(missing))
