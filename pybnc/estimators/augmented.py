@@ -7,10 +7,10 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..counts import Counts
-from ..inference import joint_log_likelihood
 from ..parameters import learn_parameters, n_free_parameters
 from ..scores import penalised
 from ..structure import Structure, chow_liu
+from ..weighting import weight_tables, weighted_joint_log_likelihood
 from .base import BaseBNC
 
 _PARAMS_DOC = """
@@ -28,6 +28,16 @@ _PARAMS_DOC = """
         How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
 """
 
+_WEIGHTING_DOC = """
+    weighting : {None, "awnb", "wanbia"}, default=None
+        Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
+        depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
+        et al. 2013; conditional log-likelihood by L-BFGS-B). See
+        :mod:`pybnc.weighting` for the treatment of missing values.
+    random_state : int, RandomState or None, default=None
+        Seeds AWNB's bootstrap subsamples and trees.
+"""
+
 _FITTED_DOC = """
     Attributes
     ----------
@@ -43,6 +53,8 @@ _FITTED_DOC = """
     class_log_prior_ : ndarray of shape (n_classes,)
     log_cpts_ : list of ndarray
         ``log_cpts_[i][c, j, k] = log P(x_i = k | class c, parent configuration j)``.
+    feature_weights_ : ndarray of shape (n_features,)
+        Exponent of each feature's table (all ones without ``weighting``).
 """
 
 
@@ -60,12 +72,17 @@ class AugmentedNaiveBayes(BaseBNC):
         tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y)
         self.class_log_prior_ = tables.class_log_prior
         self.log_cpts_ = tables.log_cpts
+        self.log_cpts_, self.feature_weights_ = weight_tables(
+            getattr(self, "weighting", None), codes, y, self.structure_, self.class_log_prior_,
+            self.log_cpts_, self.encoder_.cardinalities_, getattr(self, "random_state", None),
+        )
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
 
     def _jll_encoded(self, codes):
-        return joint_log_likelihood(
-            codes, self.structure_, self.class_log_prior_, self.log_cpts_, self.encoder_.cardinalities_
+        return weighted_joint_log_likelihood(
+            getattr(self, "weighting", None), codes, self.structure_, self.class_log_prior_,
+            self.log_cpts_, self.encoder_.cardinalities_,
         )
 
     # -- scores -------------------------------------------------------------------
@@ -124,7 +141,7 @@ class NaiveBayes(AugmentedNaiveBayes):
     __doc__ = f"""Naive Bayes over discrete (and discretised) features.
 
     Parameters
-    ----------{_PARAMS_DOC}{_FITTED_DOC}
+    ----------{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
     Examples
     --------
     >>> from pybnc import NaiveBayes
@@ -135,11 +152,14 @@ class NaiveBayes(AugmentedNaiveBayes):
     [1.0, 1.0]
     """
 
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 weighting=None, random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.weighting = weighting
+        self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
         return Structure.naive_bayes(counts.n_features)
@@ -155,7 +175,7 @@ class TAN(AugmentedNaiveBayes):
         ``loglik`` learns a tree (``n - 1`` augmenting arcs); the penalised criteria
         keep an arc only when it raises the score, giving a forest. ``mdl`` is
         Hamine & Helman's optimal forest, identical to ``bic``. Each tree is directed
-        away from its first feature in column order; ties are broken by feature index.{_PARAMS_DOC}{_FITTED_DOC}
+        away from its first feature in column order; ties are broken by feature index.{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
     Examples
     --------
     >>> from pybnc import TAN
@@ -165,12 +185,15 @@ class TAN(AugmentedNaiveBayes):
     5
     """
 
-    def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 weighting=None, random_state=None):
         self.criterion = criterion
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.weighting = weighting
+        self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
         if self.criterion not in ("loglik", "aic", "bic", "mdl"):
@@ -187,7 +210,7 @@ class FAN(AugmentedNaiveBayes):
     forest is returned. Same structure as ``TAN(criterion="mdl")``.
 
     Parameters
-    ----------{_PARAMS_DOC}{_FITTED_DOC}
+    ----------{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
     Examples
     --------
     >>> from pybnc import FAN
@@ -197,11 +220,14 @@ class FAN(AugmentedNaiveBayes):
     []
     """
 
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 weighting=None, random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.weighting = weighting
+        self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
         return chow_liu(counts, "mdl")
