@@ -6,9 +6,9 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters` (log tables),
 :mod:`pybnc.inference` (joint log-likelihood), then the estimators.
 """
 
-from .averaging import MANB, SSTBMATAN, TBMATAN
+from .averaging import AODE, MANB, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
 
 __version__ = "0.1.0"
 
-__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "TBMATAN", "SSTBMATAN", "__version__"]
+__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "TBMATAN", "SSTBMATAN", "__version__"]

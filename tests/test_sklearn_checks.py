@@ -8,7 +8,7 @@ Estimators added by later work join ESTIMATORS below.
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pybnc import FAN, TAN, NaiveBayes
+from pybnc import AODE, FAN, MANB, TAN, NaiveBayes
 
 ESTIMATORS = [
     NaiveBayes(),
@@ -16,6 +16,9 @@ ESTIMATORS = [
     TAN(),
     TAN(criterion="bic", params="friedman"),
     FAN(params="ms"),
+    MANB(),
+    AODE(),
+    AODE(min_count=0, params="mle"),
 ]
 
 

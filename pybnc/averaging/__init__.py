@@ -5,8 +5,9 @@ de Màntaras 2003); SSTBMATAN is the paper's structure-stubborn approximation.
 One import line per module below; add yours.
 """
 
+from .aode import AODE
 from .manb import MANB
 from .sstbmatan import SSTBMATAN
 from .tbmatan import TBMATAN
 
-__all__ = ["TBMATAN", "SSTBMATAN", "MANB"]
+__all__ = ["TBMATAN", "SSTBMATAN", "MANB", "AODE"]

@@ -186,4 +186,5 @@ class MANB(NaiveBayes):
     def _set_parameters(self, counts, codes, y):
         alpha, arc_prior = self._check_hyperparameters()
         self.class_log_prior_, self.log_cpts_, self.arc_posterior_ = manb_log_tables(counts, alpha, arc_prior)
+        self.feature_weights_ = np.ones(counts.n_features)  # MANB averages tables, it does not weight them
         self.arcs_ = []
