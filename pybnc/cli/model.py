@@ -1,0 +1,171 @@
+"""Commands around one model: ``fit``, ``predict``, ``info``, ``plot``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+
+from . import cli
+from ._common import (MODEL_HELP, build_models, console, data_options, load_data, load_model,
+                      model_options, print_table, read_table, save_model, write_table)
+
+_MODEL = click.option("--model", "model_name", default="tan", show_default=True, metavar="NAME",
+                      help=f"The classifier. {MODEL_HELP}")
+_MODEL_FILE = click.argument("model_file", type=click.Path(exists=True, dir_okay=False))
+
+
+def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options):
+    X, y, name = load_data(dataset, csv_path, parquet, target)
+    model = build_models(model_name, params, alpha, options)[model_name.strip().lower()]
+    return model.fit(X, y), X, y, name
+
+
+@cli.command()
+@data_options()
+@_MODEL
+@model_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Model file to write (conventionally NAME.pbnc).")
+def fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, output):
+    """Fit a classifier on all rows and save it with pybnc.save.
+
+    \b
+    Examples:
+      pybnc fit --dataset car --model tan -o car-tan.pbnc
+      pybnc fit --csv data.csv --target class --model tan --params ms --alpha 10 -o model.pbnc
+    """
+    model, X, _, name = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options)
+    save_model(model, output)
+    arcs = getattr(model, "arcs_", None)
+    extra = f", {len(arcs)} arcs" if arcs is not None else ""
+    click.echo(f"Saved {type(model).__name__} fitted on {name} ({len(X)} rows, "
+               f"{X.shape[1]} features{extra}) to {output}")
+
+
+def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
+    names = list(getattr(model, "feature_names_in_", model.feature_names_))
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise click.UsageError(f"{source} lacks the model's feature column(s) {missing}.")
+    return frame[names]
+
+
+@cli.command()
+@_MODEL_FILE
+@click.option("--csv", "csv_path", type=click.Path(exists=True, dir_okay=False),
+              help="Rows to classify (CSV; '?' or empty = missing).")
+@click.option("--parquet", type=click.Path(exists=True, dir_okay=False), help="Rows to classify (Parquet).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Output file (CSV, or Parquet by extension); default: CSV on stdout.")
+def predict(model_file, csv_path, parquet, output):
+    """Classify the rows of a CSV or Parquet file with a saved model.
+
+    The output has one row per input row: the predicted class in column
+    `prediction`, then one column `P(<class>)` per class. Extra input columns
+    (such as the true class) are ignored; missing values are summed out exactly.
+
+    \b
+    Example:
+      pybnc predict car-tan.pbnc --csv new-cars.csv -o predictions.csv
+    """
+    if bool(csv_path) == bool(parquet):
+        raise click.UsageError("give the rows to classify with exactly one of --csv and --parquet.")
+    model = load_model(model_file)
+    source = csv_path or parquet
+    X = _features(model, read_table(source), source)
+    proba = model.predict_proba(X)
+    out = pd.DataFrame({"prediction": model.classes_[np.argmax(proba, axis=1)]})
+    for k, label in enumerate(model.classes_):
+        out[f"P({label})"] = proba[:, k]
+    if output:
+        write_table(out, output)
+        click.echo(f"Wrote {len(out)} predictions to {output}", err=True)
+    else:
+        click.echo(out.to_csv(index=False), nl=False)
+
+
+@cli.command()
+@_MODEL_FILE
+@data_options(required=False)
+def info(model_file, dataset, csv_path, parquet, target):
+    """Show a saved model: kind, hyperparameters, classes, structure, parameter count.
+
+    With data (--dataset, or --csv/--parquet with --target) also its
+    log-likelihood, AIC and BIC on those rows (nats; higher is better).
+
+    \b
+    Examples:
+      pybnc info car-tan.pbnc
+      pybnc info car-tan.pbnc --dataset car
+    """
+    model = load_model(model_file)
+    data = load_data(dataset, csv_path, parquet, target, required=False)
+    out = console()
+    settings = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items())
+    out.print(f"[bold]{type(model).__name__}[/bold]({settings})", soft_wrap=True)
+    out.print(f"classes: {', '.join(map(str, model.classes_))}", markup=False, soft_wrap=True)
+    out.print(f"features: {model.n_features_in_}", markup=False)
+    rows = [["features", model.n_features_in_]]
+    if hasattr(model, "n_parameters"):
+        rows.append(["free parameters", model.n_parameters()])
+    arcs = getattr(model, "arcs_", None)
+    if arcs is not None:
+        rows.append(["augmenting arcs", len(arcs)])
+    if data is not None:
+        X, y, name = data
+        X = _features(model, X, name)
+        if hasattr(model, "log_likelihood"):
+            rows += [[f"log-likelihood on {name}", f"{model.log_likelihood(X, y):.4f}"],
+                     [f"AIC on {name}", f"{model.aic(X, y):.4f}"],
+                     [f"BIC on {name}", f"{model.bic(X, y):.4f}"]]
+        else:
+            rows.append([f"scores on {name}", f"not defined for {type(model).__name__}"])
+    print_table(None, ["", "value"], rows, out)
+    if arcs:
+        out.print("arcs (parent → child):")
+        for u, v in arcs:
+            out.print(f"  {u} → {v}", markup=False)
+
+
+@cli.command()
+@click.argument("model_file", required=False, type=click.Path(exists=True, dir_okay=False))
+@data_options(required=False)
+@_MODEL
+@model_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Image file (png, svg, pdf: by extension).")
+def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alpha, options, output):
+    """Draw a classifier's network (class node on top, augmenting arcs between features).
+
+    Either fit a model on data (--dataset or --csv/--target, with --model) or
+    give a saved model file.
+
+    \b
+    Examples:
+      pybnc plot --dataset chess --model tan -o chess-tan.png
+      pybnc plot car-tan.pbnc -o car-tan.svg
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: never open a window
+    import matplotlib.pyplot as plt
+
+    try:
+        from ..plotting import plot_network
+    except ImportError:
+        raise click.UsageError("pybnc.plotting.plot_network is not available in this pybnc "
+                               "installation yet.") from None
+    if model_file:
+        if any((dataset, csv_path, parquet)):
+            raise click.UsageError("give either a model file or data to fit, not both.")
+        model = load_model(model_file)
+    else:
+        model = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options)[0]
+    drawn = plot_network(model)
+    figure = drawn if hasattr(drawn, "savefig") else getattr(drawn, "figure", None) or plt.gcf()
+    figure.savefig(output, bbox_inches="tight")
+    plt.close(figure)
+    click.echo(f"Wrote {Path(output)}")

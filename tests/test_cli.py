@@ -1,0 +1,143 @@
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from pybnc import TAN
+from pybnc.cli import cli, main
+from pybnc.cli._common import REGISTRY
+from pybnc.datasets import load_dataset
+
+pytestmark = pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    X, y = load_dataset("car")
+    frame = X.copy()
+    frame["class"] = y
+    frame.to_csv("car.csv", index=False)
+    frame.drop(columns="class").head(7).to_parquet("new.parquet")
+    return tmp_path
+
+
+def test_compare_prints_scores_and_tan_arcs():
+    res = run("compare", "--dataset", "car", "--folds", "3", "--quiet")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert any(line.split()[:1] == ["tan"] and "±" in line for line in lines)
+    assert {"nb", "fan"} <= {line.split()[0] for line in lines if "±" in line}
+    assert "TAN arcs" in res.output
+    for u, v in TAN().fit(*load_dataset("car")).arcs_:
+        assert f"{u} → {v}" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_compare_from_csv_with_hyperparameters(workdir):
+    res = run("compare", "--csv", "car.csv", "--target", "class", "--models", "nb,tan",
+              "--folds", "3", "--params", "ms", "--alpha", "5", "--set", "criterion=bic", "-q")
+    assert res.exit_code == 0, res.output
+    assert "car: 1728 rows, 6 features, 4 classes" in res.output
+
+
+def test_cv_writes_the_long_results(workdir):
+    res = run("cv", "--csv", "car.csv", "--target", "class", "--models", "nb,tan", "--folds", "4",
+              "--fractions", "0.5,1", "-o", "out.csv", "-q")
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv("out.csv")
+    assert len(out) == 2 * 4 * 2
+    assert list(out.columns[:10]) == ["dataset", "model", "fold", "train_fraction", "accuracy",
+                                      "log_loss", "log_score", "brier", "fit_time", "predict_time"]
+    # same seed, same folds: the same numbers as the library call
+    again = run("cv", "--dataset", "car", "--models", "nb,tan", "--folds", "4", "--fractions",
+                "0.5,1", "-o", "again.csv", "-q")
+    assert again.exit_code == 0
+    np.testing.assert_array_equal(pd.read_csv("again.csv").accuracy, out.accuracy)
+
+
+def test_experiment_writes_results_and_win_tie_loss(workdir):
+    res = run("experiment", "--datasets", "car,votes", "--models", "nb,tan", "--folds", "3",
+              "--fractions", "0.5,1", "-o", "results.csv", "-q")
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv("results.csv")
+    assert len(out) == 2 * 2 * 3 * 2 and set(out.dataset) == {"car", "votes"}
+    assert "wins / ties / losses against nb" in res.output
+
+
+def test_fit_predict_info_roundtrip(workdir):
+    res = run("fit", "--csv", "car.csv", "--target", "class", "--model", "tan", "--params", "ms",
+              "--alpha", "10", "-o", "model.pbnc")
+    assert res.exit_code == 0, res.output
+    assert "5 arcs" in res.output
+    res = run("predict", "model.pbnc", "--parquet", "new.parquet", "-o", "pred.csv")
+    assert res.exit_code == 0, res.output
+    pred = pd.read_csv("pred.csv")
+    X, y = load_dataset("car")
+    ref = TAN(params="ms", alpha=10).fit(X, y)
+    assert pred.prediction.tolist() == ref.predict(X.head(7)).tolist()
+    np.testing.assert_allclose(pred.filter(like="P(").to_numpy(), ref.predict_proba(X.head(7)))
+    res = run("predict", "model.pbnc", "--csv", "car.csv")  # extra class column ignored; stdout
+    assert res.exit_code == 0 and len(res.output.splitlines()) == 1 + 1728
+    res = run("info", "model.pbnc", "--dataset", "car")
+    assert res.exit_code == 0, res.output
+    assert f"{ref.n_parameters()}" in res.output
+    assert f"{ref.bic(X, y):.4f}" in res.output and "params='ms'" in res.output
+
+
+def test_plot_writes_an_image(workdir):
+    pytest.importorskip("matplotlib")
+    res = run("plot", "--dataset", "car", "--model", "tan", "-o", "car-tan.png")
+    assert res.exit_code == 0, res.output
+    assert (workdir / "car-tan.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["compare", "--csv", "missing.csv", "--target", "class"], "does not exist"),
+    (["compare", "--csv", "car.csv", "--target", "nope"], "column 'nope' is not in car.csv"),
+    (["compare", "--csv", "car.csv"], "--target COLUMN is needed"),
+    (["compare", "--dataset", "car", "--models", "nb,xyz"], "unknown model 'xyz'"),
+    (["compare", "--dataset", "atlantis"], "Unknown dataset 'atlantis'"),
+    (["compare"], "give the data"),
+    (["compare", "--dataset", "car", "--csv", "car.csv", "--target", "class"], "only one of"),
+    (["compare", "--dataset", "car", "--set", "k"], "KEY=VALUE"),
+    (["compare", "--dataset", "car", "--set", "nonsense=1"], "nonsense"),
+    (["compare", "--dataset", "car", "--bogus"], "No such option"),
+    (["cv", "--dataset", "car", "--fractions", "0,1", "-o", "x.csv"], "(0, 1]"),
+    (["experiment", "--datasets", "car,atlantis", "-o", "x.csv"], "Unknown dataset"),
+    (["predict", "nothing.pbnc", "--csv", "car.csv"], "does not exist"),
+    (["predict", "car.csv", "--csv", "car.csv"], ""),  # not a model file
+    (["info", "car.csv"], ""),
+])
+def test_bad_input_is_one_line_on_stderr_with_exit_code_2(workdir, args, message):
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2, res.output
+    assert res.stdout == ""
+    assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("Error: ")
+    assert message in res.stderr
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_models_not_yet_in_the_installation_are_reported_not_crashed(monkeypatch):
+    monkeypatch.setitem(REGISTRY, "future", ("pybnc.estimators", "NotWrittenYet", "later"))
+    res = CliRunner().invoke(cli, ["compare", "--dataset", "car", "--models", "nb,future"])
+    assert res.exit_code == 2 and "not available in this pybnc installation" in res.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "cv", "experiment", "fit", "predict", "info",
+                                     "plot", "datasets"])
+def test_every_command_has_a_help(command):
+    res = run(command, "--help")
+    assert res.exit_code == 0 and "Usage: pybnc " + command in res.output
+    assert len(res.output.splitlines()) > 5
+
+
+def test_main_entry_point_exits_with_the_code(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "atlantis"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.startswith("Error: Unknown dataset")
