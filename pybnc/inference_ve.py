@@ -43,20 +43,36 @@ def _is_normalised(table: np.ndarray) -> bool:
     return bool(np.allclose(logsumexp(table, axis=-1), 0.0, atol=1e-9))
 
 
-def _relevant_missing(structure: Structure, missing: np.ndarray, normalised) -> np.ndarray:
+def _relevant_missing(missing, normalised, children, reverse_topological) -> np.ndarray:
     """Missing features that cannot be pruned as barren nodes."""
-    children = [[] for _ in range(structure.n_features)]
-    for p, v in structure.arcs:
-        children[p].append(v)
-    keep = np.zeros(structure.n_features, dtype=bool)
+    keep = np.zeros(len(missing), dtype=bool)
     # Reverse topological order: a node's children are decided before the node.
-    for v in reversed(structure.topological_order()):
-        if not missing[v]:
-            continue
-        keep[v] = (not normalised[v]) or any(
-            (not missing[ch]) or keep[ch] for ch in children[v]
-        )
+    for v in reverse_topological:
+        if missing[v]:
+            keep[v] = (not normalised[v]) or any((not missing[ch]) or keep[ch] for ch in children[v])
     return keep
+
+
+def _components(structure: Structure, hidden: set) -> list:
+    """Connected components of the moral graph restricted to ``hidden``."""
+    neighbours = {v: set() for v in hidden}
+    for i, parents in enumerate(structure.parents):
+        members = [v for v in (*parents, i) if v in hidden]
+        for v in members:
+            neighbours[v].update(members)
+    out, seen = [], set()
+    for v in sorted(hidden):
+        if v in seen:
+            continue
+        stack, component = [v], set()
+        while stack:
+            u = stack.pop()
+            if u not in component:
+                component.add(u)
+                stack.extend(neighbours[u] - component)
+        seen |= component
+        out.append(component)
+    return out
 
 
 def _min_fill_order(scopes, variables, cardinalities) -> tuple[list, int]:
@@ -183,24 +199,32 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
     if m == 0:
         return jll
     normalised = [_is_normalised(t) for t in tables]
+    children = [[] for _ in range(structure.n_features)]
+    for u, v in structure.arcs:
+        children[u].append(v)
+    reverse_topological = structure.topological_order()[::-1]
     patterns, inverse = np.unique(codes < 0, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    by_pattern = np.argsort(inverse.ravel(), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse.ravel(), minlength=len(patterns)))])
+    # The kept missing features of a row split into connected components of the moral
+    # graph; each component and the families it touches form an independent sum that
+    # many missing patterns share, so it is solved once for all their rows.
+    components = {}
     for p, missing in enumerate(patterns):
         if not missing.any():
             continue
-        rows = np.flatnonzero(inverse == p)
-        keep = _relevant_missing(structure, missing, normalised)
-        hidden = set(np.flatnonzero(keep).tolist())
-        # A family becomes a factor when its child is kept, or is observed with a
-        # kept parent; the family of a pruned child sums to one and drops out.
-        families = [
-            i for i in range(structure.n_features)
-            if i in hidden or (not missing[i] and hidden.intersection(structure.parents[i]))
-        ]
-        if not families:
-            continue
+        keep = _relevant_missing(missing, normalised, children, reverse_topological)
+        for component in _components(structure, set(np.flatnonzero(keep).tolist())):
+            families = tuple(
+                i for i in range(structure.n_features)
+                if i in component or (not missing[i] and component.intersection(structure.parents[i]))
+            )
+            components.setdefault((tuple(sorted(component)), families), []).append(p)
+    for (component, families), pats in components.items():
+        rows = np.concatenate([by_pattern[bounds[p] : bounds[p + 1]] for p in pats])
+        hidden = set(component)
         scopes = [[v for v in (*structure.parents[i], i) if v in hidden] for i in families]
-        order, largest = _min_fill_order(scopes, sorted(hidden), cards)
+        order, largest = _min_fill_order(scopes, list(component), cards)
         block = max(1, _MAX_CELLS // (k * largest))
         for start in range(0, rows.size, block):
             chunk = rows[start : start + block]
