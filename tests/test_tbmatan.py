@@ -12,7 +12,7 @@ import pytest
 from scipy.special import gammaln
 
 from pybnc import SSTBMATAN, TBMATAN
-from pybnc.averaging._laplacian import log_tree_sum
+from pybnc.averaging._laplacian import log_tree_sum, log_tree_sums_for_rows, numba
 from pybnc.averaging.sstbmatan import stubborn_log_weights
 from pybnc.datasets import load_dataset
 
@@ -224,25 +224,45 @@ def mp_log_tree_sum(log_weights, digits=400):
         return mpmath.log(mpmath.det(q))
 
 
-def test_log_tree_sum_matches_explicit_tree_enumeration():
+ENGINES = ["numpy"] + (["numba"] if numba is not None else [])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_log_tree_sum_matches_explicit_tree_enumeration(engine):
     rng = np.random.default_rng(0)
     for n in range(2, 6):
         log_w = rng.normal(0, 3, (n, n))
         log_w = (log_w + log_w.T) / 2
         want = np.logaddexp.reduce([sum(log_w[u, v] for u, v in t) for t in spanning_trees(n)])
-        assert log_tree_sum(log_w) == pytest.approx(want, rel=1e-13)
+        assert log_tree_sum(log_w, engine) == pytest.approx(want, rel=1e-13)
     cut = np.zeros((4, 4))
     cut[:2, 2:] = cut[2:, :2] = -np.inf  # two components: no spanning tree
-    assert log_tree_sum(cut) == -np.inf
+    assert log_tree_sum(cut, engine) == -np.inf
 
 
-def test_log_tree_sum_is_exact_where_lu_fails():
+def test_engines_agree_on_row_batches():
+    rng = np.random.default_rng(5)
+    log_beta = rng.uniform(-800, 50, (7, 7))
+    log_beta = (log_beta + log_beta.T) / 2
+    log_h = rng.normal(0, 2, (3, 14, 14))
+    log_h = (log_h + np.swapaxes(log_h, 1, 2)) / 2
+    columns = 2 * np.arange(7) + rng.integers(0, 2, (40, 7))
+    drop = rng.random((40, 7)) < 0.2
+    results = [log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine=e) for e in ENGINES]
+    dense = np.swapaxes(np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0,
+                                 log_h[:, columns[:, :, None], columns[:, None, :]]), 0, 1) + log_beta
+    for got in results:
+        np.testing.assert_allclose(got, log_tree_sum(dense, "numpy"), rtol=1e-13)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_log_tree_sum_is_exact_where_lu_fails(engine):
     rng = np.random.default_rng(1)
     log_w = rng.uniform(-460, 0, (8, 8))
     log_w = (log_w + log_w.T) / 2
     batch = np.stack([log_w, log_w[::-1, ::-1]])
     ref = float(mp_log_tree_sum(log_w))
-    got = log_tree_sum(batch)
+    got = log_tree_sum(batch, engine)
     np.testing.assert_allclose(got, ref, rtol=1e-13)
     w = np.exp(log_w)
     np.fill_diagonal(w, 0.0)

@@ -19,7 +19,9 @@ Only sums and products of positive numbers occur, so every step has a relative
 error of a few ulps whatever the conditioning, and in log space (``logaddexp``)
 nothing can under- or overflow. All operations are vectorised over a leading
 batch dimension (test rows x classes); the loop runs over the ``n - 1``
-elimination steps only.
+elimination steps only. When numba is installed (``pip install pybnc[fast]``), the
+same elimination runs compiled, over the lower triangle only and in parallel over
+the batch, about ten times faster; the results agree to rounding.
 """
 
 from __future__ import annotations
@@ -27,13 +29,21 @@ from __future__ import annotations
 import numpy as np
 
 
-def log_tree_sum(log_weights: np.ndarray) -> np.ndarray:
+try:  # optional accelerator
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+
+def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     """Log of the weighted number of spanning trees of complete graphs.
 
     Parameters
     ----------
     log_weights : ndarray of shape (..., n, n)
         Symmetric log edge weights; ``-inf`` means no edge. The diagonal is ignored.
+    engine : {"auto", "numba", "numpy"}, default="auto"
+        ``auto`` takes numba when it is installed.
 
     Returns
     -------
@@ -56,6 +66,12 @@ def log_tree_sum(log_weights: np.ndarray) -> np.ndarray:
     if n <= 1:
         return np.zeros(batch_shape)
     flat = log_weights.reshape(-1, n, n)
+    if engine not in ("auto", "numba", "numpy"):
+        raise ValueError(f"engine={engine!r} is not one of 'auto', 'numba', 'numpy'.")
+    if engine == "numba" and numba is None:
+        raise ImportError("engine='numba' needs numba: pip install numba (or pybnc[fast]).")
+    if numba is not None and engine != "numpy":
+        return _log_tree_sum_compiled(np.ascontiguousarray(flat)).reshape(batch_shape)
     ground = flat[:, : n - 1, n - 1].copy()  # (B, n-1): edges to the ground node
     work = flat[:, : n - 1, : n - 1].copy()
     total = np.zeros(flat.shape[0])
@@ -82,3 +98,100 @@ def _logsumexp_last(a: np.ndarray) -> np.ndarray:
     top = np.max(a, axis=-1)
     safe = np.where(np.isfinite(top), top, 0.0)
     return np.log(np.sum(np.exp(a - safe[..., None]), axis=-1)) + safe
+
+
+# Inside the compiled kernel -inf is replaced by this floor, so that log-add needs no
+# branch (and vectorises): exp(floor - x) is exactly 0 for any weight that matters.
+_FLOOR = -1e300
+
+
+def _log_add(a, b):
+    top = max(a, b)
+    return top + np.log1p(np.exp(-abs(a - b)))
+
+
+def _eliminate(work, ground):
+    """Log tree sum from the lower triangle ``work`` and ground edges (overwritten)."""
+    total = 0.0
+    for k in range(work.shape[0] - 1, -1, -1):
+        pivot = ground[k]
+        for v in range(k):
+            pivot = _log_add(pivot, work[k, v])
+        if pivot < 0.5 * _FLOOR:  # node k cut off: no spanning tree
+            return -np.inf
+        total += pivot
+        for u in range(k):
+            scaled = work[k, u] - pivot
+            ground[u] = _log_add(ground[u], scaled + ground[k])
+            for v in range(u):
+                work[u, v] = _log_add(work[u, v], scaled + work[k, v])
+    return total
+
+
+def _eliminate_all(flat):
+    batch, n = flat.shape[0], flat.shape[1]
+    out = np.zeros(batch)
+    for b in numba.prange(batch):
+        # Lower triangle only: work[u, v] with v < u; node n-1 is the ground.
+        work = np.maximum(flat[b, : n - 1, : n - 1], _FLOOR)
+        ground = np.maximum(flat[b, : n - 1, n - 1], _FLOOR)
+        out[b] = _eliminate(work, ground)
+    return out
+
+
+def _eliminate_rows(log_beta, log_h, columns, drop):
+    rows, n = columns.shape
+    n_classes = log_h.shape[0]
+    out = np.zeros((rows, n_classes))
+    for job in numba.prange(rows * n_classes):
+        r, c = job // n_classes, job % n_classes
+        work = np.empty((n - 1, n - 1))
+        ground = np.empty(n - 1)
+        for u in range(n - 1):
+            a = columns[r, u]
+            for v in range(u):
+                h = 0.0 if drop[r, u] or drop[r, v] else log_h[c, a, columns[r, v]]
+                work[u, v] = max(log_beta[u, v] + h, _FLOOR)
+            h = 0.0 if drop[r, u] or drop[r, n - 1] else log_h[c, a, columns[r, n - 1]]
+            ground[u] = max(log_beta[u, n - 1] + h, _FLOOR)
+        out[r, c] = _eliminate(work, ground)
+    return out
+
+
+def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto"):
+    """Log tree sums of the weights ``beta_uv h_c(x_u, x_v)`` of every row and class.
+
+    Parameters
+    ----------
+    log_beta : ndarray of shape (n, n)
+        Log edge weights shared by all rows.
+    log_h : ndarray of shape (K, W, W)
+        Log factors per pair of one-hot columns.
+    columns : ndarray of shape (m, n), int
+        One-hot column of each row's value of each feature.
+    drop : ndarray of shape (m, n), bool, optional
+        Features whose factors ``h`` are replaced by 1.
+    engine : {"auto", "numba", "numpy"}, default="auto"
+
+    Returns
+    -------
+    ndarray of shape (m, K)
+        ``log_tree_sum(log_beta + log_h[c][columns[r]][:, columns[r]])``, computed
+        without materialising the ``(m, K, n, n)`` weights when numba is available.
+    """
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    if drop is None:
+        drop = np.zeros(columns.shape, dtype=bool)
+    if numba is not None and engine != "numpy" and columns.shape[1] > 1:
+        return _eliminate_rows_compiled(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
+                                        np.ascontiguousarray(drop))
+    log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
+    log_hr = np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0, log_hr)
+    return log_tree_sum(np.swapaxes(log_hr, 0, 1) + log_beta, engine="numpy")
+
+
+if numba is not None:
+    _log_add = numba.njit(cache=True, inline="always", fastmath={"nsz", "contract"})(_log_add)
+    _eliminate = numba.njit(cache=True)(_eliminate)
+    _log_tree_sum_compiled = numba.njit(cache=True, parallel=True)(_eliminate_all)
+    _eliminate_rows_compiled = numba.njit(cache=True, parallel=True)(_eliminate_rows)

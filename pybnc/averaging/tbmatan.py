@@ -43,7 +43,7 @@ from scipy.special import gammaln
 
 from ..counts import Counts
 from ..estimators.base import BaseBNC
-from ._laplacian import log_tree_sum
+from ._laplacian import log_tree_sum, log_tree_sums_for_rows
 
 # Rows per batch of determinants: keeps (rows x classes x n x n) float64 near 32 MB.
 _BATCH_BYTES = 1 << 25
@@ -252,13 +252,10 @@ class TBMATAN(BaseBNC):
         jll = self.class_log_prior_[None, :] + node.sum(axis=2).T - self.log_tree_normaliser_
         step = max(1, _BATCH_BYTES // (8 * k * n * n))
         for start in range(0, columns.shape[0], step):
-            block = columns[start : start + step]
-            log_h = self.log_dependence_[:, block[:, :, None], block[:, None, :]]  # (K, b, n, n)
-            if drop is not None:
-                cut = drop[start : start + step]
-                log_h = np.where((cut[:, :, None] | cut[:, None, :])[None], 0.0, log_h)
-            weights = np.swapaxes(log_h, 0, 1) + self.log_edge_weights_  # (b, K, n, n)
-            jll[start : start + step] += log_tree_sum(weights)
+            cut = None if drop is None else drop[start : start + step]
+            jll[start : start + step] += log_tree_sums_for_rows(
+                self.log_edge_weights_, self.log_dependence_, columns[start : start + step], cut
+            )
         return jll
 
     def _summed_jll(self, codes):
