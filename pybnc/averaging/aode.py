@@ -35,7 +35,6 @@ of child log-probabilities; the average is a log-sum-exp over super-parents.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..counts import Counts
 from ..estimators.base import BaseBNC
@@ -116,9 +115,10 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
     observed = codes >= 0
     columns = offsets[:-1] + np.maximum(codes, 0)
     usable = observed & qualifies[columns]
-    # (K * W parents, W children): one GEMM with the rows' one-hot children gives
-    # every (class, parent value) sum of child log-probabilities at once.
-    parent_by_child = log_child.reshape(k * width, width).T
+    # (W children, W parents * K): one GEMM with the rows' one-hot children gives
+    # every (parent value, class) sum of child log-probabilities at once.
+    child_by_parent = np.ascontiguousarray(log_child.transpose(2, 1, 0)).reshape(width, width * k)
+    joint_by_column = np.ascontiguousarray(log_joint.T)  # (W, K)
     jll = np.empty((n, k))
     step = max(1, _BLOCK_CELLS // (k * width))
     for start in range(0, n, step):
@@ -128,10 +128,15 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
         onehot = np.zeros((m, width))
         r, f = np.nonzero(observed[rows])
         onehot[r, cols[r, f]] = 1.0
-        sums = (onehot @ parent_by_child).reshape(m, k, width)
-        at_parent = np.take_along_axis(sums, cols[:, None, :], axis=2)  # (m, K, d)
-        terms = np.where(usable[rows][:, None, :], log_joint[:, cols].transpose(1, 0, 2) + at_parent, -np.inf)
-        jll[rows] = logsumexp(terms, axis=2) - np.log(np.maximum(usable[rows].sum(axis=1), 1))[:, None]
+        sums = (onehot @ child_by_parent).reshape(m, width, k)
+        terms = joint_by_column[cols] + sums[np.arange(m)[:, None], cols]  # (m, d, K)
+        terms[~usable[rows]] = -np.inf
+        # log-sum-exp over super-parents; rows with none stay -inf (naive Bayes takes them).
+        top = terms.max(axis=1)
+        top[~np.isfinite(top)] = 0.0
+        with np.errstate(divide="ignore"):
+            total = np.log(np.exp(terms - top[:, None, :]).sum(axis=1))
+        jll[rows] = total + top - np.log(np.maximum(usable[rows].sum(axis=1), 1))[:, None]
     return jll, usable.any(axis=1)
 
 
@@ -146,7 +151,7 @@ class AODE(BaseBNC):
     ----------
     min_count : int, default=30
         Minimum-frequency rule ``m``: a feature value is a super-parent only when
-        it occurs in at least ``m`` training rows (with the class). 30 is the value
+        it occurs in at least ``m`` training rows (of any class). 30 is the value
         of Webb, Boughton & Wang (2005, sect. 3), the reference definition; Weka's
         ``AODE`` defaults to 1. ``0`` uses every observed feature. A row without a
         qualifying super-parent is classified by naive Bayes.
