@@ -7,7 +7,10 @@ problem, solved for all of them (and all classes) at once. Every factor then car
 two batch axes, ``(rows, K)``, followed by one axis per missing variable in its
 scope; observed variables are evidence and are indexed away when the factor is
 built. Products are sums of broadcast log tables and sums over a variable are
-log-sum-exps, so nothing under- or overflows.
+log-sum-exps, so nothing under- or overflows. The missing features of a pattern
+split further into connected components of the moral graph (observed features
+separate them); each component with the families it touches is an independent sum,
+shared by every pattern that contains it, and is solved once for all their rows.
 
 The elimination order of each pattern comes from the greedy min-fill heuristic
 (fewest new edges in the interaction graph; ties by the smaller resulting table,
