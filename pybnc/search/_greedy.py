@@ -1,0 +1,125 @@
+"""bnclassify's greedy search loop, shared by every wrapper learner.
+
+The loop (bnclassify ``greedy_search``): score the candidates; stop unless the best
+beats the current score by at least ``epsilon`` (``best - epsilon >= current``);
+move to the best candidate (ties broken at random, from ``random_state``); stop
+when the current accuracy is 1 or no candidate is left.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._progress import progress
+from ._engine import CVScorer
+
+_WRAPPER_DOC = """
+    k : int, default=5
+        Folds of the stratified cross-validation that scores each candidate
+        (bnclassify's ``k``).
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model.
+    alpha : float, default=None
+        Smoothing strength (bnclassify's ``smooth``: ``params="bayes"``; the method's
+        default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's own
+        default ``smooth = 0`` is ``params="mle"``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+    n_bins : int, default=5
+        Bins for continuous (float) columns.
+    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+        How continuous columns are cut.
+"""
+
+_TRACE_DOC = """
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored.
+"""
+
+
+class WrapperParams:
+    """The constructor shared by the wrappers whose arguments are exactly bnclassify's."""
+
+    def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
+                 n_bins=5, discretizer="quantile"):
+        self.k = k
+        self.epsilon = epsilon
+        self.params = params
+        self.alpha = alpha
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_bins = n_bins
+        self.discretizer = discretizer
+
+
+def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k"):
+    """Check the common search arguments; returns the random generator."""
+    if not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, bool) or n_folds < 2:
+        raise ValueError(f"{n_folds_name} (cross-validation folds) must be an integer >= 2, got {n_folds!r}.")
+    if n_folds > n_rows:
+        raise ValueError(f"{n_folds_name}={n_folds} folds need at least as many rows; X has {n_rows}. "
+                         f"Lower {n_folds_name}.")
+    eps = estimator.epsilon
+    if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
+        raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}.")
+    return check_random_state(estimator.random_state)
+
+
+def make_scorer(estimator, codes, y, counts, n_folds: int, rng) -> CVScorer:
+    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng,
+                    estimator.params, estimator.alpha)
+
+
+def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str):
+    """Greedy search over states.
+
+    Parameters
+    ----------
+    init_state, init_score
+        The starting model and its cross-validated accuracy.
+    step : callable
+        ``step(state) -> list of (describe, score, apply)``: each candidate move with
+        a readable description, its accuracy and a function building its state.
+
+    Returns
+    -------
+    state, trace
+    """
+    state, current = init_state, init_score
+    trace = [{"step": 0, "move": "start", "cv_accuracy": current, "n_candidates": 1}]
+    bar = progress(total=None, desc=desc, verbose=verbose)
+    try:
+        while not np.isclose(current, 1.0, rtol=0, atol=1e-12):
+            candidates = step(state)
+            if not candidates:
+                break
+            scores = np.array([score for _, score, _ in candidates])
+            best = scores.max()
+            if not best - epsilon >= current:
+                break
+            ties = np.flatnonzero(scores == best)
+            pick = int(ties[rng.randint(ties.size)]) if ties.size > 1 else int(ties[0])
+            describe, current, apply = candidates[pick]
+            state = apply()
+            trace.append({"step": len(trace), "move": describe, "cv_accuracy": float(current),
+                          "n_candidates": len(candidates)})
+            bar.update(1)
+            bar.set_postfix(cv_accuracy=f"{current:.4f}")
+    finally:
+        bar.close()
+    return state, trace
+
+
+def named_trace(trace, describe_move) -> list:
+    """Replace the index-based move descriptions by feature names."""
+    return [dict(entry, move=describe_move(entry["move"])) for entry in trace]

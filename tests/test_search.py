@@ -1,0 +1,226 @@
+"""Greedy wrappers: the cached CV scorer against refitting, and searches with known answers."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pybnc.counts import count
+from pybnc.inference import joint_log_likelihood
+from pybnc.parameters import learn_parameters
+from pybnc.search import BSEJ, FSSJ, KDB, TANHC, TANHCSP, sahami_structure
+from pybnc.search._engine import CVScorer
+from pybnc.search.tan_hc import addable_arcs
+from pybnc.structure import Structure
+
+
+def _random_codes(seed, n=240, cards=(2, 3, 2, 3, 2), missing=0.12, n_classes=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    codes = np.stack([(rng.integers(0, r, n) + y * (j % 2)) % r for j, r in enumerate(cards)], axis=1)
+    codes[rng.random(codes.shape) < missing] = -1
+    return codes.astype(np.int32), y, np.array(cards), n_classes
+
+
+def _refit_jll(codes, y, cards, K, structure, fold, method):
+    """Per-row jll when every fold's model is refitted from its raw training rows."""
+    out = np.empty((codes.shape[0], K))
+    for f in np.unique(fold):
+        train, test = fold != f, fold == f
+        tables = learn_parameters(structure, count(codes[train], y[train], cards, K), method,
+                                  codes=codes[train], y=y[train])
+        out[test] = joint_log_likelihood(codes[test], structure, tables.class_log_prior, tables.log_cpts, cards)
+    return out
+
+
+def _cv_accuracy(jll, y, fold):
+    return np.mean([np.mean(np.argmax(jll[fold == f], 1) == y[fold == f]) for f in np.unique(fold)])
+
+
+@pytest.mark.parametrize("method", ["bayes", "mle", "friedman", "ms"])
+@pytest.mark.parametrize("arcs", [[(0, 1), (1, 2), (0, 3)], [(2, 0), (0, 4), (4, 1), (4, 3)]])
+def test_cached_scorer_equals_refit_tan_with_missing(method, arcs):
+    codes, y, cards, K = _random_codes(1)
+    scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), method, None)
+    structure = Structure.naive_bayes(5)
+    total = scorer.total_for(structure)
+    for parent, child in arcs:  # grow the structure move by move, as the search does
+        total = scorer.change_parents(total, structure, {child: (parent,)})
+        structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
+        expected = _refit_jll(codes, y, cards, K, structure, scorer.fold, method)
+        np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-10)
+        assert scorer.accuracy(total) == pytest.approx(_cv_accuracy(expected, y, scorer.fold))
+
+
+def test_cached_scorer_equals_refit_several_changes_at_once():
+    codes, y, cards, K = _random_codes(2)
+    scorer = CVScorer(codes, y, cards, K, 4, np.random.RandomState(3), "bayes", 1.0)
+    nb = Structure.naive_bayes(5)
+    total = scorer.change_parents(scorer.total_for(nb), nb, {1: (3,), 2: (3,), 4: (3,)})  # a super-parent
+    expected = _refit_jll(codes, y, cards, K, Structure.from_arcs(5, [(3, 1), (3, 2), (3, 4)]), scorer.fold, "bayes")
+    np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_cached_scorer_equals_refit_kdb(missing):
+    codes, y, cards, K = _random_codes(3, missing=missing)
+    scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(1), "bayes", 1.0)
+    structure = Structure.naive_bayes(5)
+    total = scorer.total_for(structure)
+    for parent, child in [(0, 1), (0, 2), (1, 2), (2, 3), (1, 3), (3, 4)]:
+        new_parents = structure.parents[child] + (parent,)
+        total = scorer.change_parents(total, structure, {child: tuple(sorted(new_parents))})
+        structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
+    assert max(len(p) for p in structure.parents) == 2
+    np.testing.assert_allclose(total, _refit_jll(codes, y, cards, K, structure, scorer.fold, "bayes"),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_joined_feature_contribution_equals_direct_counting():
+    codes, y, cards, K = _random_codes(4)
+    alpha = 0.5
+    scorer = CVScorer(codes, y, cards, K, 3, np.random.RandomState(2), "bayes", alpha)
+    members = (0, 1, 3)
+    got = scorer.join_contribution(members)
+    full = np.prod(cards[list(members)])
+    for row in range(codes.shape[0]):
+        value = tuple(codes[row, list(members)])
+        if min(value) < 0:
+            assert np.all(got[row] == 0.0)
+            continue
+        train = scorer.fold != scorer.fold[row]
+        observed = train & (codes[:, list(members)] >= 0).all(axis=1)
+        for c in range(K):
+            n_c = np.sum(observed & (y == c))
+            n_cx = np.sum(observed & (y == c) & (codes[:, list(members)] == value).all(axis=1))
+            assert got[row, c] == pytest.approx(np.log((n_cx + alpha) / (n_c + full * alpha)))
+
+
+def test_folds_are_stratified_and_deterministic():
+    codes, y, cards, K = _random_codes(5)
+    a = CVScorer(codes, y, cards, K, 5, np.random.RandomState(7), "bayes", None).fold
+    b = CVScorer(codes, y, cards, K, 5, np.random.RandomState(7), "bayes", None).fold
+    assert np.array_equal(a, b)
+    for c in range(K):
+        sizes = np.bincount(a[y == c], minlength=5)
+        assert sizes.max() - sizes.min() <= 1
+
+
+def _xor_frame(n=400, noise=2, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2, (n, 2 + noise))
+    x[:, :2] = np.tile([[0, 0], [0, 1], [1, 0], [1, 1]], (n // 4, 1))  # balanced: no marginal signal
+    y = np.where(x[:, 0] ^ x[:, 1], "odd", "even")
+    return pd.DataFrame(x, columns=[f"x{i}" for i in range(x.shape[1])]).astype(str), pd.Series(y)
+
+
+def test_tan_hc_finds_the_xor_arc():
+    X, y = _xor_frame()
+    model = TANHC(random_state=0, verbose=0).fit(X, y)
+    assert model.search_trace_[0]["cv_accuracy"] < 0.7  # naive Bayes cannot learn XOR
+    assert model.arcs_[0] in [("x0", "x1"), ("x1", "x0")]
+    assert model.search_trace_[-1]["cv_accuracy"] == 1.0
+    assert model.score(X, y) == 1.0
+
+
+def test_tan_hcsp_finds_the_xor_arc():
+    X, y = _xor_frame()
+    model = TANHCSP(random_state=0, verbose=0).fit(X, y)
+    assert set(model.arcs_[0]) == {"x0", "x1"} and model.score(X, y) == 1.0
+
+
+def test_fssj_drops_pure_noise():
+    rng = np.random.default_rng(1)
+    n = 600
+    y = rng.integers(0, 2, n)
+    signal = np.where(rng.random(n) < 0.9, y, 1 - y)
+    second = np.where(rng.random(n) < 0.75, y, 1 - y)
+    noise = rng.integers(0, 3, (n, 4))
+    X = pd.DataFrame(np.column_stack([signal, second, noise]), columns=["s", "t", "n1", "n2", "n3", "n4"])
+    model = FSSJ(random_state=0, verbose=0).fit(X, y)
+    assert "s" in model.features_
+    assert not set(model.features_) & {"n1", "n2", "n3", "n4"}
+
+
+def test_bsej_joins_the_parity_pair():
+    X, y = _xor_frame(seed=2)
+    model = BSEJ(random_state=0, verbose=0).fit(X, y)
+    assert any({"x0", "x1"} <= set(s) for s in model.joins_)
+    assert model.score(X, y) == 1.0
+
+
+def _direct_mi(a, b):
+    table = pd.crosstab(a, b).to_numpy() / len(a)
+    outer = table.sum(1, keepdims=True) @ table.sum(0, keepdims=True)
+    nz = table > 0
+    return float(np.sum(table[nz] * np.log(table[nz] / outer[nz])))
+
+
+def test_kdb_sahami_parents_by_cmi():
+    rng = np.random.default_rng(3)
+    n, d = 500, 6
+    y = rng.integers(0, 2, n)
+    x = np.empty((n, d), dtype=int)
+    x[:, 0] = np.where(rng.random(n) < 0.8, y, 1 - y)
+    for j in range(1, d):
+        x[:, j] = np.where(rng.random(n) < 0.5 + 0.08 * j, x[:, j - 1], rng.integers(0, 3, n)) % 3
+    counts = count(x, y, [3] * d, 2)
+    class_mi = [_direct_mi(x[:, i], y) for i in range(d)]
+    cmi = np.zeros((d, d))
+    for i, j in itertools.combinations(range(d), 2):
+        cmi[i, j] = cmi[j, i] = sum(np.mean(y == c) * _direct_mi(x[y == c, i], x[y == c, j]) for c in (0, 1))
+    order = sorted(range(d), key=lambda i: (-class_mi[i], i))
+    for k in (1, 2, 3):
+        expected = [()] * d
+        for pos, i in enumerate(order):
+            ranked = sorted(order[:pos], key=lambda j: (-cmi[i, j], j))
+            expected[i] = tuple(sorted(ranked[:k]))
+        assert sahami_structure(counts, k).parents == tuple(expected)
+    model = KDB(k=2).fit(pd.DataFrame(x), y)
+    assert model.structure_ == sahami_structure(counts, 2)
+
+
+def test_equivalent_reversed_arcs_are_scored_once():
+    assert addable_arcs(Structure.naive_bayes(3), 1) == [(0, 1), (0, 2), (1, 2)]
+    tree = Structure.from_arcs(3, [(0, 1)])
+    assert sorted(addable_arcs(tree, 1)) == [(0, 2), (1, 2)]
+    assert (1, 0) not in addable_arcs(tree, 2)  # would close a cycle
+
+
+LEARNERS = [TANHC, TANHCSP, FSSJ, BSEJ, lambda **kw: KDB(search="hc", **kw)]
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_deterministic_and_works_with_missing_values(make, capsys):
+    from pybnc.datasets import load_dataset
+
+    X, y = load_dataset("votes")
+    assert X.isna().any().any()
+    a = make(random_state=3, verbose=0).fit(X, y)
+    b = make(random_state=3, verbose=0).fit(X, y)
+    assert a.search_trace_ == b.search_trace_
+    proba = a.predict_proba(X)
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(a.predict(X), b.predict(X))
+    assert a.score(X, y) > 0.9
+    scores = [t["cv_accuracy"] for t in a.search_trace_]
+    assert all(later - earlier >= 0.01 - 1e-12 for earlier, later in zip(scores, scores[1:]))
+    assert capsys.readouterr().err == ""
+
+
+def test_large_epsilon_keeps_the_start():
+    X, y = _xor_frame()
+    assert TANHC(epsilon=1.0, random_state=0, verbose=0).fit(X, y).arcs_ == []
+    assert FSSJ(epsilon=1.0, random_state=0, verbose=0).fit(X, y).features_ == []
+
+
+@pytest.mark.parametrize("kwargs, message", [({"k": 1}, "k .cross-validation folds."),
+                                             ({"epsilon": -0.1}, "epsilon"),
+                                             ({"k": 1000}, "Lower k")])
+def test_clear_errors(kwargs, message):
+    X, y = _xor_frame(n=48)
+    with pytest.raises(ValueError, match=message):
+        TANHC(verbose=0, **kwargs).fit(X, y)
+    with pytest.raises(ValueError, match="search="):
+        KDB(search="tabu").fit(X, y)
