@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
 # every single BLAS product under that bound, and the float64 total stays exact to 2**53.
@@ -104,7 +105,7 @@ def _gram(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
         onehot = np.zeros((chunk.shape[0], width), dtype=np.float32)
         rows, cols = _one_hot_columns(chunk, offsets)
         onehot[rows, cols] = 1.0
-        gram += onehot.T @ onehot
+        gram += np.dot(onehot.T, onehot)
     return gram
 
 
@@ -154,8 +155,12 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Co
     order = np.argsort(y, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(class_counts).astype(np.int64)])
     pair_table = _gram if width <= _GRAM_MAX_WIDTH else _pairs_by_bincount
-    for c in range(n_classes):
-        rows = order[bounds[c] : bounds[c + 1]]
-        if rows.size:
-            joint[c] = pair_table(codes[rows], offsets, width)
+    # One BLAS thread: these products are small and memory-bound, and a threaded
+    # OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
+    # and runs several hundred times slower than one thread.
+    with threadpool_limits(limits=1, user_api="blas"):
+        for c in range(n_classes):
+            rows = order[bounds[c] : bounds[c + 1]]
+            if rows.size:
+                joint[c] = pair_table(codes[rows], offsets, width)
     return Counts(cardinalities, class_counts, joint)

@@ -82,6 +82,18 @@ def _sortable_levels(values: np.ndarray) -> np.ndarray:
     return np.asarray(uniq, dtype=object)[order]
 
 
+def _lookup_levels(col: pd.Series, levels: np.ndarray) -> np.ndarray:
+    """Code of each value among ``levels``; unseen levels and missing values give -1."""
+    if pd.api.types.is_integer_dtype(col.dtype) and not isinstance(col.dtype, pd.CategoricalDtype):
+        numeric = np.array([v for v in levels if isinstance(v, (int, np.integer))], dtype=np.int64)
+        if numeric.size == levels.size and np.all(np.diff(numeric) > 0):
+            # Sorted integer levels (the usual coded table): a binary search, no hashing.
+            values = col.to_numpy(dtype=np.int64)
+            pos = np.minimum(np.searchsorted(numeric, values), numeric.size - 1)
+            return np.where(numeric[pos] == values, pos, MISSING).astype(np.int32)
+    return pd.Index(levels, dtype=object).get_indexer(col.to_numpy(dtype=object)).astype(np.int32)
+
+
 class TableEncoder:
     """Learn and apply the column encoding of a table.
 
@@ -181,9 +193,7 @@ class TableEncoder:
             else:
                 if _is_float_column(col):
                     _float_values(col, self.columns_[j])  # infinities are an error, not a level
-                # Hash lookup: unseen levels and missing values both come back as -1.
-                out = pd.Index(cats, dtype=object).get_indexer(col.to_numpy(dtype=object))
-                out = out.astype(np.int32)
+                out = _lookup_levels(col, cats)
             codes[:, j] = out
         return codes
 

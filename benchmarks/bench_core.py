@@ -1,0 +1,124 @@
+"""Fit and predict_proba times of pybnc's NaiveBayes, TAN and FAN next to peers.
+
+Run: ``python benchmarks/bench_core.py [--repeats 5] [--large/--no-large]``.
+Prints one table: median seconds over repeats on synthetic data drawn from a random
+TAN (cardinalities 2-4, 2 classes), for pybnc and, in the same run, scikit-learn's
+CategoricalNB and, where installed, pyAgrum's and pgmpy's TAN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from pybnc import FAN, TAN, NaiveBayes
+
+try:
+    from _synthetic import sample_tan
+except ImportError:  # run from the repository root
+    from benchmarks._synthetic import sample_tan
+
+
+def median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_pybnc(name, model, codes, y, test, repeats):
+    fit = median_time(lambda: model.fit(codes, y), repeats)
+    pred = median_time(lambda: model.predict_proba(test), repeats)
+    return name, fit, pred
+
+
+def bench_sklearn(codes, y, test, repeats):
+    from sklearn.naive_bayes import CategoricalNB
+
+    model = CategoricalNB()
+    fit = median_time(lambda: model.fit(codes, y), repeats)
+    pred = median_time(lambda: model.predict_proba(test), repeats)
+    return "sklearn CategoricalNB", fit, pred
+
+
+def bench_pyagrum(codes, y, test, repeats):
+    import pyagrum.skbn as skbn
+
+    frame = pd.DataFrame(codes.astype(str), columns=[f"x{i}" for i in range(codes.shape[1])])
+    test_frame = pd.DataFrame(test.astype(str), columns=frame.columns)
+    model = skbn.BNClassifier(learningMethod="TAN")
+    fit = median_time(lambda: model.fit(frame, y.astype(str)), 1)
+    pred = median_time(lambda: model.predict_proba(test_frame), 1)
+    return "pyAgrum TAN", fit, pred
+
+
+def bench_pgmpy(codes, y, test, repeats):
+    from pgmpy.estimators import BayesianEstimator, TreeSearch
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    frame = pd.DataFrame(codes, columns=[f"x{i}" for i in range(codes.shape[1])])
+    frame["class"] = y
+
+    def fit():
+        dag = TreeSearch(frame, root_node="x0").estimate(estimator_type="tan", class_node="class", show_progress=False)
+        model = DiscreteBayesianNetwork(dag.edges())
+        model.fit(frame, estimator=BayesianEstimator, prior_type="K2")
+        return model
+
+    return "pgmpy TAN", median_time(fit, 1), float("nan")
+
+
+PEERS = [bench_sklearn, bench_pyagrum, bench_pgmpy]
+
+
+def run(shapes, repeats, peers=True):
+    rows = []
+    for n_rows, n_features in shapes:
+        both, y_both = sample_tan(2 * n_rows, n_features, seed=1)
+        codes, y, test = both[:n_rows], y_both[:n_rows], both[n_rows:]
+        models = [("pybnc NaiveBayes", NaiveBayes()), ("pybnc TAN", TAN()), ("pybnc FAN", FAN())]
+        results = [bench_pybnc(name, m, codes, y, test, repeats) for name, m in models]
+        for peer in PEERS if peers else []:
+            if peer is not bench_sklearn and n_rows > 50_000:
+                continue  # minutes per fit: the 20,000-row shape already tells the ratio
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    results.append(peer(codes, y, test, repeats))
+            except ImportError:
+                results.append((peer.__name__.replace("bench_", "") + " (not installed)", np.nan, np.nan))
+        for name, fit, pred in results:
+            rows.append(
+                {
+                    "shape": f"{n_rows:,} x {n_features}",
+                    "model": name,
+                    "fit s": fit,
+                    "predict_proba s": pred,
+                    "predict rows/s": n_rows / pred if pred and np.isfinite(pred) else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-large", action="store_true", help="skip the 200,000 x 50 shape")
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args()
+    shapes = [(20_000, 20)] + ([] if args.no_large else [(200_000, 50)])
+    table = run(shapes, args.repeats, peers=not args.no_peers)
+    with pd.option_context("display.width", 120, "display.float_format", "{:,.4f}".format):
+        print(table.to_string(index=False))
+    print("Targets: TAN fit < 0.05 s on 20,000 x 20 and < 1 s on 200,000 x 50; predict_proba > 1e6 rows/s at 20 features.")
+
+
+if __name__ == "__main__":
+    main()
