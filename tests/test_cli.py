@@ -141,3 +141,11 @@ def test_main_entry_point_exits_with_the_code(capsys):
         main(["compare", "--dataset", "atlantis"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.startswith("Error: Unknown dataset")
+
+
+def test_randomised_learners_are_seeded_by_seed(workdir):
+    args = ["cv", "--dataset", "votes", "--models", "tanhc,aode,kdb", "--folds", "3", "-q", "-o"]
+    assert run(*args, "a.csv").exit_code == 0
+    assert run(*args, "b.csv").exit_code == 0
+    a, b = pd.read_csv("a.csv"), pd.read_csv("b.csv")
+    np.testing.assert_array_equal(a[["accuracy", "log_loss"]], b[["accuracy", "log_loss"]])

@@ -154,3 +154,28 @@ def test_bad_arguments(kwargs, message):
     args.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=message):
         cross_validate(args.pop("models"), X, y, **args)
+
+
+def _registry_models():
+    from pybnc.cli._common import REGISTRY, model_class
+
+    models = {}
+    for name in REGISTRY:
+        try:
+            model = model_class(name)()
+        except Exception:  # not landed in this installation: nothing to check
+            continue
+        if "random_state" in model.get_params():
+            model.set_params(random_state=0)  # wrappers' inner folds: seeded to compare
+        models[name] = model
+    return models
+
+
+@pytest.mark.parametrize("name", list(_registry_models()))
+def test_fast_path_equals_refit_for_every_registered_classifier(name):
+    X, y = _awkward_table()
+    model = {name: _registry_models()[name]}
+    fast = cross_validate(model, X, y, cv=5, verbose=0)
+    refit = cross_validate(model, X, y, cv=5, verbose=0, fast=False)
+    assert cv_module._uses_fast_path(model[name])
+    pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])

@@ -50,9 +50,11 @@ def _parse_value(text: str):
     return {"true": True, "false": False, "none": None}.get(text.lower(), text)
 
 
-def build_models(names: str, params=None, alpha=None, options=()) -> dict:
+def build_models(names: str, params=None, alpha=None, options=(), seed=None, quiet=False) -> dict:
     """``{short name: estimator}`` from ``"nb,tan"``, with hyperparameters set where the
-    estimator has them (an option no model accepts is an error)."""
+    estimator has them (an option no model accepts is an error). ``seed`` becomes the
+    ``random_state`` of randomised learners (wrappers' inner folds) unless set
+    explicitly, so that equal seeds give equal results."""
     keys = [n.strip().lower() for n in names.split(",") if n.strip()]
     if not keys:
         raise click.BadParameter("give at least one model, e.g. --models nb,tan.")
@@ -68,6 +70,10 @@ def build_models(names: str, params=None, alpha=None, options=()) -> dict:
         model = model_class(key)()
         accepted = {k: v for k, v in settings.items() if k in model.get_params()}
         used |= set(accepted)
+        defaults = {"random_state": seed, "verbose": 0 if quiet else None}
+        for k, v in defaults.items():
+            if v is not None and k in model.get_params() and k not in settings:
+                accepted[k] = v
         models[key] = model.set_params(**accepted)
     unused = set(settings) - used
     if unused:

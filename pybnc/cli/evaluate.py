@@ -68,9 +68,10 @@ def _print_arcs(name, model, out):
 def compare(dataset, csv_path, parquet, target, models, folds, seed, params, alpha, options, quiet):
     """Compare classifiers by stratified k-fold cross-validation.
 
-    Prints accuracy and log-loss (mean ± std over the folds) and the mean fit time
-    per fold, then the arcs of the TAN learned on all rows (of the first model with
-    arcs when TAN is not compared). All models are scored on the same folds.
+    Prints accuracy and log-loss (mean ± std over the folds) and the mean time to
+    learn one fold's model (from the fold's counts where that equals a refit), then
+    the arcs of the TAN learned on all rows (of the first model with arcs when TAN
+    is not compared). All models are scored on the same folds.
 
     \b
     Examples:
@@ -80,7 +81,7 @@ def compare(dataset, csv_path, parquet, target, models, folds, seed, params, alp
     from ..evaluation import cross_validate
 
     X, y, name = load_data(dataset, csv_path, parquet, target)
-    estimators = build_models(models, params, alpha, options)
+    estimators = build_models(models, params, alpha, options, seed, quiet)
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, dataset=name,
                              verbose=verbosity(quiet))
     out = console()
@@ -117,8 +118,8 @@ def cv_command(dataset, csv_path, parquet, target, models, folds, seed, fraction
     from ..evaluation import cross_validate
 
     X, y, name = load_data(dataset, csv_path, parquet, target)
-    results = cross_validate(build_models(models, params, alpha, options), X, y, cv=folds,
-                             random_state=seed, train_fractions=_fractions(fractions), dataset=name,
+    estimators = build_models(models, params, alpha, options, seed, quiet)
+    results = cross_validate(estimators, X, y, cv=folds, random_state=seed, train_fractions=_fractions(fractions), dataset=name,
                              verbose=verbosity(quiet))
     write_table(results, output)
     print_table(f"{name}: stratified {folds}-fold CV, seed {seed} ({len(results)} rows → {output})",
@@ -154,7 +155,7 @@ def experiment(names, models, folds, seed, fractions, params, alpha, options, me
     from ..evaluation import compare_to_baseline, cross_validate
 
     datasets = [n.strip() for n in names.split(",") if n.strip()]
-    estimators = build_models(models, params, alpha, options)
+    estimators = build_models(models, params, alpha, options, seed, quiet)
     frac = _fractions(fractions)
     loaded = {name: load_dataset(name) for name in datasets}  # unknown names fail before any work
     parts = []

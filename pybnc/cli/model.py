@@ -17,9 +17,13 @@ _MODEL = click.option("--model", "model_name", default="tan", show_default=True,
 _MODEL_FILE = click.argument("model_file", type=click.Path(exists=True, dir_okay=False))
 
 
-def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options):
+_SEED = click.option("--seed", default=0, show_default=True, type=int,
+                     help="random_state of randomised learners (the wrappers' inner folds).")
+
+
+def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed):
     X, y, name = load_data(dataset, csv_path, parquet, target)
-    model = build_models(model_name, params, alpha, options)[model_name.strip().lower()]
+    model = build_models(model_name, params, alpha, options, seed)[model_name.strip().lower()]
     return model.fit(X, y), X, y, name
 
 
@@ -27,9 +31,10 @@ def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options)
 @data_options()
 @_MODEL
 @model_options
+@_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Model file to write (conventionally NAME.pbnc).")
-def fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, output):
+def fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed, output):
     """Fit a classifier on all rows and save it with pybnc.save.
 
     \b
@@ -37,7 +42,8 @@ def fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, 
       pybnc fit --dataset car --model tan -o car-tan.pbnc
       pybnc fit --csv data.csv --target class --model tan --params ms --alpha 10 -o model.pbnc
     """
-    model, X, _, name = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options)
+    model, X, _, name = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options,
+                             seed)
     save_model(model, output)
     arcs = getattr(model, "arcs_", None)
     extra = f", {len(arcs)} arcs" if arcs is not None else ""
@@ -135,9 +141,11 @@ def info(model_file, dataset, csv_path, parquet, target):
 @data_options(required=False)
 @_MODEL
 @model_options
+@_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Image file (png, svg, pdf: by extension).")
-def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alpha, options, output):
+def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alpha, options, seed,
+         output):
     """Draw a classifier's network (class node on top, augmenting arcs between features).
 
     Either fit a model on data (--dataset or --csv/--target, with --model) or
@@ -163,7 +171,7 @@ def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alp
             raise click.UsageError("give either a model file or data to fit, not both.")
         model = load_model(model_file)
     else:
-        model = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options)[0]
+        model = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed)[0]
     drawn = plot_network(model)
     figure = drawn if hasattr(drawn, "savefig") else getattr(drawn, "figure", None) or plt.gcf()
     figure.savefig(output, bbox_inches="tight")

@@ -254,6 +254,9 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     [0.849, 0.938]
     """
     models = _check_models(models)
+    if not verbose:  # silent means silent: also the models' own progress (wrappers' searches)
+        models = {k: clone(m).set_params(verbose=0) if "verbose" in m.get_params() else m
+                  for k, m in models.items()}
     fractions = _check_fractions(train_fractions)
     _check_table(X)
     y = _check_labels(y, len(X))
