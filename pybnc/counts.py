@@ -91,28 +91,27 @@ class Counts:
             raise ValueError("Counts over different features or classes cannot be combined.")
 
 
-def _one_hot_columns(codes: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row and one-hot column index of every observed cell."""
-    observed = codes >= 0
-    rows, cols = np.nonzero(observed)
-    return rows, offsets[cols] + codes[rows, cols]
+def _one_hot_columns(codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """One-hot column of every cell; a missing cell points at the spare column ``W``."""
+    width = offsets[-1]
+    return np.where(codes >= 0, offsets[:-1] + codes, width)
 
 
 def _gram(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
-    gram = np.zeros((width, width), dtype=np.float64)
+    gram = np.zeros((width + 1, width + 1), dtype=np.float64)
     for start in range(0, codes.shape[0], _CHUNK_ROWS):
         chunk = codes[start : start + _CHUNK_ROWS]
-        onehot = np.zeros((chunk.shape[0], width), dtype=np.float32)
-        rows, cols = _one_hot_columns(chunk, offsets)
-        onehot[rows, cols] = 1.0
+        onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
+        onehot[np.arange(chunk.shape[0])[:, None], _one_hot_columns(chunk, offsets)] = 1.0
         gram += np.dot(onehot.T, onehot)
-    return gram
+    return gram[:width, :width]  # drop the spare column that collected missing cells
 
 
 def _pairs_by_bincount(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
     """Same table as ``_gram`` for very wide encodings: one bincount per feature."""
     table = np.zeros(width * width, dtype=np.float64)
-    columns = np.where(codes >= 0, offsets[:-1] + codes, -1)
+    columns = _one_hot_columns(codes, offsets)
+    columns[columns == width] = -1
     for i in range(codes.shape[1]):
         rows = columns[columns[:, i] >= 0]
         cells = rows[:, i, None] * width + rows

@@ -84,7 +84,7 @@ def _sortable_levels(values: np.ndarray) -> np.ndarray:
 
 def _lookup_levels(col: pd.Series, levels: np.ndarray) -> np.ndarray:
     """Code of each value among ``levels``; unseen levels and missing values give -1."""
-    if pd.api.types.is_integer_dtype(col.dtype) and not isinstance(col.dtype, pd.CategoricalDtype):
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":  # plain numpy ints, no NA
         numeric = np.array([v for v in levels if isinstance(v, (int, np.integer))], dtype=np.int64)
         if numeric.size == levels.size and np.all(np.diff(numeric) > 0):
             # Sorted integer levels (the usual coded table): a binary search, no hashing.
@@ -161,6 +161,8 @@ class TableEncoder:
                 levels = distinct.astype(object)
             elif isinstance(col.dtype, pd.CategoricalDtype):
                 levels = np.asarray(col.cat.categories, dtype=object)
+            elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+                levels = np.unique(col.to_numpy()).astype(object)  # numpy ints: no missing
             else:
                 levels = _sortable_levels(col[col.notna()].to_numpy(dtype=object))
             if len(levels) > self.max_levels or len(levels) > max(n, 1):
