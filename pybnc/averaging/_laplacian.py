@@ -56,8 +56,8 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> w = np.log(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], dtype=float))
-    >>> float(np.exp(log_tree_sum(w)))  # trees: 1*2 + 1*3 + 2*3
+    >>> w = np.log(np.array([[1, 1, 2], [1, 1, 3], [2, 3, 1]], dtype=float))
+    >>> round(float(np.exp(log_tree_sum(w))), 12)  # trees: 1*2 + 1*3 + 2*3
     11.0
     """
     log_weights = np.asarray(log_weights, dtype=np.float64)
@@ -183,6 +183,13 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto"):
     ndarray of shape (m, K)
         ``log_tree_sum(log_beta + log_h[c][columns[r]][:, columns[r]])``, computed
         without materialising the ``(m, K, n, n)`` weights when numba is available.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log_beta, log_h = np.zeros((3, 3)), np.zeros((2, 6, 6))
+    >>> np.exp(log_tree_sums_for_rows(log_beta, log_h, np.array([[0, 2, 4]]))).round(9).tolist()  # 3 trees
+    [[3.0, 3.0]]
     """
     columns = np.ascontiguousarray(columns, dtype=np.int64)
     if drop is None:
