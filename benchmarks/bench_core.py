@@ -49,19 +49,20 @@ def bench_sklearn(codes, y, test, repeats):
 
 
 def bench_pyagrum(codes, y, test, repeats):
-    import pyagrum.skbn as skbn
+    from pyagrum.skbn import createBNClassifier
 
     frame = pd.DataFrame(codes.astype(str), columns=[f"x{i}" for i in range(codes.shape[1])])
     test_frame = pd.DataFrame(test.astype(str), columns=frame.columns)
-    model = skbn.BNClassifier(learningMethod="TAN")
+    model = createBNClassifier(learningMethod="TAN")
     fit = median_time(lambda: model.fit(frame, y.astype(str)), 1)
     pred = median_time(lambda: model.predict_proba(test_frame), 1)
     return "pyAgrum TAN", fit, pred
 
 
 def bench_pgmpy(codes, y, test, repeats):
-    from pgmpy.estimators import BayesianEstimator, TreeSearch
+    from pgmpy.estimators import TreeSearch
     from pgmpy.models import DiscreteBayesianNetwork
+    from pgmpy.parameter_estimator import DiscreteBayesianEstimator
 
     frame = pd.DataFrame(codes, columns=[f"x{i}" for i in range(codes.shape[1])])
     frame["class"] = y
@@ -69,7 +70,7 @@ def bench_pgmpy(codes, y, test, repeats):
     def fit():
         dag = TreeSearch(frame, root_node="x0").estimate(estimator_type="tan", class_node="class", show_progress=False)
         model = DiscreteBayesianNetwork(dag.edges())
-        model.fit(frame, estimator=BayesianEstimator, prior_type="K2")
+        model.fit(frame, estimator=DiscreteBayesianEstimator())
         return model
 
     return "pgmpy TAN", median_time(fit, 1), float("nan")
@@ -94,6 +95,8 @@ def run(shapes, repeats, peers=True):
                     results.append(peer(codes, y, test, repeats))
             except ImportError:
                 results.append((peer.__name__.replace("bench_", "") + " (not installed)", np.nan, np.nan))
+            except Exception as err:  # a peer's API change must not hide the other rows
+                results.append((f"{peer.__name__.replace('bench_', '')} (failed: {type(err).__name__})", np.nan, np.nan))
         for name, fit, pred in results:
             rows.append(
                 {
