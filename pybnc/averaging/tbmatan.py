@@ -127,7 +127,9 @@ class TBMATAN(BaseBNC):
     Learning is counting (every pairwise class-conditional table, as TAN) plus one
     Bayes factor per feature pair; no structure is chosen. Classifying a row sums
     over all ``n^(n-2)`` trees by the matrix-tree theorem, one log-space
-    determinant per class, exact to float64 accuracy.
+    determinant per class, exact to float64 accuracy. With numba installed
+    (``pybnc[fast]``) the determinants run compiled, in parallel; without it, in
+    vectorised numpy (about 6-18 times slower, same results to rounding).
 
     Parameters
     ----------
