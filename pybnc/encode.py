@@ -89,6 +89,8 @@ def _lookup_levels(col: pd.Series, levels: np.ndarray) -> np.ndarray:
         if numeric.size == levels.size and np.all(np.diff(numeric) > 0):
             # Sorted integer levels (the usual coded table): a binary search, no hashing.
             values = col.to_numpy(dtype=np.int64)
+            if numeric[0] == 0 and numeric[-1] == numeric.size - 1:  # levels 0..r-1: codes already
+                return np.where((values >= 0) & (values < numeric.size), values, MISSING).astype(np.int32)
             pos = np.minimum(np.searchsorted(numeric, values), numeric.size - 1)
             return np.where(numeric[pos] == values, pos, MISSING).astype(np.int32)
     return pd.Index(levels, dtype=object).get_indexer(col.to_numpy(dtype=object)).astype(np.int32)

@@ -23,6 +23,8 @@ def parent_configuration(codes: np.ndarray, parents, cardinalities) -> np.ndarra
     """
     if not parents:
         return np.zeros(codes.shape[0], dtype=np.int64)
+    if len(parents) == 1:
+        return np.maximum(codes[:, parents[0]], 0).astype(np.int64)
     sub = np.maximum(codes[:, list(parents)], 0)
     return np.ravel_multi_index(tuple(sub.T), tuple(np.asarray(cardinalities)[list(parents)]))
 
@@ -37,7 +39,7 @@ def complete_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, ca
         # (q * r, K) rows: one contiguous gather per feature is the fast path.
         flat = np.ascontiguousarray(table.reshape(k, q * r).T)
         idx = parent_configuration(codes, structure.parents[i], cardinalities) * r + codes[:, i]
-        jll += flat[idx]
+        jll += flat.take(idx, axis=0)
     return jll
 
 

@@ -13,7 +13,6 @@ from abc import abstractmethod
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
@@ -150,7 +149,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         jll = self._joint_log_likelihood(X)
         # Floor at log(1e-300) so that exp() never underflows to an exact 0 and
         # log(predict_proba) stays equal to predict_log_proba.
-        return np.maximum(jll - logsumexp(jll, axis=1, keepdims=True), LOG_PROBA_FLOOR)
+        top = jll.max(axis=1, keepdims=True)
+        log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
+        return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""
