@@ -69,6 +69,17 @@ def _check_labels(y, n_rows: int) -> np.ndarray:
 LOG_PROBA_FLOOR = np.log(1e-300)
 
 
+def log_posterior(jll: np.ndarray) -> np.ndarray:
+    """Normalise joint log-likelihoods ``(n, K)`` into log class posteriors.
+
+    Floored at ``log(1e-300)`` so that ``exp`` never underflows to an exact 0 and
+    ``log(predict_proba)`` stays equal to ``predict_log_proba``.
+    """
+    top = jll.max(axis=1, keepdims=True)
+    log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
+    return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
+
+
 class BaseBNC(ClassifierMixin, BaseEstimator):
     """Base class of the pybnc classifiers. Not for direct use."""
 
@@ -146,12 +157,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log of the class posterior, shape ``(n_samples, n_classes)``, columns as ``classes_``."""
-        jll = self._joint_log_likelihood(X)
-        # Floor at log(1e-300) so that exp() never underflows to an exact 0 and
-        # log(predict_proba) stays equal to predict_log_proba.
-        top = jll.max(axis=1, keepdims=True)
-        log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
-        return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
+        return log_posterior(self._joint_log_likelihood(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""

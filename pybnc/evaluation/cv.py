@@ -39,7 +39,6 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import _check_feature_names
@@ -47,7 +46,7 @@ from sklearn.utils.validation import _check_feature_names
 from .._progress import progress
 from ..counts import count
 from ..encode import _as_frame
-from ..estimators.base import BaseBNC, _check_labels, _check_table
+from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from .metrics import accuracy, brier_score, log_loss, log_score
 from .stats import win_tie_loss
 
@@ -180,9 +179,9 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     fit_time = time.perf_counter() - start
     start = time.perf_counter()
     jll = est._jll_encoded(_restrict_codes(enc.codes[test], present))
-    # The same expression as BaseBNC.predict_proba, so results match a refit bit for bit.
+    # The same function as BaseBNC.predict_proba, so results match a refit bit for bit.
     proba = np.zeros((test.size, classes.size))
-    proba[:, class_present] = np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
+    proba[:, class_present] = np.exp(log_posterior(jll))
     return proba, fit_time, time.perf_counter() - start
 
 
