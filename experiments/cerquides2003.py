@@ -87,7 +87,7 @@ def run_dataset(name: str, folds: int, seed: int, verbose: int) -> pd.DataFrame:
             # A class absent from a 10 % sample has probability 0: give it the floor.
             full = np.full((len(test), len(np.unique(y))), 0.0)
             full[:, np.searchsorted(np.unique(y), model.classes_)] = proba
-            missing = getattr(model, "last_missing_summary_", {})
+            missing = model.missing_summary(X.iloc[test]) if hasattr(model, "missing_summary") else {}
             rows.append({
                 "dataset": name, "model": model_name, "fraction": fraction, "fold": fold,
                 "n_train": len(sub), "n_test": len(test),

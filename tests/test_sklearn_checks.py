@@ -8,7 +8,7 @@ Estimators added by later work join ESTIMATORS below.
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pybnc import AODE, FAN, MANB, TAN, NaiveBayes
+from pybnc import AODE, FAN, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
 
 ESTIMATORS = [
     NaiveBayes(),
@@ -19,6 +19,8 @@ ESTIMATORS = [
     MANB(),
     AODE(),
     AODE(min_count=0, params="mle"),
+    TBMATAN(),
+    SSTBMATAN(),
 ]
 
 

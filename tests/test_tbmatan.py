@@ -178,7 +178,8 @@ def test_missing_at_predict_is_summed_out_exactly(n_missing):
     fitted = TBMATAN().fit(frame(x), y)
     got = fitted._jll_encoded(test)
     np.testing.assert_allclose(got, brute_force_jll(x, y, cards, k, test), rtol=1e-9)
-    assert fitted.last_missing_summary_ == {"complete": 0, "exact": 3, "approximate": 0}
+    assert fitted.missing_summary(frame(test)) == {
+        "complete": 0, "exact": 3, "approximate": 0}
 
 
 def test_beyond_the_bound_the_leaf_approximation_is_used_and_reported():
@@ -189,7 +190,7 @@ def test_beyond_the_bound_the_leaf_approximation_is_used_and_reported():
     fitted = TBMATAN(max_missing_combinations=1).fit(frame(x), y)
     with pytest.warns(UserWarning, match="max_missing_combinations"):
         got = fitted._jll_encoded(test)
-    assert fitted.last_missing_summary_["approximate"] == 4
+    assert fitted.missing_summary(frame(test))["approximate"] == 4
     np.testing.assert_allclose(got, brute_force_jll(x, y, cards, k, test, drop_missing=True), rtol=1e-9)
     exact = TBMATAN().fit(frame(x), y)._jll_encoded(test)
     assert not np.allclose(got, exact, rtol=1e-6)  # it is an approximation, and a different number

@@ -142,8 +142,8 @@ class TBMATAN(BaseBNC):
         combinations is at most this bound. Beyond it, each missing feature is
         treated as a leaf in every tree: its factors ``h_uv`` are set to 1 and its
         ``P(x_u | c)`` dropped, which is exact for the trees where all missing
-        features are leaves. ``last_missing_summary_`` records which rows took
-        which path, and a ``UserWarning`` is raised when any was approximated.
+        features are leaves. :meth:`missing_summary` tells which rows take which
+        path, and a ``UserWarning`` is raised when any was approximated.
     n_bins : int, default=5
         Bins for continuous (float) columns.
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
@@ -163,8 +163,6 @@ class TBMATAN(BaseBNC):
         ``log beta*_uv`` of the posterior over trees (eq. 20).
     log_tree_normaliser_ : float
         ``log Z_beta*`` (eq. 8 with ``beta*``).
-    last_missing_summary_ : dict
-        Rows of the last prediction that were complete, summed exactly, approximated.
 
     Examples
     --------
@@ -209,17 +207,26 @@ class TBMATAN(BaseBNC):
         return log_w
 
     # -- prediction -----------------------------------------------------------------
-    def _jll_encoded(self, codes):
-        codes = np.asarray(codes)
-        n_rows = codes.shape[0]
-        k = len(self.classes_)
+    def _missing_paths(self, codes):
+        """Masks of the rows answered as complete, summed exactly, and approximated."""
         missing = codes < 0
         has_missing = missing.any(axis=1)
         combinations = np.prod(np.where(missing, self.encoder_.cardinalities_, 1).astype(np.float64), axis=1)
         exact = has_missing & (combinations <= self.max_missing_combinations)
-        approximate = has_missing & ~exact
+        return ~has_missing, exact, has_missing & ~exact
+
+    def missing_summary(self, X) -> dict:
+        """How many rows of ``X`` prediction answers complete, by the exact sum over
+        missing values, or by the leaf approximation (``max_missing_combinations``)."""
+        complete, exact, approximate = self._missing_paths(self._encode(X))
+        return {"complete": int(complete.sum()), "exact": int(exact.sum()), "approximate": int(approximate.sum())}
+
+    def _jll_encoded(self, codes):
+        codes = np.asarray(codes)
+        n_rows = codes.shape[0]
+        k = len(self.classes_)
+        complete, exact, approximate = self._missing_paths(codes)
         jll = np.empty((n_rows, k))
-        complete = ~has_missing
         if complete.any():
             jll[complete] = self._complete_jll(codes[complete])
         if exact.any():
@@ -234,9 +241,6 @@ class TBMATAN(BaseBNC):
                 UserWarning,
                 stacklevel=3,
             )
-        self.last_missing_summary_ = {
-            "complete": int(complete.sum()), "exact": int(exact.sum()), "approximate": int(approximate.sum())
-        }
         return jll
 
     def _complete_jll(self, codes, drop=None):
