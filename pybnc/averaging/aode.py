@@ -192,6 +192,8 @@ class AODE(BaseBNC):
     0.94
     """
 
+    _learns_from_counts = True  # every table comes from the pairwise counts
+
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
         self.min_count = min_count
         self.params = params

@@ -174,6 +174,8 @@ class TBMATAN(BaseBNC):
     [1.0, 1.0]
     """
 
+    _learns_from_counts = True  # every table comes from the pairwise counts
+
     def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile"):
         self.ess = ess
         self.max_missing_combinations = max_missing_combinations

@@ -152,6 +152,8 @@ class NaiveBayes(AugmentedNaiveBayes):
     [1.0, 1.0]
     """
 
+    _learns_from_counts = True  # at most one feature parent: every family is a pair count
+
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
                  weighting=None, random_state=None):
         self.params = params
@@ -184,6 +186,8 @@ class TAN(AugmentedNaiveBayes):
     >>> len(TAN().fit(X, y).arcs_)
     5
     """
+
+    _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile",
                  weighting=None, random_state=None):
@@ -219,6 +223,8 @@ class FAN(AugmentedNaiveBayes):
     >>> FAN().fit(X, y).arcs_
     []
     """
+
+    _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
                  weighting=None, random_state=None):
