@@ -19,6 +19,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted, colu
 
 from ..counts import Counts, count
 from ..encode import TableEncoder
+from ..streaming import grow_encoder, remap_counts
 
 
 def _check_table(X):
@@ -83,6 +84,11 @@ def log_posterior(jll: np.ndarray) -> np.ndarray:
 class BaseBNC(ClassifierMixin, BaseEstimator):
     """Base class of the pybnc classifiers. Not for direct use."""
 
+    #: True when ``_fit_encoded`` reads the counts only, never the coded rows: such an
+    #: estimator can learn block by block (``partial_fit``, :mod:`pybnc.streaming`),
+    #: because counts are additive. Subclasses that qualify set it.
+    _learns_from_counts = False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -111,6 +117,11 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return codes, y_codes, counts
 
     def _encode(self, X) -> np.ndarray:
+        X = self._align(X)  # first: it raises NotFittedError before encoder_ is looked up
+        return self.encoder_.transform(X)
+
+    def _align(self, X):
+        """Validate a table against the fitted columns (matched by name when they can be)."""
         check_is_fitted(self)
         X = _check_table(X)
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
@@ -123,7 +134,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
-        return self.encoder_.transform(X)
+        return X
 
     def _encode_labels(self, y, n_rows: int) -> np.ndarray:
         y = _check_labels(y, n_rows)
@@ -141,8 +152,100 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
         codes, y_codes, counts = self._encode_fit(X, y)
+        self.counts_ = counts  # kept so that partial_fit can continue from here
         self._fit_encoded(codes, y_codes, counts)
         return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a block of rows to the running counts and re-learn the model from them.
+
+        For estimators that learn from counts alone (naive Bayes, TAN, FAN, MANB,
+        AODE, TBMATAN, SSTBMATAN; not with ``weighting``). After every call the
+        model is fully usable: structure and parameters are re-learned from the
+        summed counts, which costs no pass over the rows seen before. Calls after
+        :meth:`fit` continue from its counts.
+
+        Parameters
+        ----------
+        X : table of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            Every class label of the whole stream; required on the first call.
+
+        Returns
+        -------
+        self
+
+        Notes
+        -----
+        The encoding is learned on the first block. A categorical level first seen
+        in a later block is added, the running counts padded to the new width, and
+        levels stay in the order :meth:`fit` would give them on all the rows
+        (sorted), so that block-wise and in-memory fits are identical. Discretised
+        float columns keep the first block's cut points, and each column keeps the
+        kind (categorical or discretised) it got on the first block.
+        See ``docs/large-data.md``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from pybnc import TAN
+        >>> X = pd.DataFrame({"a": ["x", "y", "x", "z"], "b": [0, 1, 1, 0]})
+        >>> y = [0, 1, 1, 0]
+        >>> model = TAN().partial_fit(X[:2], y[:2], classes=[0, 1]).partial_fit(X[2:], y[2:])
+        >>> model.encoder_.categories_[0].tolist(), model.predict(X).tolist()
+        (['x', 'y', 'z'], [0, 1, 1, 0])
+        """
+        self._check_learns_from_counts()
+        X = _check_table(X)
+        if not hasattr(self, "counts_"):
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: every class "
+                    "label of the whole stream (as in scikit-learn)."
+                )
+            self.classes_ = np.unique(np.asarray(classes))
+            if self.classes_.shape[0] < 2:
+                raise ValueError(f"classes holds {list(self.classes_)}; a classifier needs at least 2 classes.")
+            y_codes = self._encode_labels(y, X.shape[0])
+            _check_feature_names(self, X, reset=True)
+            self.encoder_ = self._encoder().fit(X, y_codes)
+            self.n_features_in_ = len(self.encoder_.columns_)
+            running = None
+        else:
+            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(f"classes={list(classes)} differs from the classes of the first call, "
+                                 f"{list(self.classes_)}.")
+            y_codes = self._encode_labels(y, X.shape[0])
+            X = self._align(X)
+            self.encoder_, moves = grow_encoder(self.encoder_, X)
+            running = self.counts_
+            if moves is not None:  # new levels: pad the counts to the grown encoding
+                running = remap_counts(running, moves, self.encoder_.cardinalities_)
+        block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_))
+        self._fit_from_counts(block if running is None else running + block)
+        return self
+
+    def _check_learns_from_counts(self) -> None:
+        name = type(self).__name__
+        if not self._learns_from_counts:
+            raise TypeError(
+                f"{name} reads the training rows themselves (not only their counts), so it cannot "
+                "learn block by block. Fit it with fit() on a sample that fits in memory, or use a "
+                "classifier that learns from counts: NaiveBayes, TAN, FAN, MANB, AODE, TBMATAN, SSTBMATAN."
+            )
+        if getattr(self, "weighting", None) is not None:
+            raise TypeError(
+                f"{name}(weighting={self.weighting!r}) learns its feature weights from the training "
+                f"rows, so it cannot learn block by block. Use {name}(weighting=None) (counts only), "
+                "or fit() on a sample that fits in memory."
+            )
+
+    def _fit_from_counts(self, counts: Counts) -> None:
+        """Learn from the counts alone: no coded rows are passed, so nothing can read them."""
+        self.counts_ = counts
+        no_rows = np.empty((0, counts.n_features), dtype=np.int32)
+        self._fit_encoded(no_rows, np.empty(0, dtype=np.int64), counts)
 
     @abstractmethod
     def _fit_encoded(self, codes: np.ndarray, y: np.ndarray, counts: Counts) -> None:
