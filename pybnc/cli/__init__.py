@@ -84,7 +84,7 @@ def cli():
     """
 
 
-from . import evaluate, model  # noqa: E402  (commands register themselves on `cli`)
+from . import evaluate, model, serve  # noqa: E402  (commands register themselves on `cli`)
 
 
 def main(argv=None):
