@@ -45,6 +45,8 @@ def test_cached_scorer_equals_refit_tan_with_missing(method, arcs):
     scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), method, None)
     structure = Structure.naive_bayes(5)
     total = scorer.total_for(structure)
+    # Arcs into roots must be scored from the cached forest messages, not by re-inference.
+    scorer.exact_rows = lambda *args: pytest.fail("re-inference instead of cached messages")
     for parent, child in arcs:  # grow the structure move by move, as the search does
         total = scorer.change_parents(total, structure, {child: (parent,)})
         structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
@@ -57,7 +59,9 @@ def test_cached_scorer_equals_refit_several_changes_at_once():
     codes, y, cards, K = _random_codes(2)
     scorer = CVScorer(codes, y, cards, K, 4, np.random.RandomState(3), "bayes", 1.0)
     nb = Structure.naive_bayes(5)
-    total = scorer.change_parents(scorer.total_for(nb), nb, {1: (3,), 2: (3,), 4: (3,)})  # a super-parent
+    start = scorer.total_for(nb)
+    scorer.exact_rows = lambda *args: pytest.fail("re-inference instead of cached messages")
+    total = scorer.change_parents(start, nb, {1: (3,), 2: (3,), 4: (3,)})  # a super-parent
     expected = _refit_jll(codes, y, cards, K, Structure.from_arcs(5, [(3, 1), (3, 2), (3, 4)]), scorer.fold, "bayes")
     np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-10)
 

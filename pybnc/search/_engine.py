@@ -27,6 +27,7 @@ from ..counts import count
 from ..inference import joint_log_likelihood, parent_configuration
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
+from ._forest_messages import ForestMessages, logsumexp_last
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
 # family is counted with one bincount over the rows instead.
@@ -99,15 +100,6 @@ def compact_join(left: np.ndarray, right: np.ndarray, right_levels: int):
     return codes, keys
 
 
-def _logsumexp_last(a: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(a), axis=-1))``; an all ``-inf`` slice gives ``-inf``. Much lighter
-    than scipy's on the small arrays of a search, where call overhead dominates."""
-    top = a.max(axis=-1, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return (np.log(np.exp(a - safe).sum(axis=-1, keepdims=True)) + safe)[..., 0]
-
-
 class _BudgetCache(OrderedDict):
     """Least-recently-used memo of arrays, bounded in bytes."""
 
@@ -178,6 +170,7 @@ class CVScorer:
             self.train_counts = [total - block for block in folds]
         self._tables = {}
         self._joins = {}
+        self._forest = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self.n_rows = n
 
@@ -294,7 +287,7 @@ class CVScorer:
                 summand = table[fold[mis]]
                 if incoming[v] is not None:
                     summand = summand + incoming[v][mis][:, :, None, :]
-                message[mis] = _logsumexp_last(summand)
+                message[mis] = logsumexp_last(summand)
             if parent[v] < 0:
                 total += message[:, :, 0]
             elif incoming[parent[v]] is None:
@@ -307,7 +300,8 @@ class CVScorer:
         """Per-row totals after giving each feature ``i`` in ``changes`` the parents ``changes[i]``.
 
         Rows where every changed family is observed, or whose changed feature is missing
-        and has no children, are updated by difference; the rest by exact inference.
+        with nothing observed below it, are updated by difference; the rest exactly
+        (cached forest messages when trees are hung under one feature, else inference).
         """
         new_parents = list(structure.parents)
         new = total.copy()
@@ -318,15 +312,35 @@ class CVScorer:
         if not self.has_missing:
             return new
         new_structure = Structure(tuple(new_parents))
-        has_child = np.zeros(structure.n_features, dtype=bool)
-        for parents in (*structure.parents, *new_structure.parents):
-            has_child[list(parents)] = True
+        children = [set() for _ in range(structure.n_features)]
+        for s in (structure, new_structure):
+            for p, v in s.arcs:
+                children[p].add(v)
         local = np.ones(self.n_rows, dtype=bool)
         for i in changes:
             family = sorted({i, *structure.parents[i], *new_parents[i]})
-            local &= self.observed[:, family].all(axis=1) | (~self.observed[:, i] & ~has_child[i])
+            below, stack = set(), list(children[i])
+            while stack:
+                v = stack.pop()
+                if v not in below:
+                    below.add(v)
+                    stack.extend(children[v])
+            # A missing feature with nothing observed below it sums out to one either way.
+            barren = ~self.observed[:, i]
+            if below:
+                barren &= ~self.observed[:, sorted(below)].any(axis=1)
+            local &= self.observed[:, family].all(axis=1) | barren
         hard = np.flatnonzero(~local)
-        if hard.size:
+        if hard.size == 0:
+            return new
+        new_parent = {p for parents in changes.values() for p in parents}
+        if (structure.is_one_dependence and len(new_parent) == 1
+                and all(not structure.parents[i] and len(p) == 1 for i, p in changes.items())):
+            # Trees hung under one feature (TAN-HC, TAN-HCSP): cached messages, exact.
+            if self._forest is None or self._forest.structure != structure:
+                self._forest = ForestMessages(self, structure)
+            new[hard] = total[hard] + self._forest.hang_roots(hard, new_parent.pop(), list(changes))
+        else:
             new[hard] = self.exact_rows(hard, new_structure)
         return new
 
