@@ -1,0 +1,192 @@
+"""Block-wise fitting (partial_fit, fit_blocks) and Dask fitting equal the in-memory fit."""
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+
+from pybnc import AODE, FAN, KDB, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
+from pybnc.counts import count
+from pybnc.streaming import fit_blocks, fit_dask, grow_encoder
+
+COUNT_LEARNERS = [NaiveBayes(), TAN(), TAN(criterion="bic", params="friedman"), FAN(params="ms"), MANB(),
+                  AODE(min_count=5), TBMATAN(), SSTBMATAN()]
+
+
+def _table(n=500, seed=0):
+    """Categorical columns of every kind, with missing values; the class depends on them."""
+    rng = np.random.default_rng(seed)
+    a = rng.choice(np.array(["red", "green", "blue", "amber", "violet"], dtype=object), n)
+    b = rng.integers(0, 4, n)
+    c = rng.choice(np.array(["lo", "hi", None], dtype=object), n)
+    d = pd.Categorical(rng.choice(["p", "q", "r"], n), categories=["r", "q", "p"])
+    e = rng.choice([0.5, 1.5, np.nan], n)  # few distinct floats: categorical
+    y = np.where((b >= 2) ^ (a == "red") ^ (rng.random(n) < 0.2), "yes", "no")
+    return pd.DataFrame({"a": a, "b": b, "c": c, "d": d, "e": e}), pd.Series(y, name="y")
+
+
+def _blocks_with_late_levels(X, y, n_blocks=5):
+    """Row order in which 'violet' and 'amber' (and b = 3) appear only in later blocks."""
+    late = X["a"].isin(["violet", "amber"]).to_numpy() | (X["b"] == 3).to_numpy()
+    order = np.concatenate([np.flatnonzero(~late), np.flatnonzero(late)])
+    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+    return X, y, np.array_split(np.arange(len(X)), n_blocks)
+
+
+@pytest.mark.parametrize("model", COUNT_LEARNERS, ids=lambda m: repr(m))
+def test_partial_fit_over_blocks_equals_fit(model):
+    X, y = _table()
+    X, y, parts = _blocks_with_late_levels(X, y)
+    first = X.iloc[parts[0]]
+    assert "violet" not in set(first["a"]) and 3 not in set(first["b"])
+    streamed = type(model)(**model.get_params())
+    for i, rows in enumerate(parts):
+        streamed.partial_fit(X.iloc[rows], y.iloc[rows], classes=["no", "yes"] if i == 0 else None)
+        streamed.predict_proba(X.head(3))  # usable after every block
+    whole = type(model)(**model.get_params()).fit(X, y)
+    for got, want in zip(streamed.encoder_.categories_, whole.encoder_.categories_):
+        assert_array_equal(got, want)
+    assert_array_equal(streamed.counts_.joint, whole.counts_.joint)
+    assert_array_equal(streamed.predict_proba(X), whole.predict_proba(X))
+
+
+def test_new_levels_keep_the_sorted_order_whatever_the_arrival_order():
+    X, y = _table(200, seed=1)
+    model = TAN()
+    for i, level in enumerate(["violet", "amber", "red", "blue", "green"]):
+        rows = (X["a"] == level).to_numpy()
+        model.partial_fit(X[rows], y[rows], classes=["no", "yes"] if i == 0 else None)
+    assert model.encoder_.categories_[0].tolist() == ["amber", "blue", "green", "red", "violet"]
+    assert_array_equal(model.predict_proba(X), TAN().fit(X, y).predict_proba(X))
+
+
+def test_partial_fit_after_fit_continues():
+    X, y = _table(300, seed=2)
+    model = NaiveBayes().fit(X[:150], y[:150]).partial_fit(X[150:], y[150:])
+    assert model.counts_.n_rows == 300
+    assert_array_equal(model.predict_proba(X), NaiveBayes().fit(X, y).predict_proba(X))
+
+
+def test_discretised_columns_keep_the_first_block_cut_points():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"x": rng.normal(size=400), "z": rng.integers(0, 3, 400)})
+    y = (X["x"] > 0).astype(int)
+    model = TAN().partial_fit(X[:100], y[:100], classes=[0, 1])
+    cuts = model.encoder_.cut_points_[0].copy()
+    model.partial_fit(X[100:] * 10, y[100:])  # values far outside the first block's range
+    assert_array_equal(model.encoder_.cut_points_[0], cuts)
+    assert model.counts_.n_rows == 400
+
+
+def test_declared_categories_added_after_the_old_ones():
+    first = pd.DataFrame({"d": pd.Categorical(["q", "p"], categories=["q", "p"])})
+    later = pd.DataFrame({"d": pd.Categorical(["s"], categories=["s", "p", "q"])})
+    from pybnc.encode import TableEncoder
+
+    grown, moves = grow_encoder(TableEncoder().fit(first), later)
+    assert grown.categories_[0].tolist() == ["q", "p", "s"] and moves[0].tolist() == [0, 1]
+
+
+def test_unsupported_estimators_raise_type_error():
+    X, y = _table(100)
+    with pytest.raises(TypeError, match="KDB reads the training rows.*NaiveBayes, TAN"):
+        KDB().partial_fit(X, y, classes=["no", "yes"])
+    with pytest.raises(TypeError, match=r"TAN\(weighting='awnb'\).*weighting=None"):
+        TAN(weighting="awnb").partial_fit(X, y, classes=["no", "yes"])
+    with pytest.raises(TypeError, match="KDB"):
+        fit_blocks(KDB(), [(X, y)], classes=["no", "yes"])
+
+
+def test_partial_fit_validates_classes():
+    X, y = _table(100)
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        TAN().partial_fit(X, y)
+    with pytest.raises(ValueError, match="not seen at fit"):
+        TAN().partial_fit(X, y, classes=["no", "maybe"])
+    model = TAN().partial_fit(X, y, classes=["no", "yes"])
+    with pytest.raises(ValueError, match="differs from the classes of the first call"):
+        model.partial_fit(X, y, classes=["no", "yes", "maybe"])
+
+
+def test_fit_blocks_from_csv_chunks_pairs_and_arrow_batches():
+    pa = pytest.importorskip("pyarrow")
+    X, y = _table(400, seed=4)
+    X = X.drop(columns=["d", "e"])  # a CSV round trip keeps strings and ints as they are
+    frame = X.assign(y=y)
+    want = TAN().fit(X, y).predict_proba(X)
+    text = io.StringIO(frame.to_csv(index=False))
+    chunks = pd.read_csv(text, chunksize=90, dtype={"a": object, "c": object})
+    got = fit_blocks(TAN(), chunks, target="y", classes=["no", "yes"])
+    assert_array_equal(got.predict_proba(X), want)
+    pairs = ((X[i:i + 100], y[i:i + 100]) for i in range(0, 400, 100))
+    assert_array_equal(fit_blocks(TAN(), pairs, classes=["no", "yes"]).predict_proba(X), want)
+    batches = pa.Table.from_pandas(frame, preserve_index=False).to_batches(max_chunksize=100)
+    model = fit_blocks(TAN(), batches, target="y", classes=["no", "yes"])
+    assert model.counts_.n_rows == 400
+    assert model.encoder_.categories_[0].tolist() == sorted(set(X["a"]))
+    with pytest.raises(ValueError, match="classes must list"):
+        fit_blocks(TAN(), [frame], target="y")
+
+
+def test_large_data_guide_runs(tmp_path, monkeypatch, capsys):
+    """docs/large-data.md cannot rot: its python blocks run in order, in one namespace."""
+    pytest.importorskip("dask.dataframe")
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "large-data.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for block in re.findall(r"```python\n(.*?)```", guide, flags=re.S):
+        exec(compile(block, "docs/large-data.md", "exec"), namespace)
+    assert "30000 ['blue', 'green', 'red']" in capsys.readouterr().out
+
+
+def test_fit_blocks_restarts_a_fitted_model():
+    X, y = _table(200, seed=5)
+    model = NaiveBayes().fit(X, y)
+    fit_blocks(model, [(X[:100], y[:100]), (X[100:], y[100:])], classes=["no", "yes"])
+    assert model.counts_.n_rows == 200
+
+
+# -- Dask -------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [TAN(), AODE(min_count=5), TBMATAN()], ids=lambda m: repr(m))
+def test_fit_dask_equals_fit_on_categorical_data(model):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _table(400, seed=6)
+    frame = X.assign(y=y)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    got = fit_dask(type(model)(**model.get_params()), ddf, "y", scheduler="synchronous")
+    want = type(model)(**model.get_params()).fit(X, y)
+    for g, w in zip(got.encoder_.categories_, want.encoder_.categories_):
+        assert_array_equal(g, w)
+    assert_array_equal(got.counts_.joint, want.counts_.joint)
+    assert_array_equal(got.predict_proba(X), want.predict_proba(X))
+    assert list(got.feature_names_in_) == list(X.columns)
+
+
+def test_fit_dask_float_columns_use_approximate_quantiles():
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=2000)
+    x[::17] = np.nan
+    frame = pd.DataFrame({"x": x, "z": rng.integers(0, 3, 2000), "y": (rng.random(2000) < 0.3).astype(int)})
+    ddf = dd.from_pandas(frame, npartitions=4)
+    model = fit_dask(NaiveBayes(), ddf, "y", scheduler="synchronous")
+    cuts = model.encoder_.cut_points_[0]
+    assert model.encoder_.kinds_ == ["discretised", "categorical"] and cuts.size == 4
+    # Every bin holds about a fifth of the observed values.
+    shares = np.bincount(np.searchsorted(cuts, x[~np.isnan(x)], side="right"), minlength=5) / (~np.isnan(x)).sum()
+    assert np.all(np.abs(shares - 0.2) < 0.03)
+    # The counts are exactly those of the whole table under the learned encoding.
+    codes = model.encoder_.transform(frame[["x", "z"]])
+    want = count(codes, frame["y"].to_numpy(), model.encoder_.cardinalities_, 2)
+    assert_array_equal(model.counts_.joint, want.joint)
+    uniform = fit_dask(NaiveBayes(discretizer="uniform"), ddf, "y", scheduler="synchronous")
+    want = NaiveBayes(discretizer="uniform").fit(frame[["x", "z"]], frame["y"])
+    assert_array_equal(uniform.encoder_.cut_points_[0], want.encoder_.cut_points_[0])
+    assert_array_equal(uniform.predict_proba(frame[["x", "z"]]), want.predict_proba(frame[["x", "z"]]))
+    with pytest.raises(ValueError, match="MDL"):
+        fit_dask(NaiveBayes(discretizer="mdl"), ddf, "y", scheduler="synchronous")
+
