@@ -63,7 +63,8 @@ class KDB(_ArcSearch):
     search : {{"sahami", "hc"}}, default="sahami"
     n_folds : int, default=5
         Folds of the cross-validation scoring ``search="hc"`` (bnclassify's ``k``);
-        the remaining search arguments are used by ``"hc"`` only.{_SEARCH_ARGS_DOC}{_FITTED_DOC}{_TRACE_DOC}        Only with ``search="hc"``.
+        the remaining search arguments are used by ``"hc"`` only.{_SEARCH_ARGS_DOC}{
+    _FITTED_DOC}{_TRACE_DOC}        Only with ``search="hc"``.
 
     Examples
     --------

@@ -189,7 +189,7 @@ class FSSJ(WrapperParams, _SemiNaiveSearch):
     >>> from pybnc import FSSJ
     >>> from pybnc.datasets import load_dataset
     >>> X, y = load_dataset("car")
-    >>> model = FSSJ(random_state=0, verbose=0).fit(X, y)
+    >>> model = FSSJ(epsilon=0, random_state=0, verbose=0).fit(X, y)
     >>> model.search_trace_[1]["move"].startswith(("add", "join"))
     True
     """
