@@ -163,6 +163,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
     Werkzeug's threaded server: one user on one machine is its purpose; put a
     production WSGI server in front of :func:`create_app` for anything else.
     """
+    import signal
+    import sys
+
     from werkzeug.serving import run_simple
 
+    # `kill` (SIGTERM) ends the server like Ctrl+C does, so that atexit removes the run directory.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     run_simple(host, port, create_app(max_upload_mb), threaded=True)
