@@ -83,7 +83,7 @@ def bif_names(model) -> dict:
     >>> X, y = load_dataset("car")
     >>> names = bif_names(NaiveBayes().fit(X, y))
     >>> names["class"], names["variables"][1], names["states"][2]
-    ('class', 'maint', ['s_2', 's_4', 'more'])
+    ('class', 'maint', ['s_2', 's_3', 's_4', 's_5more'])
     """
     _check_model(model)
     variables = _unique([_sanitise(c, "v_") for c in model.encoder_.columns_])
