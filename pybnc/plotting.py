@@ -1,0 +1,428 @@
+"""Pictures: the network of a classifier, learning curves and model comparisons.
+
+matplotlib is imported only when a function draws (``pip install pybnc[plot]``), so
+``import pybnc`` stays light and works headless.
+
+Results tables
+--------------
+:func:`plot_learning_curve` and :func:`plot_comparison` read the long table of
+:func:`pybnc.evaluation.cross_validate`: one row per (dataset, model, fold,
+train_fraction) with the columns
+
+``dataset``, ``model``, ``fold``, ``train_fraction``
+    Keys. ``train_fraction`` is the share of each training fold used (1.0 = all).
+``accuracy``, ``log_loss``, ``log_score``, ``brier``, ``fit_time``
+    Metrics; any numeric column can be plotted by name.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+CLASS_COLOUR = "#f2b84b"
+FEATURE_COLOUR = "#e8eef8"
+ARC_COLOUR = "#1d4e89"
+CLASS_ARC_COLOUR = "#b8b8b8"
+
+
+def _network(model):
+    """Feature names and parent lists of a fitted single-network classifier."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    if not hasattr(model, "structure_"):
+        raise TypeError(
+            f"{type(model).__name__} has no single network to draw: plot_network and to_dot need a "
+            "classifier with one structure (NaiveBayes, TAN, FAN, kDB, ...)."
+        )
+    return [str(c) for c in model.encoder_.columns_], [list(p) for p in model.structure_.parents]
+
+
+def _wrap(name: str, width: int = 14) -> str:
+    """Break a long name after its separators (``-``, ``_``, ``.``, space) into short lines."""
+    parts = [p for p in re.split(r"(?<=[-_. ])", name) if p]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _layers(parents) -> list:
+    """Depth of each feature: 0 for roots, else one more than its deepest parent."""
+    depth = [0] * len(parents)
+    order, done = [], set()
+    while len(order) < len(parents):
+        ready = [i for i in range(len(parents)) if i not in done and all(p in done for p in parents[i])]
+        if not ready:
+            raise ValueError("The augmenting arcs contain a cycle.")
+        for i in ready:
+            depth[i] = 1 + max((depth[p] for p in parents[i]), default=-1)
+            done.add(i)
+        order += ready
+    return depth
+
+
+def _tree_order(parents) -> list:
+    """Features in depth-first order of the forest, so that each subtree stays together."""
+    children = [[] for _ in parents]
+    for i, ps in enumerate(parents):
+        if ps:
+            children[ps[0]].append(i)
+    sizes = [1] * len(parents)
+
+    def size(i):
+        sizes[i] = 1 + sum(size(c) for c in children[i])
+        return sizes[i]
+
+    roots = [i for i, ps in enumerate(parents) if not ps]
+    for r in roots:
+        size(r)
+    order = []
+
+    def visit(i):
+        order.append(i)
+        for c in sorted(children[i], key=lambda c: -sizes[c]):
+            visit(c)
+
+    # Big trees first, single features last: the picture reads from its structure.
+    for r in sorted(roots, key=lambda r: -sizes[r]):
+        visit(r)
+    return order
+
+
+def _tidy_x(parents) -> np.ndarray:
+    """Tidy tree x: leaves in depth-first order on consecutive slots, parents centred over children."""
+    children = [[] for _ in parents]
+    for i, ps in enumerate(parents):
+        if ps:
+            children[ps[0]].append(i)
+    order = _tree_order(parents)
+    xs = np.zeros(len(parents))
+    slot = 0
+    for i in order:  # leaves take the next slot in depth-first order
+        if not children[i]:
+            xs[i] = slot
+            slot += 1
+    for i in reversed(order):  # children come after their parent in depth-first order
+        if children[i]:
+            xs[i] = np.mean([xs[c] for c in children[i]])
+    return xs / max(slot - 1, 1) if slot > 1 else xs + 0.5
+
+
+def network_layout(parents) -> dict:
+    """Positions ``{feature index: (x, y)}`` of a layered drawing; the class goes above ``y = 0``.
+
+    Each feature sits one layer (``y`` step 1) below its deepest parent. A forest is
+    drawn as tidy trees: leaves on consecutive slots in depth-first order, each
+    parent centred over its children, so that no two augmenting arcs cross. Other
+    structures (several parents) spread each layer evenly. ``x`` spans ``[0, 1]``.
+
+    Examples
+    --------
+    >>> pos = network_layout([[], [0], [0], []])
+    >>> pos[0][1] > pos[1][1] == pos[2][1]
+    True
+    """
+    n = len(parents)
+    depth = _layers(parents)
+    if all(len(p) <= 1 for p in parents):
+        xs = _tidy_x(parents)
+    else:
+        xs = np.zeros(n)
+        for d in range(max(depth, default=0) + 1):
+            members = [i for i in range(n) if depth[i] == d]
+            if d > 0:  # barycentre of the parents, to keep arcs short
+                wanted = np.array([np.mean([xs[p] for p in parents[i]]) for i in members])
+                members = [members[k] for k in np.argsort(wanted, kind="stable")]
+            slots = np.linspace(0, 1, len(members) + 2)[1:-1] if len(members) > 1 else [0.5]
+            xs[members] = slots
+    return {i: (float(xs[i]), -1.0 - depth[i]) for i in range(n)}
+
+
+def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_name="class", **kw):
+    """Draw the network of a fitted classifier.
+
+    The class node is on top; every feature hangs below it in layers (a feature one
+    layer below its deepest feature parent). The class-to-feature arcs are thin and
+    light; the augmenting arcs between features are dark arrows.
+
+    Parameters
+    ----------
+    model : AugmentedNaiveBayes
+        A fitted classifier with one network.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure sized to the network otherwise.
+    path : str or os.PathLike, optional
+        Save the figure there (SVG, PNG, PDF by the extension).
+    title : str, optional
+        Default: the estimator name and its arc count.
+    fontsize : float, optional
+        Label size; default shrinks with the widest layer.
+    class_name : str, default="class"
+        Label of the class node.
+    **kw
+        Passed to ``Figure.savefig`` (``dpi=...``).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pybnc import TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> ax = plot_network(TAN().fit(X, y))
+    >>> ax.get_title()
+    'TAN: 6 features, 5 augmenting arcs'
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    names, parents = _network(model)
+    pos = network_layout(parents)
+    depth = _layers(parents)
+    n_layers = max(depth, default=0) + 1
+    # Horizontal room per node: the distinct x positions (tree slots) share the width.
+    n_slots = max(len({round(x, 6) for x, _ in pos.values()}), 1)
+    labels = [_wrap(s) for s in names]
+    n_lines = [label.count("\n") + 1 for label in labels]
+    longest = max((len(line) for label in labels for line in label.split("\n")), default=1)
+    if ax is None:
+        width = float(np.clip(0.11 * longest * n_slots + 1.5, 6, 24))
+        per_layer = 0.4 + 0.22 * max(n_lines, default=1)
+        _, ax = plt.subplots(figsize=(width, max(3.5, 1.6 + per_layer * n_layers)))
+    spacing = ax.figure.get_figwidth() * ax.get_position().width / n_slots
+    fitting = 0.85 * spacing * 72 / (0.62 * longest)  # points at which the longest label fits
+    if fontsize is None:
+        fontsize = float(np.clip(fitting, 7, 11))
+    rotate = 30 if fitting < fontsize else 0
+    top = (0.5, 0.0)
+    for i, (x, y) in pos.items():
+        ax.plot([top[0], x], [top[1], y], color=CLASS_ARC_COLOUR, lw=0.6, alpha=0.6, zorder=1)
+    node_box = dict(boxstyle="round,pad=0.3", fc=FEATURE_COLOUR, ec="#6b7f99", lw=0.8)
+    for i, (x, y) in pos.items():
+        ax.text(x, y, labels[i], ha="center", va="center", fontsize=fontsize, rotation=rotate,
+                bbox=node_box, zorder=3)
+    ax.text(top[0], top[1], class_name, ha="center", va="center", fontsize=fontsize + 2, weight="bold",
+            bbox=dict(boxstyle="round,pad=0.45", fc=CLASS_COLOUR, ec="#9a6b12", lw=1), zorder=4)
+    margin = 0.5 / n_slots
+    ax.set_xlim(-margin, 1 + margin)
+    ax.set_ylim(-n_layers - 0.6, 0.5)
+    # Arcs leave a box at its bottom and enter the next at its top, so that arrowheads
+    # stay visible however flat the arc: half a box height in data units.
+    points_per_unit = ax.figure.get_figheight() * ax.get_position().height * 72 / (n_layers + 1.1)
+    half = (0.6 * fontsize * np.array(n_lines) + 3) / points_per_unit
+    arcs = [(p, i) for i, ps in enumerate(parents) for p in ps]
+    for p, i in arcs:
+        # Arcs that skip layers bend, so that they do not run through the nodes between.
+        rad = 0.0 if depth[i] - depth[p] == 1 else (0.2 if pos[p][0] < pos[i][0] else -0.2)
+        start, end = (pos[p][0], pos[p][1] - half[p]), (pos[i][0], pos[i][1] + half[i])
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9 + fontsize / 2,
+                                     color=ARC_COLOUR, lw=1.6, shrinkA=0, shrinkB=1,
+                                     connectionstyle=f"arc3,rad={rad}", zorder=2))
+    ax.axis("off")
+    ax.set_title(title if title is not None else
+                 f"{type(model).__name__}: {len(names)} features, {len(arcs)} augmenting arcs")
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], color=CLASS_ARC_COLOUR, lw=1, label="class → feature"),
+                       Line2D([], [], color=ARC_COLOUR, lw=1.8, marker=">", label="augmenting arc")],
+              loc="upper right", fontsize=8, frameon=False)
+    if path is not None:
+        ax.figure.savefig(path, bbox_inches="tight", **kw)
+    return ax
+
+
+def _dot_id(text: str) -> str:
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_dot(model, class_name="class") -> str:
+    """The network as Graphviz DOT text (``dot -Tsvg model.dot > model.svg``).
+
+    The class node is drawn on top; class arcs are light, augmenting arcs dark.
+
+    Examples
+    --------
+    >>> from pybnc import TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> dot = to_dot(TAN().fit(X, y))
+    >>> dot.splitlines()[0], dot.count("->")
+    ('digraph TAN {', 11)
+    """
+    names, parents = _network(model)
+    class_id = class_name
+    while class_id in names:  # a feature named like the class node keeps its own node
+        class_id += "_"
+    lines = [f"digraph {type(model).__name__} {{",
+             '  node [shape=box, style="rounded,filled", fillcolor="#e8eef8", fontname="Helvetica"];',
+             f'  {_dot_id(class_id)} [label={_dot_id(class_name)}, shape=ellipse, fillcolor="{CLASS_COLOUR}"];']
+    lines += [f"  {_dot_id(n)};" for n in names]
+    lines += [f'  {_dot_id(class_id)} -> {_dot_id(n)} [color="{CLASS_ARC_COLOUR}", arrowsize=0.5];' for n in names]
+    lines += [f'  {_dot_id(names[p])} -> {_dot_id(names[i])} [color="{ARC_COLOUR}", penwidth=2];'
+              for i, ps in enumerate(parents) for p in ps]
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+# -- results ------------------------------------------------------------------------------------
+def _check_results(results, metric, needed=("dataset", "model")):
+    missing = [c for c in (*needed, metric) if c not in results.columns]
+    if missing:
+        raise ValueError(
+            f"results has no column {missing}; expected the long table of "
+            f"pybnc.evaluation.cross_validate (columns dataset, model, fold, train_fraction, "
+            f"accuracy, log_loss, log_score, brier, fit_time); got {list(results.columns)}."
+        )
+
+
+def _panels(n: int, ax):
+    import matplotlib.pyplot as plt
+
+    if ax is not None:
+        axes = np.atleast_1d(ax).ravel()
+        if axes.size < n:
+            raise ValueError(f"{n} datasets need {n} axes, got {axes.size}; pass ax=None for a new figure.")
+        return axes
+    cols = min(n, 3)
+    rows = -(-n // cols)
+    _, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for extra in axes.ravel()[n:]:
+        extra.set_visible(False)
+    return axes.ravel()
+
+
+def plot_learning_curve(results, metric="accuracy", ax=None, path=None, **kw):
+    """Mean ``metric`` against the training fraction, one line per model, one panel per dataset.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Long table of :func:`pybnc.evaluation.cross_validate` (see the module doc);
+        needs ``dataset``, ``model``, ``train_fraction`` and ``metric``.
+    metric : str, default="accuracy"
+    ax : Axes or array of Axes, optional
+        One per dataset.
+    path : str or os.PathLike, optional
+        Save the figure there.
+    **kw
+        Passed to ``Figure.savefig``.
+
+    Returns
+    -------
+    Axes, or ndarray of Axes (several datasets)
+        Bands show one standard error of the mean over folds.
+
+    Examples
+    --------
+    >>> import matplotlib, pandas as pd
+    >>> matplotlib.use("Agg")
+    >>> res = pd.DataFrame({"dataset": "car", "model": ["NB", "NB", "TAN", "TAN"],
+    ...                     "fold": 0, "train_fraction": [0.5, 1.0, 0.5, 1.0],
+    ...                     "accuracy": [0.8, 0.85, 0.82, 0.93]})
+    >>> plot_learning_curve(res).get_xlabel()
+    'share of training fold'
+    """
+    _check_results(results, metric, ("dataset", "model", "train_fraction"))
+    datasets = list(dict.fromkeys(results["dataset"]))
+    axes = _panels(len(datasets), ax)
+    stats = results.groupby(["dataset", "model", "train_fraction"], sort=False)[metric].agg(["mean", "sem", "count"])
+    for panel, name in zip(axes, datasets):
+        for model, curve in stats.loc[name].groupby(level="model", sort=False):
+            curve = curve.droplevel("model").sort_index()
+            x = curve.index.to_numpy(float)
+            panel.plot(x, curve["mean"], marker="o", ms=4, label=model)
+            sem = curve["sem"].fillna(0).to_numpy()
+            panel.fill_between(x, curve["mean"] - sem, curve["mean"] + sem, alpha=0.2)
+        panel.set_title(str(name))
+        panel.set_xlabel("share of training fold")
+        panel.set_ylabel(metric)
+        panel.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    if path is not None:
+        axes[0].figure.tight_layout()
+        axes[0].figure.savefig(path, bbox_inches="tight", **kw)
+    return axes[0] if len(datasets) == 1 else axes[: len(datasets)]
+
+
+def plot_comparison(results, metric="accuracy", baseline=None, ax=None, path=None, **kw):
+    """Compare models across datasets on one metric, at the largest training fraction.
+
+    Without ``baseline``: a dot plot, one row per dataset, one marker per model
+    (mean over folds, bars one standard error). With ``baseline``: the scatter plot
+    of Friedman et al. (1997): the baseline's mean on the x axis, each other
+    model's on the y axis, one point per dataset; points above the diagonal are
+    datasets where the model scores higher.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Long table of :func:`pybnc.evaluation.cross_validate` (see the module doc).
+    metric : str, default="accuracy"
+    baseline : str, optional
+        A model name of ``results["model"]``.
+    ax : Axes, optional
+    path : str or os.PathLike, optional
+    **kw
+        Passed to ``Figure.savefig``.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib, pandas as pd
+    >>> matplotlib.use("Agg")
+    >>> res = pd.DataFrame({"dataset": ["car", "car", "votes", "votes"], "model": ["NB", "TAN"] * 2,
+    ...                     "fold": 0, "accuracy": [0.85, 0.93, 0.90, 0.92]})
+    >>> plot_comparison(res, baseline="NB").get_xlabel()
+    'NB accuracy'
+    """
+    import matplotlib.pyplot as plt
+
+    _check_results(results, metric)
+    if "train_fraction" in results.columns:
+        results = results[results["train_fraction"] == results["train_fraction"].max()]
+    stats = results.groupby(["dataset", "model"], sort=False)[metric].agg(["mean", "sem"])
+    means = stats["mean"].unstack("model")
+    models = list(dict.fromkeys(results["model"]))
+    datasets = list(dict.fromkeys(results["dataset"]))
+    means = means.loc[datasets, models]
+    if ax is None:
+        size = (5.2, 5.0) if baseline is not None else (7, 1.2 + 0.4 * len(datasets))
+        _, ax = plt.subplots(figsize=size)
+    if baseline is not None:
+        if baseline not in models:
+            raise ValueError(f"baseline={baseline!r} is not a model of results; models: {models}.")
+        x = means[baseline]
+        for model in models:
+            if model != baseline:
+                ax.scatter(x, means[model], label=model, s=28, alpha=0.85)
+        lo, hi = np.nanmin(means.to_numpy()), np.nanmax(means.to_numpy())
+        pad = 0.05 * (hi - lo or 1)
+        ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(f"{baseline} {metric}")
+        ax.set_ylabel(f"other model {metric}")
+        ax.set_aspect("equal", adjustable="datalim")
+    else:
+        sem = stats["sem"].unstack("model").loc[datasets, models].fillna(0)
+        rows = np.arange(len(datasets))
+        offsets = np.linspace(-0.25, 0.25, len(models)) if len(models) > 1 else [0.0]
+        for model, dy in zip(models, offsets):
+            ax.errorbar(means[model], rows + dy, xerr=sem[model], fmt="o", ms=4, capsize=2, label=model)
+        ax.set_yticks(rows, [str(d) for d in datasets])
+        ax.invert_yaxis()
+        ax.set_xlabel(metric)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if path is not None:
+        ax.figure.savefig(path, bbox_inches="tight", **kw)
+    return ax
