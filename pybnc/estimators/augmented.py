@@ -136,6 +136,18 @@ class AugmentedNaiveBayes(BaseBNC):
             graph.add_edge(u, v, kind="augmenting")
         return graph
 
+    def plot(self, ax=None, path=None, **kw):
+        """Draw the network (class on top); see :func:`pybnc.plotting.plot_network`."""
+        from ..plotting import plot_network
+
+        return plot_network(self, ax=ax, path=path, **kw)
+
+    def to_dot(self) -> str:
+        """The network as Graphviz DOT text; see :func:`pybnc.plotting.to_dot`."""
+        from ..plotting import to_dot
+
+        return to_dot(self)
+
 
 class NaiveBayes(AugmentedNaiveBayes):
     __doc__ = f"""Naive Bayes over discrete (and discretised) features.
