@@ -271,3 +271,11 @@ def test_pgmpy_reads_the_same_joint(fmt, data, tmp_path):
             assignment = {names["class"]: cname}
             assignment.update({v: names["states"][i][row[i]] for i, v in enumerate(names["variables"])})
             assert _joint_from_pgmpy(network, assignment) == pytest.approx(np.exp(jll_row[c]), rel=1e-9)
+
+
+def test_bif_refuses_weighted_models(data):
+    X, y, _ = data
+    if "weighting" not in pybnc.NaiveBayes().get_params():
+        pytest.skip("feature weighting not in this checkout")
+    with pytest.raises(ValueError, match="weighting='awnb'.*no Bayesian network"):
+        to_bif(pybnc.NaiveBayes(weighting="awnb").fit(X, y))

@@ -1,0 +1,127 @@
+"""Pictures: network drawings, DOT text, learning curves and comparisons, headless."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import pybnc  # noqa: E402
+from pybnc.datasets import load_dataset  # noqa: E402
+from pybnc.plotting import network_layout, plot_comparison, plot_learning_curve, plot_network, to_dot  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def votes_tan():
+    X, y = load_dataset("votes")
+    return pybnc.TAN().fit(X, y)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_plot_network_writes_file(votes_tan, tmp_path, suffix):
+    path = tmp_path / f"net.{suffix}"
+    ax = plot_network(votes_tan, path=path)
+    assert path.stat().st_size > 1000
+    assert ax.get_title() == "TAN: 16 features, 15 augmenting arcs"
+    # One arrow patch per augmenting arc, one light line per class arc.
+    assert len(ax.patches) == len(votes_tan.arcs_)
+    assert len(ax.lines) == votes_tan.n_features_in_
+
+
+def test_plot_network_on_given_axis_and_naive_bayes():
+    X, y = load_dataset("car")
+    fig, ax = plt.subplots()
+    assert plot_network(pybnc.NaiveBayes().fit(X, y), ax=ax, title="NB") is ax
+    assert ax.get_title() == "NB" and len(ax.patches) == 0
+
+
+def test_layout_puts_children_below_parents_and_class_on_top(votes_tan):
+    parents = [list(p) for p in votes_tan.structure_.parents]
+    pos = network_layout(parents)
+    assert all(y < 0 for _, y in pos.values())
+    for i, ps in enumerate(parents):
+        for p in ps:
+            assert pos[p][1] > pos[i][1]
+    assert all(0 <= x <= 1 for x, _ in pos.values())
+    # Distinct nodes of a layer never share a position.
+    assert len(set(pos.values())) == len(pos)
+
+
+def test_layout_of_several_parents():
+    pos = network_layout([[], [0], [0, 1], [1, 2]])
+    assert pos[0][1] > pos[1][1] > pos[2][1] > pos[3][1]
+
+
+def test_to_dot_lists_every_arc(votes_tan):
+    dot = to_dot(votes_tan)
+    assert dot.startswith("digraph TAN {") and dot.rstrip().endswith("}")
+    for u, v in votes_tan.arcs_:
+        assert f'"{u}" -> "{v}"' in dot
+    for name in votes_tan.feature_names_:
+        assert f'"class" -> "{name}"' in dot
+    assert dot.count("->") == len(votes_tan.arcs_) + votes_tan.n_features_in_
+
+
+def test_to_dot_quotes_names_and_avoids_class_clash():
+    X = pd.DataFrame({"class": ["a", "b"] * 5, 'say "hi"': ["u", "v", "v", "u", "u"] * 2})
+    dot = to_dot(pybnc.TAN().fit(X, ["p", "q"] * 5))
+    assert '"class_" -> "class"' in dot and '"say \\"hi\\""' in dot
+
+
+def test_averaging_models_have_no_network():
+    from pybnc.io import estimator_classes
+
+    classes = [c for c in estimator_classes().values() if c.__name__ == "TBMATAN"]
+    if not classes:
+        pytest.skip("TBMATAN not in this checkout")
+    X, y = load_dataset("car")
+    with pytest.raises(TypeError, match="no single network"):
+        plot_network(classes[0]().fit(X.iloc[::8], y.iloc[::8]))
+
+
+def _results():
+    rng = np.random.default_rng(0)
+    rows = [{"dataset": d, "model": m, "fold": f, "train_fraction": t,
+             "accuracy": 0.7 + 0.2 * t + 0.05 * (m == "TAN") + rng.normal(0, 0.01),
+             "log_loss": 0.5, "log_score": 0.5, "brier": 0.2, "fit_time": 0.01}
+            for d in ["car", "votes"] for m in ["NB", "TAN", "FAN"] for f in range(3) for t in [0.1, 0.5, 1.0]]
+    return pd.DataFrame(rows)
+
+
+def test_learning_curve(tmp_path):
+    res = _results()
+    axes = plot_learning_curve(res, path=tmp_path / "lc.png")
+    assert len(axes) == 2 and (tmp_path / "lc.png").exists()
+    assert [a.get_title() for a in axes] == ["car", "votes"]
+    assert len(axes[0].lines) == 3
+    one = plot_learning_curve(res[res.dataset == "car"], metric="log_loss")
+    assert one.get_ylabel() == "log_loss"
+
+
+def test_comparison(tmp_path):
+    res = _results()
+    ax = plot_comparison(res, path=tmp_path / "cmp.svg")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["car", "votes"]
+    ax = plot_comparison(res, baseline="NB", path=tmp_path / "scatter.png")
+    assert ax.get_xlabel() == "NB accuracy" and (tmp_path / "scatter.png").exists()
+    with pytest.raises(ValueError, match="baseline='kDB' is not a model"):
+        plot_comparison(res, baseline="kDB")
+    with pytest.raises(ValueError, match="no column .'dataset'.*cross_validate"):
+        plot_comparison(res.drop(columns="dataset"))
+
+
+def test_estimator_methods_delegate(votes_tan, tmp_path):
+    assert votes_tan.to_dot() == to_dot(votes_tan)
+    ax = votes_tan.plot(path=tmp_path / "net.png", title="votes")
+    assert ax.get_title() == "votes" and (tmp_path / "net.png").exists()
