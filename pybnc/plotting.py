@@ -222,7 +222,9 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     arcs = [(p, i) for i, ps in enumerate(parents) for p in ps]
     for p, i in arcs:
         # Arcs that skip layers bend, so that they do not run through the nodes between.
-        rad = 0.0 if depth[i] - depth[p] == 1 else (0.2 if pos[p][0] < pos[i][0] else -0.2)
+        skip = depth[i] - depth[p]
+        side = np.sign(pos[i][0] - pos[p][0]) or (1 if i % 2 else -1)
+        rad = 0.0 if skip == 1 else float(side) * (0.15 + 0.12 * (skip - 1))
         start, end = (pos[p][0], pos[p][1] - half[p]), (pos[i][0], pos[i][1] + half[i])
         ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9 + fontsize / 2,
                                      color=ARC_COLOUR, lw=1.6, shrinkA=0, shrinkB=1,
