@@ -90,7 +90,6 @@ def test_fit_predict_info_roundtrip(workdir):
 
 
 def test_plot_writes_an_image(workdir):
-    pytest.importorskip("matplotlib")
     res = run("plot", "--dataset", "car", "--model", "tan", "-o", "car-tan.png")
     assert res.exit_code == 0, res.output
     assert (workdir / "car-tan.png").read_bytes()[:4] == b"\x89PNG"

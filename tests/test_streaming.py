@@ -113,7 +113,7 @@ def test_partial_fit_validates_classes():
 
 
 def test_fit_blocks_from_csv_chunks_pairs_and_arrow_batches():
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
     X, y = _table(400, seed=4)
     X = X.drop(columns=["d", "e"])  # a CSV round trip keeps strings and ints as they are
     frame = X.assign(y=y)
@@ -134,7 +134,6 @@ def test_fit_blocks_from_csv_chunks_pairs_and_arrow_batches():
 
 def test_large_data_guide_runs(tmp_path, monkeypatch, capsys):
     """docs/large-data.md cannot rot: its python blocks run in order, in one namespace."""
-    pytest.importorskip("dask.dataframe")
     guide = (Path(__file__).resolve().parents[1] / "docs" / "large-data.md").read_text(encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     namespace = {}
@@ -153,7 +152,7 @@ def test_fit_blocks_restarts_a_fitted_model():
 # -- Dask -------------------------------------------------------------------------------
 @pytest.mark.parametrize("model", [TAN(), AODE(min_count=5), TBMATAN()], ids=lambda m: repr(m))
 def test_fit_dask_equals_fit_on_categorical_data(model):
-    dd = pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
     X, y = _table(400, seed=6)
     frame = X.assign(y=y)
     ddf = dd.from_pandas(frame, npartitions=4)
@@ -167,7 +166,7 @@ def test_fit_dask_equals_fit_on_categorical_data(model):
 
 
 def test_fit_dask_float_columns_use_approximate_quantiles():
-    dd = pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
     rng = np.random.default_rng(7)
     x = rng.normal(size=2000)
     x[::17] = np.nan

@@ -6,12 +6,8 @@ import re
 
 import pytest
 
-pytest.importorskip("flask")
-pytest.importorskip("matplotlib")
-pytest.importorskip("pybnc.plotting")  # draws the network
-
-from pybnc.datasets import load_dataset  # noqa: E402
-from pybnc.web import create_app  # noqa: E402
+from pybnc.datasets import load_dataset
+from pybnc.web import create_app
 
 
 @pytest.fixture(scope="module")
