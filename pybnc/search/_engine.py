@@ -168,7 +168,7 @@ class CVScorer:
             for block in folds[1:]:
                 total = total + block
             self.train_counts = [total - block for block in folds]
-        self._tables = {}
+        self._tables, self._exp_tables = {}, {}
         self._joins = {}
         self._forest = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
@@ -218,6 +218,13 @@ class CVScorer:
             self._tables[key] = log_theta(self._fold_family_counts(i, parents), self.method, self.alpha,
                                           r, q, self.n_classes, marginal)
         return self._tables[key]
+
+    def exp_table(self, i: int, parents: tuple) -> np.ndarray:
+        """``exp`` of :meth:`log_table` (memoised): the probabilities themselves."""
+        key = (i, parents)
+        if key not in self._exp_tables:
+            self._exp_tables[key] = np.exp(self.log_table(i, parents))
+        return self._exp_tables[key]
 
     def contribution(self, i: int, parents: tuple) -> np.ndarray:
         """``log P(x_i | c, parents)`` per row and class, 0 where the family is not fully observed."""

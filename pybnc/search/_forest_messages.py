@@ -1,16 +1,15 @@
-"""Cached upward messages of a one-dependence structure, for exact incremental scoring
-of rows with missing values.
+"""Cached messages of a one-dependence structure, for exact incremental scoring of
+rows with missing values.
 
 Given the class, the features of a one-dependence structure form a forest, and
 ``log P(x_observed, c) = log P(c) + sum over trees of log P(tree's observed values | c)``.
-One upward sum-product pass (per row, with the row's training-fold tables) stores
-each node's belief ``lambda_v(x_v) = log P(observed values in v's subtree | x_v, c)``
-(evidence included), its message to its parent and each tree's total. Hanging the
-trees of roots ``c_1..c_m`` under a feature ``f`` then changes only the totals of
-those trees and of ``f``'s tree: the new messages of the ``c_k`` enter ``f``'s
-belief and are carried up the path from ``f`` to its root, where each ancestor's
-belief swaps the old message of that path child for the new one. The cost is the
-depth of ``f``, not the number of features.
+One upward and one downward sum-product pass (per row, with the row's training-fold
+tables) store, for every node ``v``, its belief ``lambda_v(x_v) = log P(observed
+values in v's subtree | x_v, c)`` (evidence included) and its joint ``log P(tree's
+observed values, X_v = x_v | c)``. Hanging the trees of roots ``c_1..c_m`` under a
+feature ``f`` multiplies the joint of ``f`` by the messages of the ``c_k``; summing
+over ``x_f`` gives the merged tree's total. A candidate move costs one message per
+hung root and one sum, whatever the depth of ``f``.
 """
 
 from __future__ import annotations
@@ -29,52 +28,91 @@ def logsumexp_last(a: np.ndarray) -> np.ndarray:
         return (np.log(np.exp(a - safe).sum(axis=-1, keepdims=True)) + safe)[..., 0]
 
 
-class ForestMessages:
-    """Upward messages of ``structure`` on the rows of ``scorer`` that have a missing value.
+def _scaled(log_values: np.ndarray):
+    """``exp(log_values)`` divided by its largest entry along the last axis, and the log of
+    that entry: ``(scaled, top)``; ``top`` is finite wherever one entry is."""
+    top = log_values.max(axis=-1)
+    return np.exp(log_values - top[..., None]), top
 
-    Messages (``log P(x_v's subtree | x_parent, c)``) are finite, since every table
-    entry is at least ``log(1e-300)``, so swapping one out by subtraction is safe.
+
+class ForestMessages:
+    """Upward and downward messages of ``structure`` on the rows of ``scorer`` that have a
+    missing value.
+
+    Messages are sums ``sum_x theta(x | x_parent) exp(belief(x))`` taken as one matmul
+    per fold with beliefs scaled to a maximum of one; the largest term is then at least
+    ``1e-300`` (every table entry is), so no sum underflows to zero and every log
+    message is finite, which makes dividing one out by subtraction safe.
     """
 
     def __init__(self, scorer, structure: Structure):
         self.scorer, self.structure = scorer, structure
-        self.rows = np.flatnonzero(~scorer.observed.all(axis=1))
+        # Rows in fold order, so that each fold's rows are one slice (one matmul per fold).
+        rows = np.flatnonzero(~scorer.observed.all(axis=1))
+        self.rows = rows[np.argsort(scorer.fold[rows], kind="stable")]
+        bounds = np.searchsorted(scorer.fold[self.rows], np.arange(scorer.n_folds + 1))
+        self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.position = np.full(scorer.n_rows, -1, dtype=np.int64)
         self.position[self.rows] = np.arange(self.rows.size)
-        fold, codes = scorer.fold[self.rows], scorer.codes[self.rows]
+        codes = scorer.codes[self.rows]
         self.parent = structure.parent_array()
         n_features = structure.n_features
-        m, K = self.rows.size, scorer.n_classes
-        incoming = [np.zeros((m, K, int(r))) for r in scorer.cardinalities]
-        self.belief, self.message, self.tree_total = [None] * n_features, [None] * n_features, {}
-        for v in reversed(structure.topological_order()):
-            r = int(scorer.cardinalities[v])
-            allowed = (codes[:, v, None] == np.arange(r)) | (codes[:, v, None] < 0)
-            belief = np.where(allowed[:, None, :], 0.0, -np.inf) + incoming[v]
-            table = scorer.log_table(v, structure.parents[v])[fold]  # (m, K, q, r)
-            self.belief[v] = belief
+        order = structure.topological_order()
+        theta = [scorer.exp_table(v, structure.parents[v]) for v in range(n_features)]  # (F, K, q, r)
+        belief = [np.zeros((self.rows.size, scorer.n_classes, int(r))) for r in scorer.cardinalities]
+        message = [None] * n_features
+        self.tree_total, self.root = {}, np.arange(n_features)
+        for v in reversed(order):
+            allowed = (codes[:, v, None] == np.arange(belief[v].shape[2])) | (codes[:, v, None] < 0)
+            belief[v] += np.where(allowed[:, None, :], 0.0, -np.inf)
             if self.parent[v] < 0:
-                self.tree_total[v] = logsumexp_last(table[:, :, 0, :] + belief)
+                self.tree_total[v] = self._sum_product(theta[v], *_scaled(belief[v]))[:, :, 0]
             else:
-                self.message[v] = logsumexp_last(table + belief[:, :, None, :])
-                incoming[self.parent[v]] += self.message[v]
+                message[v] = self._sum_product(theta[v], *_scaled(belief[v]))
+                belief[self.parent[v]] += message[v]
+        # Downward: joint[v](x) = log P(tree's observed values, X_v = x | c).
+        outside = [None] * n_features
+        for v in order:
+            p = self.parent[v]
+            if p < 0:
+                outside[v] = np.log(theta[v][scorer.fold[self.rows], :, 0, :])
+            else:
+                self.root[v] = self.root[p]
+                rest = outside[p] + belief[p] - message[v]  # (m, K, r_p)
+                outside[v] = self._sum_product(np.swapaxes(theta[v], 2, 3), *_scaled(rest))
+        self.joint = [_scaled(o + b) for o, b in zip(outside, belief)]
+        # The roots' beliefs, laid out (K, r, rows of a fold) for their messages to a new parent.
+        self.root_belief = {}
+        for v in self.tree_total:
+            scaled, top = _scaled(belief[v])
+            self.root_belief[v] = ([np.ascontiguousarray(scaled[sl].transpose(1, 2, 0)) for sl in self.slices],
+                                   top)
+
+    def _sum_product(self, theta: np.ndarray, scaled: np.ndarray, top: np.ndarray) -> np.ndarray:
+        """``log sum_x theta[fold, c, q, x] exp(belief[row, c, x])`` on all rows, (m, K, q),
+        from the belief as ``_scaled`` gives it."""
+        out = np.empty((self.rows.size, theta.shape[1], theta.shape[2]))
+        for f, sl in enumerate(self.slices):
+            out[sl] = np.matmul(theta[f], scaled[sl].transpose(1, 2, 0)).transpose(2, 0, 1)
+        return np.log(out) + top[:, :, None]
 
     def hang_roots(self, rows: np.ndarray, new_parent: int, roots) -> np.ndarray:
         """Exact change of ``log P(x_observed, c)`` on ``rows`` (which must have a missing
         value) when each feature of ``roots`` (roots now) gets the feature parent ``new_parent``."""
-        scorer, pos, fold = self.scorer, self.position[rows], self.scorer.fold[rows]
-        belief = self.belief[new_parent][pos]
-        change = 0.0
+        pos = self.position[rows]
+        joint, log_scale = self.joint[new_parent]
+        joint = joint[pos]
+        log_scale = log_scale[pos] - self.tree_total[self.root[new_parent]][pos]
         for c in roots:
-            table = scorer.log_table(c, (new_parent,))[fold]
-            belief = belief + logsumexp_last(table + self.belief[c][pos][:, :, None, :])
-            change = change - self.tree_total[c][pos]
-        v = new_parent
-        while self.parent[v] >= 0:
-            p = self.parent[v]
-            table = scorer.log_table(v, (p,))[fold]
-            message = logsumexp_last(table + belief[:, :, None, :])
-            belief = self.belief[p][pos] - self.message[v][pos] + message
-            v = p
-        root_table = scorer.log_table(v, ())[fold][:, :, 0, :]
-        return change + logsumexp_last(root_table + belief) - self.tree_total[v][pos]
+            # The scaled message of c's tree to new_parent: sum over x_c of theta * exp(belief).
+            theta, (scaled, top) = self.scorer.exp_table(c, (new_parent,)), self.root_belief[c]
+            message = np.empty((self.rows.size, theta.shape[1], theta.shape[2]))
+            for f, sl in enumerate(self.slices):
+                message[sl] = np.matmul(theta[f], scaled[f]).transpose(2, 0, 1)
+            joint = joint * message[pos]
+            log_scale += top[pos] - self.tree_total[c][pos]
+            if len(roots) > 1:  # keep a product of many messages away from underflow
+                peak = joint.max(axis=-1)
+                joint /= peak[:, :, None]
+                log_scale += np.log(peak)
+        return np.log(joint.sum(axis=-1)) + log_scale
