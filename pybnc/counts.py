@@ -13,16 +13,24 @@ block, so every pair table counts exactly the rows where both features are obser
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
 # every single BLAS product under that bound, and the float64 total stays exact to 2**53.
 _CHUNK_ROWS = 1 << 16
 # Above this one-hot width the dense Gram costs more than per-feature bincounts.
 _GRAM_MAX_WIDTH = 1024
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    # Finding the loaded BLAS libraries reads the process's memory map: do it once,
+    # not on every count (it cost more than counting a small table).
+    return ThreadpoolController()
 
 
 @dataclass
@@ -157,7 +165,7 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Co
     # One BLAS thread: these products are small and memory-bound, and a threaded
     # OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
     # and runs several hundred times slower than one thread.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         for c in range(n_classes):
             rows = order[bounds[c] : bounds[c + 1]]
             if rows.size:

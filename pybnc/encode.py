@@ -93,6 +93,11 @@ def _lookup_levels(col: pd.Series, levels: np.ndarray) -> np.ndarray:
                 return np.where((values >= 0) & (values < numeric.size), values, MISSING).astype(np.int32)
             pos = np.minimum(np.searchsorted(numeric, values), numeric.size - 1)
             return np.where(numeric[pos] == values, pos, MISSING).astype(np.int32)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        # Map the few categories, then take by the column's codes (-1 is missing there too).
+        lookup = pd.Index(levels, dtype=object).get_indexer(col.cat.categories.to_numpy(dtype=object))
+        lookup = np.append(lookup, MISSING).astype(np.int32)
+        return lookup[col.cat.codes.to_numpy()]
     return pd.Index(levels, dtype=object).get_indexer(col.to_numpy(dtype=object)).astype(np.int32)
 
 

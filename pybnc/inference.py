@@ -11,8 +11,8 @@ through variable elimination, in :mod:`pybnc.inference_ve` when available.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
+from ._logsumexp import logsumexp
 from .structure.dag import Structure
 
 

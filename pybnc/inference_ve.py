@@ -23,8 +23,8 @@ so the result is the exact sum over completions for any non-negative tables.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
+from ._logsumexp import logsumexp
 from .structure.dag import Structure
 
 # Largest number of float64 cells of one intermediate factor over a block of rows:
@@ -33,17 +33,17 @@ _MAX_CELLS = 1 << 22
 
 
 def _family_tables(log_cpts, structure: Structure, cardinalities) -> list:
-    """Each CPT as ``(K, r_p1, ..., r_pm, r_i)``, axes in ``parents[i] + (i,)`` order."""
+    """Each CPT as ``(G, K, r_p1, ..., r_pm, r_i)``, axes in ``parents[i] + (i,)`` order."""
     cards = np.asarray(cardinalities, dtype=np.int64)
     out = []
     for i, table in enumerate(log_cpts):
         family = list(structure.parents[i]) + [i]
-        out.append(np.asarray(table).reshape((table.shape[0], *cards[family])))
+        out.append(np.asarray(table).reshape((*table.shape[:2], *cards[family])))
     return out
 
 
 def _is_normalised(table: np.ndarray) -> bool:
-    return bool(np.allclose(logsumexp(table, axis=-1), 0.0, atol=1e-9))
+    return bool(np.abs(logsumexp(table, axis=-1)).max(initial=0.0) <= 1e-9)
 
 
 def _relevant_missing(missing, normalised, children, reverse_topological) -> np.ndarray:
@@ -105,18 +105,15 @@ def _min_fill_order(scopes, variables, cardinalities) -> tuple[list, int]:
     return order, largest
 
 
-def _evidence_factor(table: np.ndarray, family, missing_vars, codes: np.ndarray):
-    """Index the observed family members of each row: ``(rows, K, *missing cards)``."""
+def _evidence_factor(table: np.ndarray, family, missing_vars, codes: np.ndarray, groups: np.ndarray):
+    """Index each row's group and observed family members: ``(rows, K, *missing cards)``."""
     observed = [a for a, v in enumerate(family) if v not in missing_vars]
     hidden = [a for a, v in enumerate(family) if v in missing_vars]
-    # table axes: 0 is the class, 1 + a is family[a].
-    moved = np.transpose(table, [1 + a for a in observed] + [0] + [1 + a for a in hidden])
-    obs_shape = moved.shape[: len(observed)]
-    flat = moved.reshape((-1, *moved.shape[len(observed):]))
-    if observed:
-        idx = np.ravel_multi_index(tuple(codes[:, family[a]] for a in observed), obs_shape)
-    else:
-        idx = np.zeros(codes.shape[0], dtype=np.int64)
+    # table axes: 0 is the group, 1 the class, 2 + a is family[a].
+    moved = np.transpose(table, [0] + [2 + a for a in observed] + [1] + [2 + a for a in hidden])
+    obs_shape = moved.shape[: 1 + len(observed)]
+    flat = moved.reshape((-1, *moved.shape[1 + len(observed):]))
+    idx = np.ravel_multi_index((groups, *(codes[:, family[a]] for a in observed)), obs_shape)
     return tuple(family[a] for a in hidden), flat[idx]
 
 
@@ -145,22 +142,22 @@ def _eliminate(factors, order, cardinalities) -> np.ndarray:
     return total
 
 
-def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalities):
+def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalities, groups):
     """``log P(c) + sum`` of the look-ups of every family without a missing member."""
     cards = np.asarray(cardinalities, dtype=np.int64)
-    m, k = codes.shape[0], class_log_prior.shape[0]
-    base = np.broadcast_to(class_log_prior, (m, k)).copy()
+    base = class_log_prior[groups]
     safe = np.maximum(codes, 0)
     for i, table in enumerate(tables):
         family = list(structure.parents[i]) + [i]
         complete = (codes[:, family] >= 0).all(axis=1)
-        flat = table.reshape(k, -1)
-        idx = np.ravel_multi_index(tuple(safe[:, family].T), tuple(cards[family]))
-        base[complete] += flat[:, idx[complete]].T
+        flat = table.reshape(*table.shape[:2], -1)
+        idx = np.ravel_multi_index(tuple(safe[complete][:, family].T), tuple(cards[family]))
+        base[complete] += flat[groups[complete], :, idx]
     return base
 
 
-def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, cardinalities) -> np.ndarray:
+def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, cardinalities,
+                       groups=None) -> np.ndarray:
     """Exact ``log P(x_observed, c)`` of each row by variable elimination.
 
     Parameters
@@ -174,6 +171,11 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
         ``log_cpts[i]`` of shape ``(K, q_i, r_i)``, parent configurations row-major
         over ``structure.parents[i]``.
     cardinalities : array-like of shape (d,)
+    groups : ndarray of shape (m,) of int, optional
+        Several sets of parameters at once: then ``class_log_prior`` is ``(G, K)``,
+        every ``log_cpts[i]`` is ``(G, K, q_i, r_i)`` and row ``m`` reads group
+        ``groups[m]`` (cross-validation scores each row with its own training folds'
+        tables in one call).
 
     Returns
     -------
@@ -196,9 +198,12 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
     codes = np.asarray(codes)
     class_log_prior = np.asarray(class_log_prior, dtype=np.float64)
     cards = np.asarray(cardinalities, dtype=np.int64)
-    m, k = codes.shape[0], class_log_prior.shape[0]
+    if groups is None:
+        groups = np.zeros(codes.shape[0], dtype=np.int64)
+        class_log_prior, log_cpts = class_log_prior[None], [np.asarray(t)[None] for t in log_cpts]
+    m, k = codes.shape[0], class_log_prior.shape[1]
     tables = _family_tables(log_cpts, structure, cards)
-    jll = _observed_families_jll(codes, structure, class_log_prior, tables, cards)
+    jll = _observed_families_jll(codes, structure, class_log_prior, tables, cards, groups)
     if m == 0:
         return jll
     normalised = [_is_normalised(t) for t in tables]
@@ -233,7 +238,7 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
             chunk = rows[start : start + block]
             sub = codes[chunk]
             factors = [
-                _evidence_factor(tables[i], list(structure.parents[i]) + [i], hidden, sub)
+                _evidence_factor(tables[i], list(structure.parents[i]) + [i], hidden, sub, groups[chunk])
                 for i in families
             ]
             jll[chunk] += _eliminate(factors, order, cards)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._logsumexp import logsumexp
+
 
 try:  # optional accelerator
     import numba
@@ -80,7 +82,7 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
             k = m - 1  # eliminate the last remaining node; nodes 0..k-1 stay
             row = work[:, k, :k]  # its edges to the remaining nodes (not its own diagonal)
             g_k = ground[:, k]
-            log_pivot = np.logaddexp(g_k, _logsumexp_last(row)) if k else g_k
+            log_pivot = np.logaddexp(g_k, logsumexp(row)) if k else g_k
             total += log_pivot
             if k == 0:
                 break
@@ -91,13 +93,6 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
             np.logaddexp(block, scaled[:, :, None] + row[:, None, :], out=block)
             np.logaddexp(ground[:, :k], scaled + g_k[:, None], out=ground[:, :k])
     return total.reshape(batch_shape)
-
-
-def _logsumexp_last(a: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(a), axis=-1))`` with -inf rows mapped to -inf (no warnings)."""
-    top = np.max(a, axis=-1)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    return np.log(np.sum(np.exp(a - safe[..., None]), axis=-1)) + safe
 
 
 # Inside the compiled kernel -inf is replaced by this finite floor, so that log-add

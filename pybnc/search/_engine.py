@@ -24,10 +24,12 @@ from collections import OrderedDict
 import numpy as np
 
 from ..counts import count
-from ..inference import joint_log_likelihood, parent_configuration
+from ..inference import parent_configuration
+from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
-from ._forest_messages import ForestMessages, logsumexp_last
+from .._logsumexp import logsumexp
+from ._forest_messages import ForestMessages
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
 # family is counted with one bincount over the rows instead.
@@ -264,13 +266,8 @@ class CVScorer:
         tables = [self.log_table(i, p) for i, p in enumerate(structure.parents)]
         if structure.is_one_dependence:
             return self._forest_rows(rows, structure, tables)
-        out = np.empty((rows.size, self.n_classes))
-        row_fold = self.fold[rows]
-        for f in np.unique(row_fold):
-            mine = row_fold == f
-            out[mine] = joint_log_likelihood(self.codes[rows[mine]], structure, self.class_log_prior[f],
-                                             [t[f] for t in tables], self.cardinalities)
-        return out
+        return eliminate_rows_jll(self.codes[rows], structure, self.class_log_prior, tables,
+                                  self.cardinalities, groups=self.fold[rows])
 
     def _forest_rows(self, rows: np.ndarray, structure: Structure, tables: list) -> np.ndarray:
         """Upward sum-product pass on each tree given the class (as :mod:`pybnc.inference`),
@@ -294,7 +291,7 @@ class CVScorer:
                 summand = table[fold[mis]]
                 if incoming[v] is not None:
                     summand = summand + incoming[v][mis][:, :, None, :]
-                message[mis] = logsumexp_last(summand)
+                message[mis] = logsumexp(summand)
             if parent[v] < 0:
                 total += message[:, :, 0]
             elif incoming[parent[v]] is None:

@@ -19,15 +19,6 @@ import numpy as np
 from ..structure.dag import Structure
 
 
-def logsumexp_last(a: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(a), axis=-1))``; an all ``-inf`` slice gives ``-inf``. Much lighter
-    than scipy's on the small arrays of a search, where call overhead dominates."""
-    top = a.max(axis=-1, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return (np.log(np.exp(a - safe).sum(axis=-1, keepdims=True)) + safe)[..., 0]
-
-
 def _scaled(log_values: np.ndarray):
     """``exp(log_values)`` divided by its largest entry along the last axis, and the log of
     that entry: ``(scaled, top)``; ``top`` is finite wherever one entry is."""
