@@ -3,12 +3,12 @@
 pybnc skips no check. scikit-learn itself skips its array-API check
 (``check_array_api_input``) unless ``SCIPY_ARRAY_API=1`` is set; pybnc encodes every
 input into integer codes with numpy and does not claim array-API support.
-Estimators added by later work join ESTIMATORS below.
+Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
 """
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pybnc import AODE, FAN, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
+from pybnc import AODE, BSEJ, FAN, FSSJ, KDB, MANB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN, NaiveBayes
 
 ESTIMATORS = [
     NaiveBayes(),
@@ -21,6 +21,14 @@ ESTIMATORS = [
     AODE(min_count=0, params="mle"),
     TBMATAN(),
     SSTBMATAN(),
+    NaiveBayes(weighting="awnb"),
+    TAN(weighting="wanbia"),
+    TANHC(verbose=0),
+    TANHCSP(verbose=0),
+    FSSJ(verbose=0),
+    BSEJ(verbose=0),
+    KDB(verbose=0),
+    KDB(search="hc", verbose=0),
 ]
 
 

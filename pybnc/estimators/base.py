@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
 
@@ -156,6 +157,36 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         self._fit_encoded(codes, y_codes, counts)
         return self
 
+    def _block_refusal(self) -> str | None:
+        """Why this estimator cannot learn block by block, or None if it can."""
+        name = type(self).__name__
+        if not self._learns_from_counts:
+            return (
+                f"{name} reads the training rows themselves (not only their counts), so it cannot "
+                "learn block by block. Fit it with fit() on a sample that fits in memory, or use a "
+                "classifier that learns from counts: NaiveBayes, TAN, FAN, MANB, AODE, TBMATAN, SSTBMATAN."
+            )
+        if getattr(self, "weighting", None) is not None:
+            return (
+                f"{name}(weighting={self.weighting!r}) learns its feature weights from the training "
+                f"rows, so it cannot learn block by block. Use {name}(weighting=None) (counts only), "
+                "or fit() on a sample that fits in memory."
+            )
+        return None
+
+    def _check_learns_from_counts(self) -> None:
+        refusal = self._block_refusal()
+        if refusal:
+            raise TypeError(refusal)
+
+    def _has_partial_fit(self) -> bool:
+        # partial_fit exists only where it works, so scikit-learn (and hasattr) see the truth.
+        refusal = self._block_refusal()
+        if refusal:
+            raise AttributeError(refusal)
+        return True
+
+    @available_if(_has_partial_fit)
     def partial_fit(self, X, y, classes=None):
         """Add a block of rows to the running counts and re-learn the model from them.
 
@@ -196,7 +227,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         >>> model.encoder_.categories_[0].tolist(), model.predict(X).tolist()
         (['x', 'y', 'z'], [0, 1, 1, 0])
         """
-        self._check_learns_from_counts()
         X = _check_table(X)
         if not hasattr(self, "counts_"):
             if classes is None:
@@ -225,21 +255,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_))
         self._fit_from_counts(block if running is None else running + block)
         return self
-
-    def _check_learns_from_counts(self) -> None:
-        name = type(self).__name__
-        if not self._learns_from_counts:
-            raise TypeError(
-                f"{name} reads the training rows themselves (not only their counts), so it cannot "
-                "learn block by block. Fit it with fit() on a sample that fits in memory, or use a "
-                "classifier that learns from counts: NaiveBayes, TAN, FAN, MANB, AODE, TBMATAN, SSTBMATAN."
-            )
-        if getattr(self, "weighting", None) is not None:
-            raise TypeError(
-                f"{name}(weighting={self.weighting!r}) learns its feature weights from the training "
-                f"rows, so it cannot learn block by block. Use {name}(weighting=None) (counts only), "
-                "or fit() on a sample that fits in memory."
-            )
 
     def _fit_from_counts(self, counts: Counts) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them."""
