@@ -22,6 +22,8 @@ so the result is the exact sum over completions for any non-negative tables.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._logsumexp import logsumexp
@@ -78,8 +80,12 @@ def _components(structure: Structure, hidden: set) -> list:
     return out
 
 
-def _min_fill_order(scopes, variables, cardinalities) -> tuple[list, int]:
-    """Greedy min-fill elimination order and the largest table size it creates."""
+@functools.lru_cache(maxsize=1 << 14)
+def _min_fill_order(scopes: tuple, variables: tuple, cardinalities: tuple) -> tuple[list, int]:
+    """Greedy min-fill elimination order and the largest table size it creates.
+
+    Memoised: a search asks for the same few elimination problems again and again.
+    ``cardinalities`` lists every feature's number of levels."""
     neighbours = {v: set() for v in variables}
     for scope in scopes:
         for v in scope:
@@ -102,7 +108,7 @@ def _min_fill_order(scopes, variables, cardinalities) -> tuple[list, int]:
             neighbours[a].update(u for u in nb if u != a)
             neighbours[a].discard(best)
         remaining.discard(best)
-    return order, largest
+    return tuple(order), largest
 
 
 def _evidence_factor(table: np.ndarray, family, missing_vars, codes: np.ndarray, groups: np.ndarray):
@@ -157,7 +163,7 @@ def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalit
 
 
 def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, cardinalities,
-                       groups=None) -> np.ndarray:
+                       groups=None, normalised=None, memo=None) -> np.ndarray:
     """Exact ``log P(x_observed, c)`` of each row by variable elimination.
 
     Parameters
@@ -176,6 +182,14 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
         every ``log_cpts[i]`` is ``(G, K, q_i, r_i)`` and row ``m`` reads group
         ``groups[m]`` (cross-validation scores each row with its own training folds'
         tables in one call).
+    normalised : list of bool, optional
+        Whether each table sums to one over its child (then a barren missing
+        feature is pruned); checked here when not given.
+    memo : mapping, optional
+        Keeps each independent sum (a component of one missing pattern's rows, keyed by
+        its families, their parents and the rows' codes and groups) for later calls.
+        Only for a caller whose table of a family depends on nothing but the family
+        (a structure search, which asks for mostly unchanged sums again and again).
 
     Returns
     -------
@@ -206,7 +220,8 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
     jll = _observed_families_jll(codes, structure, class_log_prior, tables, cards, groups)
     if m == 0:
         return jll
-    normalised = [_is_normalised(t) for t in tables]
+    if normalised is None:
+        normalised = [_is_normalised(t) for t in tables]
     children = [[] for _ in range(structure.n_features)]
     for u, v in structure.arcs:
         children[u].append(v)
@@ -229,10 +244,23 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
             )
             components.setdefault((tuple(sorted(component)), families), []).append(p)
     for (component, families), pats in components.items():
+        keys = {}
+        if memo is not None:
+            shape = (component, tuple((i, structure.parents[i]) for i in families))
+            for p in pats:
+                rows = by_pattern[bounds[p] : bounds[p + 1]]
+                keys[p] = (*shape, codes[rows].tobytes(), groups[rows].tobytes())
+                known = memo.get(keys[p])
+                if known is not None:
+                    jll[rows] += known
+            pats = [p for p in pats if keys[p] not in memo]
+            if not pats:
+                continue
         rows = np.concatenate([by_pattern[bounds[p] : bounds[p + 1]] for p in pats])
+        values = np.empty((rows.size, k))
         hidden = set(component)
-        scopes = [[v for v in (*structure.parents[i], i) if v in hidden] for i in families]
-        order, largest = _min_fill_order(scopes, list(component), cards)
+        scopes = tuple(tuple(v for v in (*structure.parents[i], i) if v in hidden) for i in families)
+        order, largest = _min_fill_order(scopes, component, tuple(cards.tolist()))
         block = max(1, _MAX_CELLS // (k * largest))
         for start in range(0, rows.size, block):
             chunk = rows[start : start + block]
@@ -241,5 +269,12 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
                 _evidence_factor(tables[i], list(structure.parents[i]) + [i], hidden, sub, groups[chunk])
                 for i in families
             ]
-            jll[chunk] += _eliminate(factors, order, cards)
+            values[start : start + block] = _eliminate(factors, order, cards)
+        jll[rows] += values
+        if memo is not None:
+            start = 0
+            for p in pats:
+                size = bounds[p + 1] - bounds[p]
+                memo[keys[p]] = values[start : start + size]
+                start += size
     return jll

@@ -129,5 +129,5 @@ def test_empty_input():
 
 def test_min_fill_prefers_simplicial_variables():
     # A chain a - b - c: eliminating b first would add the fill edge a-c.
-    order, largest = _min_fill_order([[0, 1], [1, 2]], [0, 1, 2], np.array([2, 2, 2]))
+    order, largest = _min_fill_order(((0, 1), (1, 2)), (0, 1, 2), (2, 2, 2))
     assert order[0] in (0, 2) and largest == 4

@@ -109,16 +109,25 @@ class _BudgetCache(OrderedDict):
         super().__init__()
         self.budget, self.used = budget, 0
 
-    def get_or(self, key, make):
+    def get(self, key, default=None):
         if key in self:
             self.move_to_end(key)
-            return self[key]
-        value = make()
-        self[key] = value
+            return super().__getitem__(key)
+        return default
+
+    def __setitem__(self, key, value):
+        if key in self:
+            self.used -= super().__getitem__(key).nbytes
+        super().__setitem__(key, value)
         self.used += value.nbytes
         while self.used > self.budget and len(self) > 1:
             _, old = self.popitem(last=False)
             self.used -= old.nbytes
+
+    def get_or(self, key, make):
+        value = self.get(key)
+        if value is None:
+            value = self[key] = make()
         return value
 
 
@@ -174,6 +183,7 @@ class CVScorer:
         self._joins = {}
         self._forest = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
+        self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
 
     # -- accuracy --------------------------------------------------------------------
@@ -266,8 +276,11 @@ class CVScorer:
         tables = [self.log_table(i, p) for i, p in enumerate(structure.parents)]
         if structure.is_one_dependence:
             return self._forest_rows(rows, structure, tables)
+        # Every table the scorer learns sums to one over its child (joined features,
+        # whose listed levels may not, never reach elimination: they have no parents).
         return eliminate_rows_jll(self.codes[rows], structure, self.class_log_prior, tables,
-                                  self.cardinalities, groups=self.fold[rows])
+                                  self.cardinalities, groups=self.fold[rows], normalised=[True] * len(tables),
+                                  memo=self._eliminations)
 
     def _forest_rows(self, rows: np.ndarray, structure: Structure, tables: list) -> np.ndarray:
         """Upward sum-product pass on each tree given the class (as :mod:`pybnc.inference`),
