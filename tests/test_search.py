@@ -73,10 +73,18 @@ def test_cached_scorer_equals_refit_kdb(missing):
     structure = Structure.naive_bayes(5)
     total = scorer.total_for(structure)
     for parent, child in [(0, 1), (0, 2), (1, 2), (2, 3), (1, 3), (3, 4)]:
+        # Every candidate of the step, as the search scores them: the eliminations it
+        # keeps between candidates (memo) must give each its own exact answer.
+        for p, c in addable_arcs(structure, 2):
+            candidate = scorer.change_parents(total, structure, {c: tuple(sorted(structure.parents[c] + (p,)))})
+            grown = Structure.from_arcs(5, list(structure.arcs) + [(p, c)])
+            np.testing.assert_allclose(candidate, _refit_jll(codes, y, cards, K, grown, scorer.fold, "bayes"),
+                                       rtol=1e-10, atol=1e-10)
         new_parents = structure.parents[child] + (parent,)
         total = scorer.change_parents(total, structure, {child: tuple(sorted(new_parents))})
         structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
     assert max(len(p) for p in structure.parents) == 2
+    assert missing == 0 or len(scorer._eliminations) > 0
     np.testing.assert_allclose(total, _refit_jll(codes, y, cards, K, structure, scorer.fold, "bayes"),
                                rtol=1e-10, atol=1e-10)
 
