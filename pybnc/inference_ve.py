@@ -163,7 +163,8 @@ def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalit
 
 
 def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, cardinalities,
-                       groups=None, normalised=None, memo=None) -> np.ndarray:
+                       groups=None, normalised=None, memo=None, observed_jll=None,
+                       pattern_ids=None) -> np.ndarray:
     """Exact ``log P(x_observed, c)`` of each row by variable elimination.
 
     Parameters
@@ -190,6 +191,12 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
         its families, their parents and the rows' codes and groups) for later calls.
         Only for a caller whose table of a family depends on nothing but the family
         (a structure search, which asks for mostly unchanged sums again and again).
+    observed_jll : ndarray of shape (m, K), optional
+        ``log P(c)`` plus the sum over the families without a missing member, if the
+        caller keeps it (a search does); computed here when not given.
+    pattern_ids : ndarray of shape (m,) of int, optional
+        A label of each row's missing pattern (equal labels: the same features
+        missing), if the caller has one; found here when not given.
 
     Returns
     -------
@@ -217,7 +224,10 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
         class_log_prior, log_cpts = class_log_prior[None], [np.asarray(t)[None] for t in log_cpts]
     m, k = codes.shape[0], class_log_prior.shape[1]
     tables = _family_tables(log_cpts, structure, cards)
-    jll = _observed_families_jll(codes, structure, class_log_prior, tables, cards, groups)
+    if observed_jll is None:
+        jll = _observed_families_jll(codes, structure, class_log_prior, tables, cards, groups)
+    else:
+        jll = np.array(observed_jll, dtype=np.float64)
     if m == 0:
         return jll
     if normalised is None:
@@ -226,7 +236,11 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
     for u, v in structure.arcs:
         children[u].append(v)
     reverse_topological = structure.topological_order()[::-1]
-    patterns, inverse = np.unique(codes < 0, axis=0, return_inverse=True)
+    if pattern_ids is None:
+        patterns, inverse = np.unique(codes < 0, axis=0, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(pattern_ids, return_index=True, return_inverse=True)
+        patterns = codes[first] < 0
     by_pattern = np.argsort(inverse.ravel(), kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse.ravel(), minlength=len(patterns)))])
     # The kept missing features of a row split into connected components of the moral

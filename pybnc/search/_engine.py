@@ -166,6 +166,7 @@ class CVScorer:
         self.fold_sizes = np.bincount(self.fold, minlength=self.n_folds).astype(np.float64)
         self.observed = self.codes >= 0
         self.has_missing = not self.observed.all()
+        self.pattern_ids = np.unique(~self.observed, axis=0, return_inverse=True)[1].ravel()
         n, K, F = self.codes.shape[0], self.n_classes, self.n_folds
         train_class = np.bincount(self.y, minlength=K)[None, :] - np.bincount(
             self.fold * K + self.y, minlength=F * K).reshape(F, K)
@@ -182,6 +183,7 @@ class CVScorer:
         self._tables, self._exp_tables = {}, {}
         self._joins = {}
         self._forest = None
+        self._observed = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
@@ -271,8 +273,17 @@ class CVScorer:
                 hard |= ~self.observed[:, i]
         return np.flatnonzero(hard)
 
-    def exact_rows(self, rows: np.ndarray, structure: Structure) -> np.ndarray:
-        """Exact ``log P(x_observed, c)`` of some rows, each with its own training folds' tables."""
+    def _observed_sum(self, structure: Structure) -> np.ndarray:
+        """``log P(c)`` plus every fully observed family's term, per row: the part of the
+        total that needs no inference (kept for the structure last asked about)."""
+        if self._observed is None or self._observed[0] != structure:
+            total = self.prior_total() + sum(self.contribution(i, p) for i, p in enumerate(structure.parents))
+            self._observed = (structure, total)
+        return self._observed[1]
+
+    def exact_rows(self, rows: np.ndarray, structure: Structure, observed=None) -> np.ndarray:
+        """Exact ``log P(x_observed, c)`` of some rows, each with its own training folds' tables
+        (``observed``: their :meth:`_observed_sum`, if known)."""
         tables = [self.log_table(i, p) for i, p in enumerate(structure.parents)]
         if structure.is_one_dependence:
             return self._forest_rows(rows, structure, tables)
@@ -280,7 +291,8 @@ class CVScorer:
         # whose listed levels may not, never reach elimination: they have no parents).
         return eliminate_rows_jll(self.codes[rows], structure, self.class_log_prior, tables,
                                   self.cardinalities, groups=self.fold[rows], normalised=[True] * len(tables),
-                                  memo=self._eliminations)
+                                  memo=self._eliminations, observed_jll=observed,
+                                  pattern_ids=self.pattern_ids[rows])
 
     def _forest_rows(self, rows: np.ndarray, structure: Structure, tables: list) -> np.ndarray:
         """Upward sum-product pass on each tree given the class (as :mod:`pybnc.inference`),
@@ -358,7 +370,10 @@ class CVScorer:
                 self._forest = ForestMessages(self, structure)
             new[hard] = total[hard] + self._forest.hang_roots(hard, new_parent.pop(), list(changes))
         else:
-            new[hard] = self.exact_rows(hard, new_structure)
+            observed = self._observed_sum(structure)[hard]
+            for i, parents in changes.items():
+                observed += self.contribution(i, parents)[hard] - self.contribution(i, structure.parents[i])[hard]
+            new[hard] = self.exact_rows(hard, new_structure, observed)
         return new
 
     # -- joined (Cartesian-product) features ----------------------------------------
