@@ -71,7 +71,7 @@ def main() -> None:
         elif ref.startswith(">"):
             speedup = f">{600 / seconds:.0f}x"
         size = len(model.joins_) if hasattr(model, "joins_") else len(model.arcs_)
-        print(f"{name:<14}{ds:<10}{folds:>6}{seconds:>10.2f}{ref:>24}{speedup:>10}{size:>12}"
+        print(f"{name:<14}{ds:<10}{folds:>6}{seconds:>10.3f}{ref:>24}{speedup:>10}{size:>12}"
               f"{model.search_trace_[-1]['cv_accuracy']:>9.4f}", flush=True)
 
 

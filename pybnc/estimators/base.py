@@ -51,6 +51,7 @@ def _check_table(X):
 def _check_labels(y, n_rows: int) -> np.ndarray:
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None: pass one class label per row.")
+    categorical = isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
     y = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = column_or_1d(y, warn=True)
@@ -64,7 +65,8 @@ def _check_labels(y, n_rows: int) -> np.ndarray:
             f"y has {int(missing.sum())} missing label(s) (first at row {int(np.flatnonzero(missing)[0])}). "
             "Drop the unlabeled rows before fitting."
         )
-    check_classification_targets(y)
+    if not (categorical or y.dtype.kind in "biuUS"):  # those are class labels by their type
+        check_classification_targets(y)
     return y
 
 

@@ -166,7 +166,9 @@ class CVScorer:
         self.fold_sizes = np.bincount(self.fold, minlength=self.n_folds).astype(np.float64)
         self.observed = self.codes >= 0
         self.has_missing = not self.observed.all()
-        self.pattern_ids = np.unique(~self.observed, axis=0, return_inverse=True)[1].ravel()
+        # A label of each row's missing pattern (variable elimination groups rows by it).
+        self.pattern_ids = (np.unique(~self.observed, axis=0, return_inverse=True)[1].ravel()
+                            if self.has_missing else np.zeros(self.codes.shape[0], dtype=np.int64))
         n, K, F = self.codes.shape[0], self.n_classes, self.n_folds
         train_class = np.bincount(self.y, minlength=K)[None, :] - np.bincount(
             self.fold * K + self.y, minlength=F * K).reshape(F, K)
