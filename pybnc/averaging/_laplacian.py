@@ -75,12 +75,18 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     if numba is not None and engine != "numpy":
         return _log_tree_sum_compiled(np.ascontiguousarray(flat)).reshape(batch_shape)
     ground = flat[:, : n - 1, n - 1].copy()  # (B, n-1): edges to the ground node
-    work = flat[:, : n - 1, : n - 1].copy()
+    # The weights stay symmetric under elimination and the diagonal is never read (a
+    # pivot is rebuilt from its row), so only the strict lower triangle is kept, packed
+    # row by row: (i, j), i > j, at i (i - 1) / 2 + j. The rows of nodes 0..k-1 are then
+    # the first k (k - 1) / 2 entries, and eliminating node k updates just those.
+    rows_i, cols_j = np.tril_indices(n - 1, -1)
+    work = flat[:, rows_i, cols_j]
     total = np.zeros(flat.shape[0])
     with np.errstate(invalid="ignore", divide="ignore"):
         for m in range(n - 1, 0, -1):
             k = m - 1  # eliminate the last remaining node; nodes 0..k-1 stay
-            row = work[:, k, :k]  # its edges to the remaining nodes (not its own diagonal)
+            start = k * (k - 1) // 2
+            row = work[:, start : start + k]  # its edges to the remaining nodes
             g_k = ground[:, k]
             log_pivot = np.logaddexp(g_k, logsumexp(row)) if k else g_k
             total += log_pivot
@@ -89,8 +95,9 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
             # -inf pivot: node cut off, det = 0; keep the arithmetic NaN-free.
             safe_pivot = np.where(np.isfinite(log_pivot), log_pivot, 0.0)
             scaled = row - safe_pivot[:, None]
-            block = work[:, :k, :k]
-            np.logaddexp(block, scaled[:, :, None] + row[:, None, :], out=block)
+            if start:
+                block = work[:, :start]
+                np.logaddexp(block, scaled[:, rows_i[:start]] + row[:, cols_j[:start]], out=block)
             np.logaddexp(ground[:, :k], scaled + g_k[:, None], out=ground[:, :k])
     return total.reshape(batch_shape)
 
