@@ -95,7 +95,10 @@ def _lookup_levels(col: pd.Series, levels: np.ndarray) -> np.ndarray:
             return np.where(numeric[pos] == values, pos, MISSING).astype(np.int32)
     if isinstance(col.dtype, pd.CategoricalDtype):
         # Map the few categories, then take by the column's codes (-1 is missing there too).
-        lookup = pd.Index(levels, dtype=object).get_indexer(col.cat.categories.to_numpy(dtype=object))
+        categories = col.cat.categories.to_numpy(dtype=object)
+        if categories.size == levels.size and all(a == b and type(a) is type(b) for a, b in zip(categories, levels)):
+            return col.cat.codes.to_numpy().astype(np.int32)  # the levels are the categories
+        lookup = pd.Index(levels, dtype=object).get_indexer(categories)
         lookup = np.append(lookup, MISSING).astype(np.int32)
         return lookup[col.cat.codes.to_numpy()]
     return pd.Index(levels, dtype=object).get_indexer(col.to_numpy(dtype=object)).astype(np.int32)
