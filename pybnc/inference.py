@@ -43,30 +43,42 @@ def complete_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, ca
     return jll
 
 
-def _forest_rows_jll(codes, structure: Structure, class_log_prior, log_cpts) -> np.ndarray:
-    """Exact ``log P(x_observed, c)`` by upward message passing on each tree."""
-    m = codes.shape[0]
-    k = class_log_prior.shape[0]
+def _forest_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, groups=None) -> np.ndarray:
+    """Exact ``log P(x_observed, c)`` by upward message passing on each tree given the class.
+
+    With ``groups``, ``class_log_prior`` is ``(G, K)``, every table ``(G, K, q, r)``
+    and row ``m`` reads group ``groups[m]`` (cross-validation: each row its own
+    training folds' tables, all in one pass).
+    """
+    if groups is None:
+        groups = np.zeros(codes.shape[0], dtype=np.int64)
+        class_log_prior, log_cpts = np.asarray(class_log_prior)[None], [np.asarray(t)[None] for t in log_cpts]
+    m, k = codes.shape[0], class_log_prior.shape[1]
     parent = structure.parent_array()
-    incoming = [np.zeros((m, k, t.shape[2])) for t in log_cpts]
-    total = np.zeros((m, k))
-    rows = np.arange(m)
+    incoming = [None] * structure.n_features
+    total = class_log_prior[groups].copy()
     for v in reversed(structure.topological_order()):
-        table = log_cpts[v]  # (K, q, r_v)
-        belief = incoming[v]
-        observed = codes[:, v] >= 0
-        if observed.any():
-            # An observed value is evidence: every other level of x_v gets log 0.
-            evidence = np.full(belief.shape, -np.inf)
-            obs_rows = rows[observed]
-            evidence[obs_rows, :, codes[observed, v]] = 0.0
-            evidence[~observed] = 0.0
-            belief = belief + evidence
+        table = log_cpts[v]  # (G, K, q, r)
+        # An observed value is a gather; only rows missing v need a sum over its levels.
+        message = np.empty((m, k, table.shape[2]))
+        obs = codes[:, v] >= 0
+        x = codes[obs, v]
+        message[obs] = table.transpose(0, 3, 1, 2)[groups[obs], x]
+        if incoming[v] is not None:
+            message[obs] += incoming[v][obs, :, x][:, :, None]
+        mis = ~obs
+        if mis.any():
+            summand = table[groups[mis]]
+            if incoming[v] is not None:
+                summand = summand + incoming[v][mis][:, :, None, :]
+            message[mis] = logsumexp(summand)
         if parent[v] < 0:
-            total += logsumexp(table[None, :, 0, :] + belief, axis=-1)
+            total += message[:, :, 0]
+        elif incoming[parent[v]] is None:
+            incoming[parent[v]] = message
         else:
-            incoming[parent[v]] += logsumexp(table[None, :, :, :] + belief[:, :, None, :], axis=-1)
-    return class_log_prior[None, :] + total
+            incoming[parent[v]] += message
+    return total
 
 
 def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts, cardinalities) -> np.ndarray:

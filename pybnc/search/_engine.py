@@ -24,11 +24,10 @@ from collections import OrderedDict
 import numpy as np
 
 from ..counts import count
-from ..inference import parent_configuration
+from ..inference import _forest_rows_jll, parent_configuration
 from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
-from .._logsumexp import logsumexp
 from ._forest_messages import ForestMessages
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
@@ -288,44 +287,13 @@ class CVScorer:
         (``observed``: their :meth:`_observed_sum`, if known)."""
         tables = [self.log_table(i, p) for i, p in enumerate(structure.parents)]
         if structure.is_one_dependence:
-            return self._forest_rows(rows, structure, tables)
+            return _forest_rows_jll(self.codes[rows], structure, self.class_log_prior, tables, self.fold[rows])
         # Every table the scorer learns sums to one over its child (joined features,
         # whose listed levels may not, never reach elimination: they have no parents).
         return eliminate_rows_jll(self.codes[rows], structure, self.class_log_prior, tables,
                                   self.cardinalities, groups=self.fold[rows], normalised=[True] * len(tables),
                                   memo=self._eliminations, observed_jll=observed,
                                   pattern_ids=self.pattern_ids[rows])
-
-    def _forest_rows(self, rows: np.ndarray, structure: Structure, tables: list) -> np.ndarray:
-        """Upward sum-product pass on each tree given the class (as :mod:`pybnc.inference`),
-        with every row reading the tables of its own training folds: all folds in one pass."""
-        fold, codes = self.fold[rows], self.codes[rows]
-        parent = structure.parent_array()
-        m, K = rows.size, self.n_classes
-        incoming = [None] * structure.n_features
-        total = self.class_log_prior[fold].copy()
-        for v in reversed(structure.topological_order()):
-            table = tables[v]  # (F, K, q, r)
-            # An observed value is a gather; only rows missing v need a sum over its levels.
-            message = np.empty((m, K, table.shape[2]))
-            obs = codes[:, v] >= 0
-            x = codes[obs, v]
-            message[obs] = table.transpose(0, 3, 1, 2)[fold[obs], x]
-            if incoming[v] is not None:
-                message[obs] += incoming[v][obs, :, x][:, :, None]
-            mis = ~obs
-            if mis.any():
-                summand = table[fold[mis]]
-                if incoming[v] is not None:
-                    summand = summand + incoming[v][mis][:, :, None, :]
-                message[mis] = logsumexp(summand)
-            if parent[v] < 0:
-                total += message[:, :, 0]
-            elif incoming[parent[v]] is None:
-                incoming[parent[v]] = message
-            else:
-                incoming[parent[v]] += message
-        return total
 
     def change_parents(self, total: np.ndarray, structure: Structure, changes: dict) -> np.ndarray:
         """Per-row totals after giving each feature ``i`` in ``changes`` the parents ``changes[i]``.
