@@ -261,13 +261,16 @@ def eliminate_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, c
         keys = {}
         if memo is not None:
             shape = (component, tuple((i, structure.parents[i]) for i in families))
+            unknown = []
             for p in pats:
                 rows = by_pattern[bounds[p] : bounds[p + 1]]
                 keys[p] = (*shape, codes[rows].tobytes(), groups[rows].tobytes())
                 known = memo.get(keys[p])
-                if known is not None:
+                if known is None:
+                    unknown.append(p)
+                else:
                     jll[rows] += known
-            pats = [p for p in pats if keys[p] not in memo]
+            pats = unknown
             if not pats:
                 continue
         rows = np.concatenate([by_pattern[bounds[p] : bounds[p + 1]] for p in pats])

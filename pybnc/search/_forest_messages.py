@@ -72,20 +72,27 @@ class ForestMessages:
                 rest = outside[p] + belief[p] - message[v]  # (m, K, r_p)
                 outside[v] = self._sum_product(np.swapaxes(theta[v], 2, 3), *_scaled(rest))
         self.joint = [_scaled(o + b) for o, b in zip(outside, belief)]
-        # The roots' beliefs, laid out (K, r, rows of a fold) for their messages to a new parent.
+        # The roots' beliefs, laid out for their messages to a new parent.
         self.root_belief = {}
         for v in self.tree_total:
             scaled, top = _scaled(belief[v])
-            self.root_belief[v] = ([np.ascontiguousarray(scaled[sl].transpose(1, 2, 0)) for sl in self.slices],
-                                   top)
+            self.root_belief[v] = (self._by_fold(scaled), top)
+
+    def _by_fold(self, scaled: np.ndarray) -> list:
+        """``(m, K, r)`` as one ``(K, r, rows of the fold)`` array per fold, for matmul."""
+        return [np.ascontiguousarray(scaled[sl].transpose(1, 2, 0)) for sl in self.slices]
+
+    def _fold_products(self, theta: np.ndarray, by_fold: list) -> np.ndarray:
+        """``sum_x theta[fold, c, q, x] scaled[row, c, x]`` on all rows, ``(m, K, q)``."""
+        out = np.empty((self.rows.size, theta.shape[1], theta.shape[2]))
+        for f, sl in enumerate(self.slices):
+            out[sl] = np.matmul(theta[f], by_fold[f]).transpose(2, 0, 1)
+        return out
 
     def _sum_product(self, theta: np.ndarray, scaled: np.ndarray, top: np.ndarray) -> np.ndarray:
         """``log sum_x theta[fold, c, q, x] exp(belief[row, c, x])`` on all rows, (m, K, q),
         from the belief as ``_scaled`` gives it."""
-        out = np.empty((self.rows.size, theta.shape[1], theta.shape[2]))
-        for f, sl in enumerate(self.slices):
-            out[sl] = np.matmul(theta[f], scaled[sl].transpose(1, 2, 0)).transpose(2, 0, 1)
-        return np.log(out) + top[:, :, None]
+        return np.log(self._fold_products(theta, self._by_fold(scaled))) + top[:, :, None]
 
     def hang_roots(self, rows: np.ndarray, new_parent: int, roots) -> np.ndarray:
         """Exact change of ``log P(x_observed, c)`` on ``rows`` (which must have a missing
@@ -96,11 +103,8 @@ class ForestMessages:
         log_scale = log_scale[pos] - self.tree_total[self.root[new_parent]][pos]
         for c in roots:
             # The scaled message of c's tree to new_parent: sum over x_c of theta * exp(belief).
-            theta, (scaled, top) = self.scorer.exp_table(c, (new_parent,)), self.root_belief[c]
-            message = np.empty((self.rows.size, theta.shape[1], theta.shape[2]))
-            for f, sl in enumerate(self.slices):
-                message[sl] = np.matmul(theta[f], scaled[f]).transpose(2, 0, 1)
-            joint = joint * message[pos]
+            by_fold, top = self.root_belief[c]
+            joint = joint * self._fold_products(self.scorer.exp_table(c, (new_parent,)), by_fold)[pos]
             log_scale += top[pos] - self.tree_total[c][pos]
             if len(roots) > 1:  # keep a product of many messages away from underflow
                 peak = joint.max(axis=-1)
