@@ -120,3 +120,21 @@ def test_predict_time_errors():
         model.predict(GOOD.assign(b=[1.0, -np.inf, 2.0, 3.0]))
     with pytest.raises(ValueError, match="not seen at fit"):
         model.log_likelihood(GOOD, [0, 1, 2, 1])
+
+
+def test_categorical_columns_encode_by_value_not_by_code():
+    """A category column is read by its values whatever its categories' order: the same
+    codes as the plain strings, an unseen category (or one with another type) missing."""
+    from pybnc.encode import TableEncoder
+
+    values = ["b", "a", "c", "a", None, "b"]
+    plain = TableEncoder().fit(pd.DataFrame({"x": values}))
+    want = plain.transform(pd.DataFrame({"x": values}))
+    for categories in (["a", "b", "c"], ["c", "b", "a"], ["a", "b", "c", "z"]):
+        frame = pd.DataFrame({"x": pd.Categorical(values, categories=categories)})
+        np.testing.assert_array_equal(plain.transform(frame), want)
+    unseen = pd.DataFrame({"x": pd.Categorical(["z", "a"], categories=["a", "z"])})
+    assert plain.transform(unseen)[:, 0].tolist() == [-1, 0]
+    ints = TableEncoder().fit(pd.DataFrame({"x": pd.Categorical([1, 2, 1])}))
+    strings = pd.DataFrame({"x": pd.Categorical(["1", "2"])})  # same text, other type
+    assert ints.transform(strings)[:, 0].tolist() == [-1, -1]
