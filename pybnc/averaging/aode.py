@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts import Counts
+from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
 from ..inference import joint_log_likelihood
 from ..parameters import conditional_log_table, learn_parameters, resolve_alpha
@@ -214,6 +215,13 @@ class AODE(BaseBNC):
         self.super_parent_ok_ = value_counts >= self.min_count
         fallback = learn_parameters(Structure.naive_bayes(counts.n_features), counts, self.params, alpha)
         self.class_log_prior_, self.log_cpts_ = fallback.class_log_prior, fallback.log_cpts
+
+    def _check_fitted_state(self):
+        super()._check_fitted_state()
+        k, width = len(self.classes_), int(self.encoder_.cardinalities_.sum())
+        fitted_array(self, "log_joint_", (k, width))
+        fitted_array(self, "log_child_", (k, width, width))
+        fitted_array(self, "super_parent_ok_", (width,), kinds="b")
 
     def _jll_encoded(self, codes):
         offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)

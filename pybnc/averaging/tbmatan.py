@@ -42,6 +42,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..counts import Counts
+from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
 from ._laplacian import log_tree_sum, log_tree_sums_for_rows
 
@@ -203,6 +204,18 @@ class TBMATAN(BaseBNC):
         self.log_edge_weights_ = self._posterior_edge_weights(log_w)
         self.log_tree_normaliser_ = float(log_tree_sum(self.log_edge_weights_))
         self.column_offsets_ = counts.offsets[:-1]
+
+    def _check_fitted_state(self):
+        super()._check_fitted_state()
+        k, cards = len(self.classes_), self.encoder_.cardinalities_
+        n, width = cards.size, int(cards.sum())
+        fitted_array(self, "feature_log_prob_", (k, width))
+        fitted_array(self, "log_dependence_", (k, width, width))
+        fitted_array(self, "log_edge_weights_", (n, n), finite=False)  # log 0 = -inf: no edge
+        if not np.array_equal(fitted_array(self, "column_offsets_", (n,), kinds="iu"), np.cumsum(cards) - cards):
+            raise InconsistentState("column_offsets_", "differ from the encoding's column offsets")
+        normaliser = np.asarray(getattr(self, "log_tree_normaliser_", None))
+        fitted_array(self, "log_tree_normaliser_", (), value=normaliser)  # a finite float
 
     def _posterior_edge_weights(self, log_w):
         """``log beta* = log beta + log W`` with the uniform prior ``beta = 1`` (eq. 23)."""

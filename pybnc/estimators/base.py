@@ -146,6 +146,20 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds the label {y[idx < 0][0]!r}, not seen at fit ({list(self.classes_)}).")
         return idx
 
+    def _check_fitted_state(self) -> None:
+        """Raise ``ValueError`` naming the attribute if the fitted state is incomplete,
+        malformed or inconsistent (``pybnc.load`` calls it on every loaded model).
+
+        The generic part checks ``classes_`` against the class prior and the tables'
+        leading axis, the encoding against the tables' other axes, ``counts_``,
+        ``structure_`` with ``log_cpts_`` and finiteness. A classifier with fitted state
+        of its own overrides this, calls ``super()._check_fitted_state()`` first and
+        checks the rest with :func:`pybnc.estimators._fitted_state.fitted_array`.
+        """
+        from ._fitted_state import check_fitted_state
+
+        check_fitted_state(self)
+
     @property
     def feature_names_(self) -> list:
         """Feature names (the DataFrame's columns, else ``x0, x1, ...``)."""

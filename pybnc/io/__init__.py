@@ -8,6 +8,7 @@
 """
 
 from .bif import to_bif, to_xmlbif
-from .model_file import FORMAT_VERSION, estimator_classes, load, read_header, save
+from ._nodes import estimator_classes
+from .model_file import FORMAT_VERSION, load, read_header, save
 
 __all__ = ["save", "load", "read_header", "estimator_classes", "FORMAT_VERSION", "to_bif", "to_xmlbif"]

@@ -2,267 +2,40 @@
 
 A model file is a zip archive holding ``model.json`` (a header and a typed tree of
 every fitted attribute) and one ``.npy`` file per numeric array. Loading parses
-JSON and reads arrays with ``np.load(allow_pickle=False)``; the only classes ever
-instantiated are pybnc estimators (subclasses of :class:`~pybnc.estimators.base.BaseBNC`
-defined in pybnc), :class:`~pybnc.encode.TableEncoder` and dataclasses defined in
-pybnc (such as :class:`~pybnc.structure.Structure`). So a model file runs no code
-of its own when loaded. The format is specified in ``docs/model-format.md``.
+JSON and reads arrays without unpickling; the only classes ever instantiated are
+pybnc estimators (subclasses of :class:`~pybnc.estimators.base.BaseBNC` defined in
+pybnc), :class:`~pybnc.encode.TableEncoder`, dataclasses defined in pybnc (such as
+:class:`~pybnc.structure.Structure`) and scipy sparse matrices. So a model file runs
+no code of its own when loaded.
 
-Attributes are handled generically (arrays, lists of arrays, scalars, strings,
-lists/tuples/dicts, object arrays of labels, nested pybnc objects), so a new
-estimator needs no code here as long as its fitted state is made of these.
+Loading is defensive, because a model file may come from anywhere: member sizes are
+checked before anything is decompressed (:mod:`._archive`), every array's dtype and
+shape before its bytes are read, and the loaded classifier's fitted state for
+consistency (``BaseBNC._check_fitted_state``) and by classifying two probe rows
+before it is returned. Every problem is one ``ValueError`` naming the file and the
+field. The format is specified in ``docs/model-format.md``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import inspect
 import io
 import json
 import os
-import re
-import sys
+import warnings
 import zipfile
 
 import numpy as np
 
+from ._archive import MAX_COMPRESSION_RATIO, MAX_MODEL_BYTES, Archive
+from ._nodes import Malformed, Reader, Writer, estimator_classes
+
 FORMAT_NAME = "pybnc-model"
-FORMAT_VERSION = 1
+#: The version this pybnc writes. Version 2 declares every array's dtype and shape in
+#: its node and adds sparse matrices; version 1 files still load.
+FORMAT_VERSION = 2
+MIN_FORMAT_VERSION = 1
 HEADER = "model.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so that equal models give equal files
-_ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search")
-
-
-# -- the allow-list ------------------------------------------------------------------------
-def _qualified(cls) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _all_subclasses(cls):
-    seen, stack = [], [cls]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.append(sub)
-                stack.append(sub)
-    return seen
-
-
-def _import_estimator_packages() -> None:
-    for name in _ESTIMATOR_PACKAGES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional package that is not there yet
-            pass
-
-
-def estimator_classes() -> dict:
-    """The pybnc estimator classes a model file may name, by qualified name.
-
-    Every subclass of ``BaseBNC`` defined in a ``pybnc`` module (including the
-    abstract ones, which :func:`load` refuses to instantiate only if they cannot be).
-
-    Examples
-    --------
-    >>> "pybnc.estimators.augmented.TAN" in estimator_classes()
-    True
-    """
-    from ..estimators.base import BaseBNC
-
-    _import_estimator_packages()
-    return {_qualified(c): c for c in _all_subclasses(BaseBNC) if c.__module__.split(".")[0] == "pybnc"}
-
-
-def _helper_classes() -> dict:
-    """TableEncoder and every dataclass defined in a loaded pybnc module."""
-    from ..encode import TableEncoder
-
-    found = {_qualified(TableEncoder): TableEncoder}
-    for modname, module in list(sys.modules.items()):
-        if modname.split(".")[0] != "pybnc" or module is None:
-            continue
-        for obj in list(vars(module).values()):
-            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == modname:
-                found[_qualified(obj)] = obj
-    return found
-
-
-def _resolve(name: str, allowed: dict, what: str):
-    if name in allowed:
-        return allowed[name]
-    # A class moved between pybnc modules keeps loading under its bare name.
-    short = [c for q, c in allowed.items() if q.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]]
-    if len(short) == 1:
-        return short[0]
-    raise ValueError(
-        f"The model file names the {what} class {name!r}, which is not a pybnc {what} class "
-        "of this installation. Only pybnc classes are loaded; if it comes from a newer pybnc, "
-        "upgrade pybnc (pip install -U pybnc)."
-    )
-
-
-# -- encoding: Python value -> JSON node (+ arrays) ------------------------------------------
-_SCALAR_DTYPES = {"int": np.integer, "float": np.floating, "bool": np.bool_}
-
-
-def _scalar_node(value):
-    """A JSON node for a label-like scalar, or None when ``value`` is not one."""
-    if value is None:
-        return {"type": "none"}
-    if isinstance(value, (bool, np.bool_)):
-        node = {"type": "bool", "value": bool(value)}
-    elif isinstance(value, (int, np.integer)):
-        node = {"type": "int", "value": int(value)}
-    elif isinstance(value, (float, np.floating)):
-        # float.hex is exact and spells nan/inf, which strict JSON cannot.
-        node = {"type": "float", "value": float(value).hex()}
-    elif isinstance(value, (str, np.str_)):
-        return {"type": "str", "value": str(value)}
-    else:
-        return None
-    if isinstance(value, np.generic):
-        node["dtype"] = value.dtype.str
-    return node
-
-
-class _Writer:
-    def __init__(self):
-        self.arrays = {}
-        self.estimators = estimator_classes()
-        self.helpers = _helper_classes()
-
-    def add_array(self, array: np.ndarray) -> str:
-        name = f"arrays/{len(self.arrays):05d}.npy"
-        self.arrays[name] = array
-        return name
-
-    def encode(self, value, where: str):
-        node = _scalar_node(value)
-        if node is not None:
-            return node
-        if isinstance(value, np.ndarray):
-            if value.dtype.kind in "biufcUSmM" and not value.dtype.hasobject:
-                return {"type": "ndarray", "file": self.add_array(value)}
-            if value.dtype == object:
-                items = [self._label(v, f"{where}[{i}]") for i, v in enumerate(value.ravel())]
-                return {"type": "object_array", "shape": list(value.shape), "items": items}
-        elif isinstance(value, (list, tuple)):
-            kind = "list" if isinstance(value, list) else "tuple"
-            return {"type": kind, "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
-        elif isinstance(value, dict):
-            return {"type": "dict", "items": [[self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
-                                              for k, v in value.items()]}
-        elif type(value) in self.estimators.values():
-            return self.encode_estimator(value, where)
-        elif self.helpers.get(_qualified(type(value))) is type(value):
-            if dataclasses.is_dataclass(value):
-                fields = {f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
-                          for f in dataclasses.fields(value)}
-                return {"type": "dataclass", "class": _qualified(type(value)), "fields": fields}
-            return {"type": "object", "class": _qualified(type(value)),
-                    "attributes": self._attributes(vars(value), where)}
-        raise TypeError(
-            f"Cannot save {where}: values of type {type(value).__module__}.{type(value).__qualname__} "
-            "are not part of the pybnc model format (arrays, scalars, strings, lists, tuples, dicts, "
-            "label arrays and pybnc objects are). Store the attribute as one of these, or extend "
-            "pybnc/io/model_file.py and docs/model-format.md."
-        )
-
-    def _label(self, value, where: str):
-        node = _scalar_node(value)
-        if node is None:
-            raise TypeError(
-                f"Cannot save {where}: an object array may hold only str, int, float, bool or None "
-                f"labels, not {type(value).__qualname__}. Convert the labels to one of these types."
-            )
-        return node
-
-    def _attributes(self, mapping: dict, where: str) -> dict:
-        for key in mapping:
-            if not isinstance(key, str):
-                raise TypeError(f"Cannot save {where}: attribute name {key!r} is not a string.")
-        return {k: self.encode(v, f"{where}.{k}") for k, v in mapping.items()}
-
-    def encode_estimator(self, model, where: str) -> dict:
-        params = model.get_params(deep=False)
-        fitted = {k: v for k, v in vars(model).items() if k not in params}
-        return {"type": "estimator", "class": _qualified(type(model)),
-                "params": self._attributes(params, where), "attributes": self._attributes(fitted, where)}
-
-
-# -- decoding: JSON node -> Python value -----------------------------------------------------
-class _Reader:
-    def __init__(self, archive: zipfile.ZipFile, source: str):
-        self.archive = archive
-        self.source = source
-        self.names = set(archive.namelist())
-        self.estimators = estimator_classes()
-        self.helpers = _helper_classes()
-
-    def corrupt(self, why: str) -> ValueError:
-        return ValueError(f"{self.source} is not a valid pybnc model file: {why}. Save the model again "
-                          "with pybnc.save(model, path).")
-
-    def decode(self, node):
-        if not isinstance(node, dict) or "type" not in node:
-            raise self.corrupt(f"unexpected node {str(node)[:80]!r}")
-        kind = node["type"]
-        try:
-            if kind == "none":
-                return None
-            if kind in ("bool", "int", "float", "str"):
-                value = {"bool": bool, "int": int, "str": str, "float": float.fromhex}[kind](node["value"])
-                return np.dtype(node["dtype"]).type(value) if "dtype" in node else value
-            if kind == "ndarray":
-                return self.read_array(node["file"])
-            if kind == "object_array":
-                out = np.empty(len(node["items"]), dtype=object)
-                out[:] = [self.decode(item) for item in node["items"]]
-                return out.reshape(node["shape"])
-            if kind in ("list", "tuple"):
-                items = [self.decode(item) for item in node["items"]]
-                return items if kind == "list" else tuple(items)
-            if kind == "dict":
-                return {self.decode(k): self.decode(v) for k, v in node["items"]}
-            if kind == "dataclass":
-                cls = _resolve(node["class"], self.helpers, "helper")
-                return cls(**{k: self.decode(v) for k, v in node["fields"].items()})
-            if kind == "object":
-                cls = _resolve(node["class"], self.helpers, "helper")
-                obj = cls.__new__(cls)
-                for key, value in node["attributes"].items():
-                    setattr(obj, key, self.decode(value))
-                return obj
-            if kind == "estimator":
-                return self.decode_estimator(node)
-        except (KeyError, TypeError) as exc:
-            raise self.corrupt(f"malformed {kind!r} node ({exc})") from exc
-        raise self.corrupt(f"unknown node type {kind!r}")
-
-    def decode_estimator(self, node):
-        cls = _resolve(node["class"], self.estimators, "estimator")
-        params = {k: self.decode(v) for k, v in node["params"].items()}
-        try:
-            model = cls(**params)
-        except TypeError as exc:
-            raise ValueError(
-                f"{self.source}: {cls.__name__} does not accept the saved parameters "
-                f"{sorted(params)} ({exc}). The file was written by a pybnc whose {cls.__name__} "
-                "differs from this one; load it with that pybnc version."
-            ) from exc
-        for key, value in node["attributes"].items():
-            setattr(model, key, self.decode(value))
-        return model
-
-    def read_array(self, name: str) -> np.ndarray:
-        if not isinstance(name, str) or not re.fullmatch(r"arrays/\d+\.npy", name) or name not in self.names:
-            raise self.corrupt(f"missing array {name!r}")
-        with self.archive.open(name) as handle:
-            try:
-                return np.load(io.BytesIO(handle.read()), allow_pickle=False)
-            except ValueError as exc:
-                raise self.corrupt(f"array {name!r} is unreadable ({exc})") from exc
 
 
 # -- public API -----------------------------------------------------------------------------------
@@ -298,7 +71,7 @@ def save(model, path) -> None:
             f"{type(model).__qualname__}. For other objects use joblib or skops."
         )
     check_is_fitted(model)
-    writer = _Writer()
+    writer = Writer()
     header = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -319,47 +92,67 @@ def save(model, path) -> None:
             write(name, buffer.getvalue())
 
 
-def read_header(path) -> dict:
-    """The parsed ``model.json`` of a model file, checked for format and version."""
-    return _open(path)[1]
+def read_header(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPRESSION_RATIO) -> dict:
+    """The parsed ``model.json`` of a model file, checked for format and version.
+
+    Nothing is instantiated; arrays are not read. Raises ``ValueError`` like :func:`load`.
+    """
+    archive, header = _open(path, max_bytes, max_ratio)
+    archive.close()
+    return header
 
 
-def _open(path):
-    source = repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "the file object"
+def _source(path) -> str:
+    return repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "the file object"
+
+
+def _open(path, max_bytes, max_ratio):
+    """The checked archive and its parsed header (format and version checked)."""
+    source = _source(path)
+    archive = Archive(path, source, max_bytes, max_ratio)
     try:
-        archive = zipfile.ZipFile(path)
-    except FileNotFoundError:
+        if not archive.has(HEADER):
+            raise ValueError(f"{source} is a zip archive but not a pybnc model file (no {HEADER}).")
+        text = archive.read_bytes(HEADER)
+        try:
+            header = json.loads(text.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # bad UTF-8 or JSON; nesting too deep
+            raise archive.error(HEADER, f"not readable JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+            found = header.get("format") if isinstance(header, dict) else None
+            raise ValueError(f"{source} is not a pybnc model file (format {str(found)[:80]!r}).")
+        version = header.get("format_version")
+        if type(version) is not int or version < MIN_FORMAT_VERSION:
+            raise archive.error(f"{HEADER} format_version",
+                                f"{str(version)[:40]!r} is not a format version (an integer from "
+                                f"{MIN_FORMAT_VERSION} to {FORMAT_VERSION})")
+        if version > FORMAT_VERSION:
+            raise ValueError(
+                f"{source} uses pybnc model format version {version} (written by pybnc "
+                f"{str(header.get('pybnc_version'))[:40]}); this pybnc reads versions "
+                f"{MIN_FORMAT_VERSION} to {FORMAT_VERSION}. Upgrade pybnc to load it (pip install -U pybnc)."
+            )
+    except BaseException:
+        archive.close()
         raise
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ValueError(f"{source} is not a pybnc model file (not a zip archive: {exc}).") from exc
-    try:
-        header = json.loads(archive.read(HEADER).decode("utf-8"))
-    except KeyError as exc:
-        archive.close()
-        raise ValueError(f"{source} is a zip archive but not a pybnc model file (no {HEADER}).") from exc
-    except (ValueError, zipfile.BadZipFile) as exc:
-        archive.close()
-        raise ValueError(f"{source} is not a valid pybnc model file: {HEADER} is unreadable ({exc}).") from exc
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        archive.close()
-        raise ValueError(f"{source} is not a pybnc model file (format {header.get('format') if isinstance(header, dict) else None!r}).")
-    version = header.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        archive.close()
-        raise ValueError(
-            f"{source} uses pybnc model format version {version!r} (written by pybnc "
-            f"{header.get('pybnc_version')}); this pybnc reads versions up to {FORMAT_VERSION}. "
-            "Upgrade pybnc to load it (pip install -U pybnc)."
-        )
-    return archive, header, source
+    return archive, header
 
 
-def load(path):
+def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPRESSION_RATIO):
     """Load a model saved by :func:`save`. Runs no code from the file.
+
+    The file is checked before anything is built from it: member sizes against the
+    caps, every array's dtype and shape against the header, and the classifier's
+    fitted state for consistency (labels, tables, priors, encoding; all finite).
 
     Parameters
     ----------
     path : str, os.PathLike or binary file object
+    max_bytes : int, default=2 GiB
+        Largest total uncompressed size of the file's members. Raise it only for
+        model files you trust.
+    max_ratio : float, default=500
+        Largest compression ratio of a member above 1 MiB (a zip bomb's signature).
 
     Returns
     -------
@@ -369,8 +162,11 @@ def load(path):
     Raises
     ------
     ValueError
-        If the file is not a pybnc model file, is corrupt, or was written in a newer
-        format version.
+        If the file is not a pybnc model file, is corrupt or inconsistent, exceeds a
+        cap, or was written in a newer format version. The message names the file
+        and the field. This is the only error a file's content can cause.
+    FileNotFoundError
+        If ``path`` does not exist (other ``OSError`` if it cannot be opened).
 
     Examples
     --------
@@ -382,10 +178,29 @@ def load(path):
     >>> type(pybnc.load(io.BytesIO(buffer.getvalue()))).__name__
     'NaiveBayes'
     """
-    archive, header, source = _open(path)
-    with archive:
-        reader = _Reader(archive, source)
-        node = header.get("estimator")
-        if not isinstance(node, dict) or node.get("type") != "estimator":
-            raise reader.corrupt("the header holds no estimator")
-        return reader.decode(node)
+    from ..estimators._fitted_state import InconsistentState, check_fitted_model
+
+    source = _source(path)
+    try:
+        archive, header = _open(path, max_bytes, max_ratio)
+        with archive:
+            node = header.get("estimator")
+            if not isinstance(node, dict) or node.get("type") != "estimator":
+                raise archive.error(HEADER, "the header holds no estimator")
+            reader = Reader(archive, declared_arrays=header["format_version"] >= 2)
+            where = str(node.get("class", "estimator")).rsplit(".", 1)[-1][:80]
+            model = reader.decode_estimator(node, where)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the probe rows may warn (unseen levels...)
+            check_fitted_model(model, where)
+        return model
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except (Malformed, InconsistentState) as exc:
+        raise ValueError(f"{source} is not a valid pybnc model file: {exc}. Save the model again "
+                         "with pybnc.save(model, path).") from exc
+    except ValueError:
+        raise
+    except Exception as exc:  # RecursionError, MemoryError, or a check this code lacks
+        raise ValueError(f"{source} is not a valid pybnc model file: it could not be loaded "
+                         f"({type(exc).__name__}: {str(exc)[:200]}).") from exc

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
 from ..parameters import class_log_prior, resolve_alpha
 from ._engine import compact_join, log_theta
@@ -141,6 +142,29 @@ class _SemiNaiveSearch(BaseBNC):
             full_levels = float(np.prod(cards[list(s)].astype(float)))
             self.join_keys_.append(keys)
             self.log_tables_.append(log_theta(n, method, alpha, full_levels, 1.0, K, marginal)[:, 0, :])
+
+    def _check_fitted_state(self):
+        super()._check_fitted_state()
+        k, cards = len(self.classes_), self.encoder_.cardinalities_
+        lists = [getattr(self, name, None) for name in ("supernode_indices_", "join_keys_", "log_tables_")]
+        if not all(isinstance(v, list) for v in lists) or len({len(v) for v in lists}) != 1:
+            raise InconsistentState("supernode_indices_", "join_keys_ and log_tables_ are not lists of one "
+                                    "entry per supernode")
+        seen = []
+        for s, (members, keys) in enumerate(zip(*lists[:2])):
+            if not (isinstance(members, tuple) and members and isinstance(keys, list)
+                    and len(keys) == len(members) - 1
+                    and all(type(i) is int and 0 <= i < cards.size and i not in seen for i in members)):
+                raise InconsistentState(f"supernode_indices_[{s}]", "not distinct features with a key list "
+                                        "per join step")
+            seen += members
+            levels = int(cards[members[0]])
+            for t, (member, step) in enumerate(zip(members[1:], keys)):
+                step = fitted_array(self, f"join_keys_[{s}][{t}]", (None,), kinds="iu", value=step)
+                if np.any(np.diff(step) <= 0) or (step.size and (step[0] < 0 or step[-1] >= levels * cards[member])):
+                    raise InconsistentState(f"join_keys_[{s}][{t}]", "not increasing keys of seen combinations")
+                levels = step.size
+            fitted_array(self, f"log_tables_[{s}]", (k, join_levels(members, cards, keys)), value=self.log_tables_[s])
 
     def _jll_encoded(self, codes):
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))

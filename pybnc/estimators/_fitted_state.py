@@ -1,0 +1,238 @@
+"""Is a fitted classifier's state complete and consistent? (What ``pybnc.load`` asks.)
+
+A model file may have been damaged or forged, so before a loaded classifier is handed
+out its state is checked as a whole: the class labels against the class prior and
+the leading axis of every table, the encoding (levels, cut points, cardinalities)
+against the tables' other axes, and every table for finiteness. Each classifier
+checks its own state with ``BaseBNC._check_fitted_state``: the generic part here
+covers what the classifiers share (``classes_``, ``encoder_``, ``counts_``,
+``class_log_prior_``, ``structure_`` with ``log_cpts_``, ``feature_weights_``, and no
+NaN or +inf in any float array of the fitted state); a classifier with state of its own
+overrides the method, calls ``super()`` and checks the rest with :func:`fitted_array`.
+Last, :func:`check_fitted_model` classifies two probe rows, which catches what no check
+names (a new classifier's state, a missing attribute).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import scipy.sparse
+
+from ..counts import Counts
+from ..encode import TableEncoder
+from ..structure import Structure
+
+
+class InconsistentState(ValueError):
+    """A fitted attribute that is missing, malformed or inconsistent; the message names it."""
+
+    def __init__(self, field: str, why: str):
+        super().__init__(f"{field}: {why}")
+        self.field = field
+
+
+def fitted_array(model, name: str, shape=None, kinds: str = "f", finite: bool = True, value=None) -> np.ndarray:
+    """The attribute ``name`` of ``model`` (or ``value``, named ``name``), checked.
+
+    ``shape`` is a tuple of sizes (``None`` for any size on that axis), ``kinds`` the
+    allowed dtype kinds, ``finite`` whether float entries must be finite (otherwise
+    only NaN and +inf are refused: ``-inf`` is a log of zero).
+    """
+    if value is None:
+        value = getattr(model, name, None)
+        if value is None:
+            raise InconsistentState(name, "missing")
+    if not isinstance(value, np.ndarray):
+        raise InconsistentState(name, f"a {type(value).__name__}, not an array")
+    if value.dtype.kind not in kinds:
+        raise InconsistentState(name, f"dtype {value.dtype} is not one of the kinds {kinds!r}")
+    if shape is not None:
+        expected = tuple(shape)
+        if value.ndim != len(expected) or any(e is not None and e != s for e, s in zip(expected, value.shape)):
+            shown = tuple("any" if e is None else e for e in expected)
+            raise InconsistentState(name, f"shape {value.shape}, expected {shown}")
+    if value.dtype.kind in "fc":
+        bad = ~np.isfinite(value) if finite else np.isnan(value) | (value == np.inf)
+        if bad.any():
+            raise InconsistentState(name, f"holds {value[bad].ravel()[0]} ({int(bad.sum())} entries); "
+                                          f"{'finite values' if finite else 'no NaN or +inf'} expected")
+    return value
+
+
+def _count(model, name: str, minimum: int) -> int:
+    value = getattr(model, name, None)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InconsistentState(name, f"{value!r} is not an integer >= {minimum}")
+    return int(value)
+
+
+def check_encoder(model, n_features: int) -> np.ndarray:
+    """The encoder's cardinalities, once its levels and cut points are consistent."""
+    encoder = getattr(model, "encoder_", None)
+    if not isinstance(encoder, TableEncoder):
+        raise InconsistentState("encoder_", f"a {type(encoder).__name__}, not a TableEncoder")
+    lists = {}
+    for name in ("columns_", "kinds_", "categories_", "cut_points_"):
+        value = getattr(encoder, name, None)
+        if not isinstance(value, list) or len(value) != n_features:
+            raise InconsistentState(f"encoder_.{name}", f"not a list of n_features_in_={n_features} entries")
+        lists[name] = value
+    cards = fitted_array(None, "encoder_.cardinalities_", (n_features,), "iu",
+                         value=getattr(encoder, "cardinalities_", None))
+    for j, (kind, levels, cuts) in enumerate(zip(lists["kinds_"], lists["categories_"], lists["cut_points_"])):
+        where = f"encoder_.categories_[{j}]"
+        if not isinstance(levels, np.ndarray) or levels.ndim != 1:
+            raise InconsistentState(where, "not a one-dimensional array of levels")
+        if cards[j] != levels.size:
+            raise InconsistentState(f"encoder_.cardinalities_[{j}]",
+                                    f"{cards[j]}, but the column has {levels.size} levels")
+        if kind == "discretised":
+            cuts = fitted_array(None, f"encoder_.cut_points_[{j}]", (levels.size - 1,), "f", value=cuts)
+            if np.any(np.diff(cuts) <= 0):
+                raise InconsistentState(f"encoder_.cut_points_[{j}]", "not strictly increasing")
+        elif kind == "categorical":
+            if cuts is not None:
+                raise InconsistentState(f"encoder_.cut_points_[{j}]", "cut points for a categorical column")
+            try:
+                unique = pd.Index(levels, dtype=object).is_unique
+            except TypeError:
+                unique = False
+            if not unique:
+                raise InconsistentState(where, "a level occurs twice")
+        else:
+            raise InconsistentState(f"encoder_.kinds_[{j}]",
+                                    f"{str(kind)[:40]!r} is not 'categorical' or 'discretised'")
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        fitted_array(model, "feature_names_in_", (n_features,), "OU")
+        if [str(c) for c in lists["columns_"]] != [str(c) for c in names]:
+            raise InconsistentState("feature_names_in_", "differs from encoder_.columns_")
+    return cards
+
+
+def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
+    """``counts_`` (a :class:`~pybnc.counts.Counts`) against the encoding and the classes."""
+    if not isinstance(counts, Counts):
+        return  # another kind of counts: the no-NaN walk and the probe rows still see it
+    if not np.array_equal(fitted_array(None, "counts_.cardinalities", (cards.size,), "iu",
+                                       value=getattr(counts, "cardinalities", None)), cards):
+        raise InconsistentState("counts_.cardinalities", "differ from encoder_.cardinalities_")
+    width = int(cards.sum())
+    for name, shape in (("class_counts", (n_classes,)), ("joint", (n_classes, width, width))):
+        table = fitted_array(None, f"counts_.{name}", shape, "iuf", value=getattr(counts, name, None))
+        if (table < 0).any():
+            raise InconsistentState(f"counts_.{name}", "holds a negative count")
+
+
+def check_network(model, cards: np.ndarray, n_classes: int) -> None:
+    """``structure_`` (naive Bayes when absent) against ``log_cpts_`` and the encoding."""
+    n = cards.size
+    structure = getattr(model, "structure_", None)
+    if structure is None:
+        structure = Structure.naive_bayes(n)
+    elif not isinstance(structure, Structure):
+        raise InconsistentState("structure_", f"a {type(structure).__name__}, not a Structure")
+    parents = structure.parents
+    if not isinstance(parents, tuple) or len(parents) != n:
+        raise InconsistentState("structure_.parents", f"not a tuple of n_features_in_={n} entries")
+    for i, ps in enumerate(parents):
+        if not isinstance(ps, tuple) or not all(type(p) is int and 0 <= p < n and p != i for p in ps) \
+                or len(set(ps)) != len(ps):
+            raise InconsistentState(f"structure_.parents[{i}]", f"{str(ps)[:60]} is not a tuple of other features")
+    try:
+        structure.topological_order()
+    except ValueError as exc:
+        raise InconsistentState("structure_", str(exc)) from None
+    tables = model.log_cpts_
+    if not isinstance(tables, list) or len(tables) != n:
+        raise InconsistentState("log_cpts_", f"not a list of n_features_in_={n} tables")
+    for i, ps in enumerate(parents):
+        configurations = int(np.prod([int(cards[p]) for p in ps], dtype=object))
+        fitted_array(None, f"log_cpts_[{i}]", (n_classes, configurations, int(cards[i])), value=tables[i])
+
+
+def _float_leaves(value, where: str, depth: int = 0):
+    """``(where, array)`` of every float array (and float) inside a fitted value."""
+    if depth > 32:
+        return
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        yield where, value
+    elif isinstance(value, (float, np.floating)):
+        yield where, np.asarray([value])
+    elif scipy.sparse.issparse(value):
+        yield from _float_leaves(value.data, f"{where}.data", depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _float_leaves(item, f"{where}[{i}]", depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _float_leaves(item, f"{where}[{key!r}]", depth + 1)
+    elif dataclasses.is_dataclass(value) or isinstance(value, TableEncoder):
+        for key, item in vars(value).items():
+            yield from _float_leaves(item, f"{where}.{key}", depth + 1)
+
+
+def check_fitted_state(model) -> None:
+    """The generic part of ``BaseBNC._check_fitted_state``; raises :class:`InconsistentState`."""
+    classes = fitted_array(model, "classes_", (None,), "biufOUS")
+    n_classes = classes.size
+    if n_classes < 2:
+        raise InconsistentState("classes_", f"{n_classes} label(s); a classifier has at least 2")
+    if pd.isna(classes).any() or pd.Index(classes.astype(object)).has_duplicates:
+        raise InconsistentState("classes_", "holds a missing or repeated label")
+    if hasattr(model, "class_log_prior_"):
+        fitted_array(model, "class_log_prior_", (n_classes,))
+    n_features = _count(model, "n_features_in_", 1)
+    cards = check_encoder(model, n_features)
+    if hasattr(model, "counts_"):
+        check_counts(model.counts_, cards, n_classes)
+    if hasattr(model, "log_cpts_"):
+        check_network(model, cards, n_classes)
+    if hasattr(model, "feature_weights_"):
+        fitted_array(model, "feature_weights_", (n_features,))
+    params = model.get_params(deep=False)
+    for name, value in vars(model).items():
+        if name not in params:
+            for where, array in _float_leaves(value, name):
+                fitted_array(None, where, finite=False, value=array)
+
+
+def _probe_rows(model):
+    """Two rows that exercise every table: each column's first level, then its last."""
+    encoder = model.encoder_
+    rows = []
+    for pick in (0, -1):
+        row = []
+        for kind, levels, cuts in zip(encoder.kinds_, encoder.categories_, encoder.cut_points_):
+            if kind == "discretised":
+                row.append(float(cuts[pick]) - (1.0 if pick == 0 else 0.0) if cuts.size else 0.0)
+            else:
+                row.append(levels[pick] if levels.size else None)
+        rows.append(row)
+    table = np.empty((2, len(encoder.kinds_)), dtype=object)
+    table[:] = rows
+    if hasattr(model, "feature_names_in_"):
+        return pd.DataFrame(table, columns=list(model.feature_names_in_))
+    return table
+
+
+def check_fitted_model(model, where: str) -> None:
+    """``model._check_fitted_state()``, then two probe rows classified into finite
+    probabilities that sum to one. Raises ``ValueError`` naming ``where`` and the field."""
+    try:
+        model._check_fitted_state()
+    except InconsistentState as exc:
+        raise InconsistentState(f"{where}.{exc.field}", str(exc).split(": ", 1)[1]) from None
+    try:
+        proba = model.predict_proba(_probe_rows(model))
+        model.predict(_probe_rows(model))
+    except Exception as exc:  # the state passed every check yet does not classify
+        raise InconsistentState(where, f"the fitted state does not classify a probe row "
+                                       f"({type(exc).__name__}: {str(exc)[:200]})") from exc
+    if proba.shape != (2, len(model.classes_)) or not np.isfinite(proba).all() \
+            or not np.allclose(proba.sum(axis=1), 1.0):
+        raise InconsistentState(where, "the fitted state gives probe rows probabilities that are not "
+                                       "finite or do not sum to one")
