@@ -81,7 +81,8 @@ def _forest_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, gro
     return total
 
 
-def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts, cardinalities) -> np.ndarray:
+def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts, cardinalities,
+                         normalise_missing: bool = False) -> np.ndarray:
     """``log P(x_observed, c)`` for every row and class, shape ``(n, K)``.
 
     Parameters
@@ -91,6 +92,11 @@ def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts,
     class_log_prior : ndarray of shape (K,)
     log_cpts : list of ndarray ``(K, q_i, r_i)``
     cardinalities : ndarray of shape (d,)
+    normalise_missing : bool, default=False
+        For tables that are not conditional distributions (WANBIA's weighted ones):
+        a missing feature's own table is renormalised over its values before it is
+        summed out, so a missing leaf contributes exactly 1. Conditional tables are
+        unchanged by it.
 
     Returns
     -------
@@ -104,6 +110,16 @@ def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts,
     jll = np.empty((codes.shape[0], class_log_prior.shape[0]))
     complete = ~has_missing
     jll[complete] = complete_rows_jll(codes[complete], structure, class_log_prior, log_cpts, cardinalities)
+    if normalise_missing:
+        rows_missing = np.flatnonzero(has_missing)
+        patterns, inverse = np.unique(codes[rows_missing] < 0, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        normalised = [t - logsumexp(t, axis=-1)[..., None] for t in log_cpts]
+        for p, pattern in enumerate(patterns):
+            rows = rows_missing[inverse == p]
+            tables = [normalised[i] if pattern[i] else log_cpts[i] for i in range(len(log_cpts))]
+            jll[rows] = joint_log_likelihood(codes[rows], structure, class_log_prior, tables, cardinalities)
+        return jll
     if structure.is_one_dependence:
         jll[has_missing] = _forest_rows_jll(codes[has_missing], structure, class_log_prior, log_cpts)
     else:

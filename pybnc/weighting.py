@@ -9,8 +9,20 @@ AWNB
     bootstrap subsample (``w`` gets 0 from a tree that does not test ``X_i``). The
     tables become ``theta^w / sum_k theta^w``: still conditional distributions, so it
     applies to any structure and exact marginalisation of missing values is
-    unchanged. Trees are scikit-learn's CART (binary splits on the integer codes,
-    missing values sent by the learned NaN rule) rather than Hall's C4.5.
+    unchanged. ``awnb_tree`` chooses the trees:
+
+    ``"c45"`` (default)
+        Hall's: C4.5 (multiway splits on nominal features, gain ratio, missing values
+        as fractional rows; :mod:`pybnc.c45`).
+    ``"cart"``
+        scikit-learn's CART on the integer codes: binary threshold splits, so a
+        many-levelled feature is cut several times and the tree reaches further
+        features sooner (missing values sent by the learned NaN rule).
+
+    bnclassify grows ``rpart`` trees (binary splits that group a nominal feature's
+    levels into two subsets, information gain, no pruning): neither option is it
+    exactly; both C4.5 and rpart test a nominal feature once per path, which is
+    what keeps the number of weighted features small.
 WANBIA
     Weights maximise the conditional log-likelihood of the training data under
     ``P(c | x; w) ∝ P(c) prod_i P(x_i | pa_i, c)^{w_i}`` with L-BFGS-B and the
@@ -44,10 +56,11 @@ from scipy.special import logsumexp
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from .inference import complete_rows_jll, joint_log_likelihood
+from .c45 import c45_testing_depths
 from .structure.dag import Structure
 
 WEIGHTINGS = (None, "awnb", "wanbia")
+AWNB_TREES = ("c45", "cart")
 
 
 # -- AWNB -----------------------------------------------------------------------------
@@ -69,7 +82,8 @@ def min_testing_depths(tree, n_features: int) -> np.ndarray:
     return best
 
 
-def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_state=None) -> np.ndarray:
+def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_state=None,
+                 tree: str = "c45") -> np.ndarray:
     """AWNB feature weights (Hall 2007) from ``n_trees`` bootstrap trees.
 
     Parameters
@@ -82,6 +96,8 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
         Subsample size relative to ``n``, drawn with replacement
         (bnclassify's ``awnb_bootstrap``).
     random_state : int, RandomState or None
+    tree : {"c45", "cart"}, default="c45"
+        C4.5 trees (Hall's) or scikit-learn's CART on the codes (see the module notes).
 
     Returns
     -------
@@ -101,7 +117,10 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
         raise ValueError(f"awnb_trees must be an integer >= 1, got {n_trees!r}.")
     if not (0 < float(bootstrap) <= 1):
         raise ValueError(f"awnb_bootstrap must be a fraction in (0, 1], got {bootstrap!r}.")
+    if tree not in AWNB_TREES:
+        raise ValueError(f"awnb_tree={tree!r} is not one of {AWNB_TREES}.")
     codes = np.asarray(codes)
+    y = np.asarray(y)
     rng = check_random_state(random_state)
     n, d = codes.shape
     X = np.where(codes >= 0, codes, np.nan).astype(np.float64)
@@ -109,9 +128,16 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
     total = np.zeros(d)
     for _ in range(n_trees):
         rows = rng.randint(0, n, size=size)
-        tree = DecisionTreeClassifier(random_state=rng.randint(np.iinfo(np.int32).max))
-        tree.fit(X[rows], np.asarray(y)[rows])
-        total += 1.0 / np.sqrt(min_testing_depths(tree, d))
+        if tree == "c45":
+            # A bootstrap sample as row multiplicities: the same tree, fewer rows to scan.
+            weight = np.bincount(rows, minlength=n).astype(np.float64)
+            drawn = np.flatnonzero(weight)
+            depths = c45_testing_depths(codes[drawn], y[drawn], weight[drawn])
+        else:
+            cart = DecisionTreeClassifier(random_state=rng.randint(np.iinfo(np.int32).max))
+            cart.fit(X[rows], y[rows])
+            depths = min_testing_depths(cart, d)
+        total += 1.0 / np.sqrt(depths)
     return total / n_trees
 
 
@@ -216,48 +242,21 @@ def wanbia_weights(codes, y, structure: Structure, class_log_prior, log_cpts, ca
     return np.clip(result.x, 0.0, 1.0), result
 
 
-def dropped_missing_jll(codes, structure: Structure, class_log_prior, log_cpts, cardinalities) -> np.ndarray:
-    """``log`` of the weighted joint with each missing feature's own table renormalised.
-
-    A missing leaf then contributes exactly 1 (the vignette's rule for WANBIA) and a
-    missing parent is summed out exactly. Rows are grouped by missing pattern.
-    """
-    codes = np.asarray(codes)
-    missing = codes < 0
-    jll = np.empty((codes.shape[0], np.asarray(class_log_prior).shape[0]))
-    complete = ~missing.any(axis=1)
-    jll[complete] = complete_rows_jll(codes[complete], structure, class_log_prior, log_cpts, cardinalities)
-    if complete.all():
-        return jll
-    rows_missing = np.flatnonzero(~complete)
-    patterns, inverse = np.unique(missing[rows_missing], axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    normalised = [t - logsumexp(t, axis=-1, keepdims=True) for t in log_cpts]
-    for p, pattern in enumerate(patterns):
-        rows = rows_missing[inverse == p]
-        tables = [normalised[i] if pattern[i] else log_cpts[i] for i in range(len(log_cpts))]
-        jll[rows] = joint_log_likelihood(codes[rows], structure, class_log_prior, tables, cardinalities)
-    return jll
-
-
 # -- the estimator hooks ------------------------------------------------------------------
 def weight_tables(weighting, codes, y, structure: Structure, class_log_prior, log_cpts, cardinalities,
-                  random_state=None, awnb_trees: int = 10, awnb_bootstrap: float = 0.5):
-    """Apply ``weighting`` to fitted tables; returns ``(log_cpts, feature_weights)``."""
+                  random_state=None, awnb_trees: int = 10, awnb_bootstrap: float = 0.5, awnb_tree: str = "c45"):
+    """Apply ``weighting`` to fitted tables; returns ``(log_cpts, feature_weights)``.
+
+    The tables of ``"wanbia"`` are not conditional distributions: predict with
+    ``normalise_missing=True`` (see the module notes).
+    """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting={weighting!r} is not one of None, 'awnb', 'wanbia'.")
     d = len(log_cpts)
     if weighting is None:
         return log_cpts, np.ones(d)
     if weighting == "awnb":
-        weights = awnb_weights(codes, y, awnb_trees, awnb_bootstrap, random_state)
+        weights = awnb_weights(codes, y, awnb_trees, awnb_bootstrap, random_state, awnb_tree)
         return awnb_tables(log_cpts, weights), weights
     weights, _ = wanbia_weights(codes, y, structure, class_log_prior, log_cpts, cardinalities)
     return [w * np.asarray(t) for w, t in zip(weights, log_cpts)], weights
-
-
-def weighted_joint_log_likelihood(weighting, codes, structure, class_log_prior, log_cpts, cardinalities):
-    """``joint_log_likelihood`` for the weighted tables (WANBIA drops missing leaves)."""
-    if weighting == "wanbia":
-        return dropped_missing_jll(codes, structure, class_log_prior, log_cpts, cardinalities)
-    return joint_log_likelihood(codes, structure, class_log_prior, log_cpts, cardinalities)

@@ -11,12 +11,12 @@ from sklearn.metrics import log_loss
 from sklearn.tree import DecisionTreeClassifier
 
 from pybnc import TAN, NaiveBayes
-from pybnc.inference import complete_rows_jll
+from pybnc.c45 import c45_testing_depths
+from pybnc.inference import complete_rows_jll, joint_log_likelihood
 from pybnc.structure import Structure
 from pybnc.weighting import (
     awnb_tables,
     awnb_weights,
-    dropped_missing_jll,
     family_log_entries,
     min_testing_depths,
     wanbia_objective,
@@ -121,7 +121,7 @@ def test_wanbia_prediction_sums_out_missing_parents_exactly(structure):
     prior = np.log([0.4, 0.6])
     codes = np.column_stack([rng.integers(0, c, 80) for c in cards]).astype(np.int32)
     codes[rng.random(codes.shape) < 0.35] = -1
-    got = dropped_missing_jll(codes, structure, prior, tables, cards)
+    got = joint_log_likelihood(codes, structure, prior, tables, cards, normalise_missing=True)
     np.testing.assert_allclose(got, brute_dropped(codes, structure, prior, tables, cards), atol=1e-10)
 
 
@@ -156,6 +156,47 @@ def test_min_testing_depths_by_walking_the_tree():
     assert want[0] == 1
 
 
+def test_c45_depths_by_hand_average_gain_rule():
+    """Gain ratio among the splits of at least average gain, computed by hand:
+
+    x0 (one error in 8): gain 1 - 5/8 H(1/5) = 0.5488, split info H(3/8) = 0.9544,
+    ratio 0.5750. x1 (4 pure pairs): gain 1, split info 2, ratio 0.5. x2: gain 0.
+    Average gain of the candidates 0.7744 > 0.5488, so x1 wins despite its lower ratio,
+    and its branches are pure."""
+    x = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 1, 1], [1, 2, 0], [1, 2, 1], [1, 3, 0], [1, 3, 1]])
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(c45_testing_depths(x, y), [np.inf, 1.0, np.inf])
+    # Without x1, x0 is the only candidate. Its branch x0 = 1 (rows 3-7, classes 0 1 1 1 1)
+    # is split by x2 into 3 rows (0 1 1) and 2 rows (1 1): gain H(1/5) - 3/5 H(1/3)
+    # = 0.7219 - 0.5510 > 0, so x2 is tested at depth 2.
+    np.testing.assert_array_equal(c45_testing_depths(x[:, [0, 2]], y), [1.0, 2.0])
+    # min_objects: a split needs two branches of at least that weight.
+    np.testing.assert_array_equal(c45_testing_depths(x[:, [0, 2]], y, min_objects=3), [1.0, np.inf])
+
+
+def test_c45_row_weights_are_repeated_rows_and_missing_goes_down_every_branch():
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 3, 120)
+    x = np.column_stack([noisy_copy(rng, y, 0.3), rng.integers(0, 4, 120), noisy_copy(rng, y, 0.6)])
+    weights = rng.integers(1, 4, 120)
+    np.testing.assert_array_equal(c45_testing_depths(x, y, weights.astype(float)),
+                                  c45_testing_depths(np.repeat(x, weights, axis=0), np.repeat(y, weights)))
+    x[rng.random(x.shape) < 0.2] = -1
+    depths = c45_testing_depths(x, y)
+    assert depths[0] == 1.0 and np.all(depths >= 1)
+
+
+def test_awnb_c45_splits_a_many_levelled_feature_once():
+    """A class decided by one many-levelled feature: one multiway C4.5 split at the root
+    makes every branch pure, so only that feature gets a weight."""
+    rng = np.random.default_rng(12)
+    n = 800
+    level = rng.integers(0, 8, n)
+    y = np.isin(level, [1, 4, 6]).astype(int)
+    codes = np.column_stack([level, rng.integers(0, 3, (n, 4))])
+    np.testing.assert_array_equal(awnb_weights(codes, y, random_state=0, tree="c45"), [1.0, 0, 0, 0, 0])
+
+
 def test_awnb_weights_in_unit_interval_zero_when_unused():
     rng = np.random.default_rng(7)
     y = rng.integers(0, 2, 500)
@@ -163,11 +204,12 @@ def test_awnb_weights_in_unit_interval_zero_when_unused():
     holes = rng.random(codes.shape) < 0.1
     holes[:, 2] = False  # a missing-value indicator would be a usable split
     codes[holes] = -1
-    w = awnb_weights(codes, y, n_trees=10, bootstrap=0.5, random_state=0)
-    assert ((w >= 0) & (w <= 1)).all()
-    assert w[2] == 0.0  # a constant feature is never tested
-    assert w[0] == w.max() and w[0] > 0.5
-    np.testing.assert_array_equal(w, awnb_weights(codes, y, random_state=0))  # reproducible
+    for tree in ("c45", "cart"):
+        w = awnb_weights(codes, y, n_trees=10, bootstrap=0.5, random_state=0, tree=tree)
+        assert ((w >= 0) & (w <= 1)).all()
+        assert w[2] == 0.0  # a constant feature is never tested
+        assert w[0] == w.max() and w[0] > 0.5
+        np.testing.assert_array_equal(w, awnb_weights(codes, y, random_state=0, tree=tree))  # reproducible
 
 
 def test_awnb_tables_are_conditional_distributions():

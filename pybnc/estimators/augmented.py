@@ -10,7 +10,8 @@ from ..counts import Counts
 from ..parameters import learn_parameters, n_free_parameters
 from ..scores import penalised
 from ..structure import Structure, chow_liu
-from ..weighting import weight_tables, weighted_joint_log_likelihood
+from ..inference import joint_log_likelihood
+from ..weighting import weight_tables
 from .base import BaseBNC
 
 _PARAMS_DOC = """
@@ -34,6 +35,10 @@ _WEIGHTING_DOC = """
         depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
         et al. 2013; conditional log-likelihood by L-BFGS-B). See
         :mod:`pybnc.weighting` for the treatment of missing values.
+    awnb_tree : {"c45", "cart"}, default="c45"
+        AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
+        2007) or scikit-learn's CART on the codes (binary splits, which weight many
+        more features). Used only with ``weighting="awnb"``.
     random_state : int, RandomState or None, default=None
         Seeds AWNB's bootstrap subsamples and trees.
 """
@@ -75,15 +80,16 @@ class AugmentedNaiveBayes(BaseBNC):
         self.log_cpts_, self.feature_weights_ = weight_tables(
             getattr(self, "weighting", None), codes, y, self.structure_, self.class_log_prior_,
             self.log_cpts_, self.encoder_.cardinalities_, getattr(self, "random_state", None),
+            awnb_tree=getattr(self, "awnb_tree", "c45"),
         )
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
 
     def _jll_encoded(self, codes):
-        return weighted_joint_log_likelihood(
-            getattr(self, "weighting", None), codes, self.structure_, self.class_log_prior_,
-            self.log_cpts_, self.encoder_.cardinalities_,
-        )
+        # WANBIA's weighted tables are not distributions: renormalise a missing feature's.
+        return joint_log_likelihood(codes, self.structure_, self.class_log_prior_, self.log_cpts_,
+                                    self.encoder_.cardinalities_,
+                                    normalise_missing=getattr(self, "weighting", None) == "wanbia")
 
     # -- scores -------------------------------------------------------------------
     def n_parameters(self) -> int:
@@ -167,12 +173,13 @@ class NaiveBayes(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
-                 weighting=None, random_state=None):
+                 weighting=None, awnb_tree="c45", random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
         self.weighting = weighting
+        self.awnb_tree = awnb_tree
         self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
@@ -202,13 +209,14 @@ class TAN(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile",
-                 weighting=None, random_state=None):
+                 weighting=None, awnb_tree="c45", random_state=None):
         self.criterion = criterion
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
         self.weighting = weighting
+        self.awnb_tree = awnb_tree
         self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
@@ -239,12 +247,13 @@ class FAN(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
-                 weighting=None, random_state=None):
+                 weighting=None, awnb_tree="c45", random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
         self.weighting = weighting
+        self.awnb_tree = awnb_tree
         self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
