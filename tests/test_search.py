@@ -1,6 +1,7 @@
 """Greedy wrappers: the cached CV scorer against refitting, and searches with known answers."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,7 @@ import pytest
 from pybnc.counts import count
 from pybnc.inference import joint_log_likelihood
 from pybnc.parameters import learn_parameters
-from pybnc.search import BSEJ, FSSJ, KDB, TANHC, TANHCSP, sahami_structure
+from pybnc.search import BSEJ, FSSJ, KDB, TANHC, TANHCSP, StartModelWarning, sahami_structure
 from pybnc.search._engine import CVScorer
 from pybnc.search.tan_hc import addable_arcs
 from pybnc.structure import Structure
@@ -89,24 +90,118 @@ def test_cached_scorer_equals_refit_kdb(missing):
                                rtol=1e-10, atol=1e-10)
 
 
-def test_joined_feature_contribution_equals_direct_counting():
-    codes, y, cards, K = _random_codes(4)
+def _direct_supernode_logp(train_x, train_y, value, c, cards, K, method, alpha, smoothing):
+    """``log P(value | c)`` of a supernode counted directly from training rows: the chain
+    of member tables (or the one product table) over the full product of levels, with
+    every missing member of ``value`` summed over all its levels."""
+    holes = [j for j, v in enumerate(value) if v < 0]
+    total = 0.0
+    for fill in itertools.product(*[range(cards[j]) for j in holes]):
+        full = list(value)
+        for j, v in zip(holes, fill):
+            full[j] = v
+        factors = [(list(range(j)), j) for j in range(len(cards))] if smoothing == "per_table" else [None]
+        p = 1.0
+        for factor in factors:
+            if factor is None:  # the product: one table over all members
+                parents, child_cols, r, q = [], list(range(len(cards))), int(np.prod(cards)), 1
+            else:
+                parents, child = factor
+                child_cols, r, q = [child], cards[child], int(np.prod([cards[i] for i in parents]))
+            cols = parents + child_cols
+            rows = (train_x[:, cols] >= 0).all(axis=1) & (train_y == c)
+            match_parent = rows & (train_x[:, parents] == [full[i] for i in parents]).all(axis=1)
+            n_ij = match_parent.sum()
+            n_ijk = (match_parent & (train_x[:, child_cols] == [full[i] for i in child_cols]).all(axis=1)).sum()
+            if method == "bayes":
+                prior, prior_total = alpha, alpha * r
+            elif method == "ms":
+                prior, prior_total = alpha / (r * q * K), alpha / (q * K)
+            elif method == "friedman":
+                seen = (train_x[:, child_cols] >= 0).all(axis=1)
+                marginal = (train_x[seen][:, child_cols] == [full[i] for i in child_cols]).all(axis=1).mean()
+                prior, prior_total = alpha * marginal, alpha
+            else:
+                prior, prior_total = 0.0, 0.0
+            theta = (n_ijk + prior) / (n_ij + prior_total) if n_ij + prior_total > 0 else 1.0 / r
+            p *= max(theta, 1e-300)  # pybnc's floor for a zero probability
+        total += p
+    return np.log(total)
+
+
+@pytest.mark.parametrize("smoothing", ["per_table", "product"])
+@pytest.mark.parametrize("method", ["bayes", "ms", "friedman"])
+def test_joined_feature_contribution_equals_direct_counting(smoothing, method):
+    """The scorer's supernode term, per training fold, against direct counting over the
+    full product of levels (missing members summed over all their levels)."""
+    codes, y, cards, K = _random_codes(4, n=150, missing=0.2)
     alpha = 0.5
-    scorer = CVScorer(codes, y, cards, K, 3, np.random.RandomState(2), "bayes", alpha)
-    members = (0, 1, 3)
-    got = scorer.join_contribution(members)
-    full = np.prod(cards[list(members)])
+    scorer = CVScorer(codes, y, cards, K, 3, np.random.RandomState(2), method, alpha)
+    members = (3, 0, 1)  # an order that is not sorted: per table, the order matters
+    got = scorer.join_contribution(members, smoothing)
+    sub_cards = [int(cards[i]) for i in members]
+    x = codes[:, list(members)]
     for row in range(codes.shape[0]):
-        value = tuple(codes[row, list(members)])
-        if min(value) < 0:
-            assert np.all(got[row] == 0.0)
-            continue
         train = scorer.fold != scorer.fold[row]
-        observed = train & (codes[:, list(members)] >= 0).all(axis=1)
         for c in range(K):
-            n_c = np.sum(observed & (y == c))
-            n_cx = np.sum(observed & (y == c) & (codes[:, list(members)] == value).all(axis=1))
-            assert got[row, c] == pytest.approx(np.log((n_cx + alpha) / (n_c + full * alpha)))
+            expected = _direct_supernode_logp(x[train], y[train], tuple(x[row]), c, sub_cards, K, method, alpha,
+                                              smoothing)
+            assert got[row, c] == pytest.approx(expected, rel=1e-10, abs=1e-12), (row, c, tuple(x[row]))
+
+
+@pytest.mark.parametrize("smoothing", ["per_table", "product"])
+def test_long_join_with_many_missing_members_equals_direct_counting(smoothing):
+    """Five members, up to four of them missing in a row: the forward sum over prefix
+    codes against the sum over every completion."""
+    codes, y, cards, K = _random_codes(7, n=50, missing=0.35, n_classes=2)
+    scorer = CVScorer(codes, y, cards, K, 2, np.random.RandomState(0), "bayes", 1.0)
+    members = (4, 2, 0, 3, 1)
+    got = scorer.join_contribution(members, smoothing)
+    x = codes[:, list(members)]
+    assert ((x < 0).sum(axis=1) >= 3).any()
+    for row in range(codes.shape[0]):
+        train = scorer.fold != scorer.fold[row]
+        for c in range(K):
+            expected = _direct_supernode_logp(x[train], y[train], tuple(x[row]), c, [int(cards[i]) for i in members],
+                                              K, "bayes", 1.0, smoothing)
+            assert got[row, c] == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("smoothing", ["per_table", "product"])
+def test_fitted_supernode_equals_direct_counting_on_new_rows(smoothing):
+    """The final model's supernode: fitted on some rows, evaluated on others that hold
+    combinations never seen at fit and missing members."""
+    from pybnc.search.joins import supernode_log_likelihood
+    from pybnc.search.semi_naive import fit_supernode
+
+    codes, y, cards, K = _random_codes(6, n=60, cards=(3, 2, 4), missing=0.15)
+    train, test = codes[:40], codes[40:]
+    keys, tables = fit_supernode(train, y[:40], cards, K, "bayes", 1.0, smoothing)
+    got = supernode_log_likelihood(test, cards, keys, [t[None] for t in tables], smoothing)
+    for row in range(test.shape[0]):
+        for c in range(K):
+            expected = _direct_supernode_logp(train, y[:40], tuple(test[row]), c, list(cards), K, "bayes", 1.0,
+                                              smoothing)
+            assert got[row, c] == pytest.approx(expected, rel=1e-10)
+
+
+def test_join_of_members_never_observed_together():
+    """Two features never observed in the same row (anneal's nearly empty columns):
+    the join has no combination at all, and must still score and predict."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.integers(0, 2, n)
+    a = np.where(np.arange(n) % 2 == 0, y, -1)
+    b = np.where(np.arange(n) % 2 == 1, rng.integers(0, 3, n), -1)
+    codes = np.column_stack([a, b, np.where(rng.random(n) < 0.8, y, 1 - y)])
+    for smoothing in ("per_table", "product"):
+        scorer = CVScorer(codes, y, np.array([2, 3, 2]), 2, 5, np.random.RandomState(0), "bayes", 1.0)
+        got = scorer.join_contribution((0, 1), smoothing)
+        assert np.all(np.isfinite(got))
+    X = pd.DataFrame(codes).astype("float").where(codes >= 0)
+    for model in (BSEJ(epsilon=0, random_state=0, verbose=0), FSSJ(epsilon=0, random_state=0, verbose=0)):
+        proba = model.fit(X.astype("category"), y).predict_proba(X.astype("category"))
+        assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
 
 
 def test_folds_are_stratified_and_deterministic():
@@ -194,9 +289,11 @@ def test_kdb_sahami_parents_by_cmi():
 
 
 def test_equivalent_reversed_arcs_are_scored_once():
-    assert addable_arcs(Structure.naive_bayes(3), 1) == [(0, 1), (0, 2), (1, 2)]
+    # Between two parentless features bnclassify keeps the arc from the later column
+    # (``find_non_reversed`` keeps the lower of two reversed rows of its arc matrix).
+    assert addable_arcs(Structure.naive_bayes(3), 1) == [(1, 0), (2, 0), (2, 1)]
     tree = Structure.from_arcs(3, [(0, 1)])
-    assert sorted(addable_arcs(tree, 1)) == [(0, 2), (1, 2)]
+    assert sorted(addable_arcs(tree, 1)) == [(1, 2), (2, 0)]
     assert (1, 0) not in addable_arcs(tree, 2)  # would close a cycle
 
 
@@ -216,15 +313,45 @@ def test_deterministic_and_works_with_missing_values(make, capsys):
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
     assert np.array_equal(a.predict(X), b.predict(X))
     assert a.score(X, y) > 0.9
-    scores = [t["cv_accuracy"] for t in a.search_trace_]
+    assert a.search_trace_[-1]["move"] == "stop"
+    scores = [t["cv_accuracy"] for t in a.search_trace_[:-1]]
     assert all(later - earlier >= 0.01 - 1e-12 for earlier, later in zip(scores, scores[1:]))
+    assert a.search_trace_[-1]["cv_accuracy"] == scores[-1]
     assert capsys.readouterr().err == ""
 
 
 def test_large_epsilon_keeps_the_start():
     X, y = _xor_frame()
-    assert TANHC(epsilon=1.0, random_state=0, verbose=0).fit(X, y).arcs_ == []
-    assert FSSJ(epsilon=1.0, random_state=0, verbose=0).fit(X, y).features_ == []
+    with pytest.warns(StartModelWarning, match="TANHC returned its starting model, naive Bayes"):
+        assert TANHC(epsilon=1.0, random_state=0, verbose=0).fit(X, y).arcs_ == []
+    with pytest.warns(StartModelWarning, match="the class alone"):
+        assert FSSJ(epsilon=1.0, random_state=0, verbose=0).fit(X, y).features_ == []
+
+
+@pytest.mark.parametrize("make", LEARNERS)
+def test_search_that_stops_at_naive_bayes_says_so(make):
+    """At the default epsilon=0.01 a search can return its start (naive Bayes) because no
+    single move gains a full point: the trace's stop entry and a warning say so."""
+    rng = np.random.default_rng(5)
+    n = 300
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({f"x{j}": np.where(rng.random(n) < 0.7, y, 1 - y) for j in range(3)}).astype(str)
+    X["noise"] = rng.integers(0, 3, n).astype(str)
+    with pytest.warns(StartModelWarning, match=r"gains [+-]0\.\d+ in CV accuracy, less than epsilon=0\.5") as caught:
+        model = make(epsilon=0.5, random_state=0, verbose=0).fit(X, y)
+    assert caught[0].filename == __file__  # points at the user's fit call
+    stop = model.search_trace_[-1]
+    assert [t["move"] for t in model.search_trace_] == ["start", "stop"]
+    assert stop["best_candidate"] is not None and stop["best_candidate"] - stop["cv_accuracy"] < 0.5
+    assert "epsilon=0.5" in stop["reason"]
+
+
+def test_search_reaching_accuracy_one_does_not_warn():
+    X, y = _xor_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StartModelWarning)
+        model = TANHC(random_state=0, verbose=0).fit(X, y)
+    assert model.search_trace_[-1]["reason"] == "the accuracy is 1"
 
 
 @pytest.mark.parametrize("kwargs, message", [({"k": 1}, "k .cross-validation folds."),

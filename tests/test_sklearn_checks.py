@@ -6,9 +6,14 @@ input into integer codes with numpy and does not claim array-API support.
 Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
 """
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pybnc import AODE, BSEJ, FAN, FSSJ, KDB, MANB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN, NaiveBayes
+
+# The checks' tiny random tables often leave the wrappers at naive Bayes; that is
+# reported (StartModelWarning) and is not what these checks are about.
+pytestmark = pytest.mark.filterwarnings("ignore::pybnc.search.StartModelWarning")
 
 ESTIMATORS = [
     NaiveBayes(),
@@ -22,11 +27,13 @@ ESTIMATORS = [
     TBMATAN(),
     SSTBMATAN(),
     NaiveBayes(weighting="awnb"),
+    NaiveBayes(weighting="awnb", awnb_tree="cart"),
     TAN(weighting="wanbia"),
     TANHC(verbose=0),
     TANHCSP(verbose=0),
     FSSJ(verbose=0),
     BSEJ(verbose=0),
+    BSEJ(join_smoothing="product", verbose=0),
     KDB(verbose=0),
     KDB(search="hc", verbose=0),
 ]

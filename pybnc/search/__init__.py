@@ -1,8 +1,9 @@
 """Greedy wrapper learners scored by cross-validated accuracy (bnclassify's tan_hc,
 tan_hcsp, fssj, bsej and kdb), with a cached incremental scorer."""
 
+from ._greedy import StartModelWarning
 from .kdb import KDB, sahami_structure
 from .semi_naive import BSEJ, FSSJ
 from .tan_hc import TANHC, TANHCSP
 
-__all__ = ["TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "sahami_structure"]
+__all__ = ["TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "sahami_structure", "StartModelWarning"]

@@ -13,8 +13,9 @@ Missing values are handled exactly. A family's factor drops out as a constant wh
 the feature and its parents are observed, and a missing feature without children
 sums out to one; rows where a changed family meets neither condition are
 recomputed by exact inference (:func:`pybnc.inference.joint_log_likelihood`) with
-the fold's tables. Joined (Cartesian-product) features have no feature parents, so
-they only ever fall in the first two cases.
+the fold's tables. Joined features (supernodes) have no parents outside
+themselves; their missing members are summed out within the supernode
+(:mod:`pybnc.search.joins`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
+from .joins import gather_rows, compact_join, member_counts, needs_sum, supernode_log_likelihood
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
 # family is counted with one bincount over the rows instead.
@@ -79,26 +81,6 @@ def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 1.0 / r_full)
     return np.log(np.maximum(theta, 1e-300))
-
-
-def compact_join(left: np.ndarray, right: np.ndarray, right_levels: int):
-    """Codes of the Cartesian product of two coded columns, relabelled ``0 .. U-1``.
-
-    Only combinations that occur get a label, so joining many features never builds
-    a table of their full product. ``-1`` where either input is missing.
-
-    Returns
-    -------
-    codes : ndarray of int64
-    keys : ndarray of int64
-        Sorted ``left * right_levels + right`` of each label (to encode new rows).
-    """
-    observed = (left >= 0) & (right >= 0)
-    key = left.astype(np.int64) * right_levels + right
-    keys, inverse = np.unique(key[observed], return_inverse=True)
-    codes = np.full(left.shape[0], -1, dtype=np.int64)
-    codes[observed] = inverse
-    return codes, keys
 
 
 class _BudgetCache(OrderedDict):
@@ -182,6 +164,7 @@ class CVScorer:
                 total = total + block
             self.train_counts = [total - block for block in folds]
         self._tables, self._exp_tables = {}, {}
+        self._join_tables = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self._joins = {}
         self._forest = None
         self._observed = None
@@ -346,34 +329,93 @@ class CVScorer:
             new[hard] = self.exact_rows(hard, new_structure, observed)
         return new
 
-    # -- joined (Cartesian-product) features ----------------------------------------
-    def join_codes(self, members: tuple) -> tuple:
-        """Compact codes of the product of ``members`` and its number of levels ``prod r``."""
+    # -- joined features (supernodes of FSSJ and BSEJ) ---------------------------------
+    def chain(self, members: tuple) -> tuple:
+        """``(codes, keys)`` of the ordered members' last prefix over all rows (memoised per
+        prefix, so joins that share a prefix share its coding); ``keys`` is ``None`` for
+        one member."""
         if len(members) == 1:
-            i = members[0]
-            return self.codes[:, i].astype(np.int64), int(self.cardinalities[i]), float(self.cardinalities[i])
+            return self.codes[:, members[0]].astype(np.int64), None
         if members not in self._joins:
-            codes, _, full = self.join_codes(members[:-1])
-            right = self.codes[:, members[-1]]
-            joined, keys = compact_join(codes, right, int(self.cardinalities[members[-1]]))
-            self._joins[members] = (joined, keys.size, full * float(self.cardinalities[members[-1]]))
+            previous, _ = self.chain(members[:-1])
+            self._joins[members] = compact_join(previous, self.codes[:, members[-1]],
+                                                int(self.cardinalities[members[-1]]))
         return self._joins[members]
 
-    def join_contribution(self, members: tuple) -> np.ndarray:
-        """``log P(x_members | c)`` per row and class for a joined feature, 0 if a member is missing."""
-        members = tuple(sorted(members))
+    def _chain_keys(self, members: tuple) -> list:
+        return [self.chain(members[: j + 1])[1] for j in range(1, len(members))]
 
+    def _fold_table(self, parent, n_parent, child, levels, r_full, q_full) -> np.ndarray:
+        """Training-fold log table ``(F, K, n_parent, levels)`` of ``child`` given ``parent``."""
+        per_fold = member_counts(parent, n_parent, child, levels, self.y, self.fold, self.n_folds, self.n_classes)
+        train = per_fold.sum(axis=0, keepdims=True) - per_fold
+        marginal = self._fold_marginal(child, levels) if self.method == "friedman" else None
+        return log_theta(train, self.method, self.alpha, r_full, q_full, self.n_classes, marginal)
+
+    def join_tables(self, members: tuple, smoothing: str) -> list:
+        """The training-fold tables of a supernode, one per factor of
+        :func:`~pybnc.search.joins.table_factors` (memoised)."""
+        cards = self.cardinalities
+        if smoothing == "product":
+            def product_table():
+                codes, keys = self.chain(members)
+                levels = int(cards[members[0]]) if keys is None else keys.size + 1
+                return self._fold_table(np.zeros(self.n_rows, dtype=np.int64), 1, codes, levels,
+                                        float(np.prod(cards[list(members)].astype(float))), 1.0)
+
+            return [self._join_tables.get_or(("product", members), product_table)]
+
+        def member_table(prefix):
+            parent, parent_keys = self.chain(prefix[:-1])
+            n_parent = int(cards[prefix[0]]) if parent_keys is None else parent_keys.size + 1
+            child = prefix[-1]
+            return self._fold_table(parent, n_parent, self.codes[:, child], int(cards[child]), float(cards[child]),
+                                    float(np.prod(cards[list(prefix[:-1])].astype(float))))
+
+        return [self.log_table(members[0], ())] + [
+            self._join_tables.get_or(("member", members[: j + 1]), lambda j=j: member_table(members[: j + 1]))
+            for j in range(1, len(members))]
+
+    def _member_factor(self, members: tuple) -> np.ndarray:
+        """Per-row ``log P(x_last | c, x_earlier members)`` of the last member of ``members``
+        given the others (0 unless all are observed), memoised per prefix."""
         def make():
-            codes, levels, full = self.join_codes(members)
-            keep = codes >= 0
-            per_fold = np.bincount((self.fold[keep] * self.n_classes + self.y[keep]) * levels + codes[keep],
-                                   minlength=self.n_folds * self.n_classes * levels).astype(float)
-            per_fold = per_fold.reshape(self.n_folds, self.n_classes, 1, levels)
-            train = per_fold.sum(axis=0, keepdims=True) - per_fold
-            marginal = self._fold_marginal(codes, levels) if self.method == "friedman" else None
-            table = log_theta(train, self.method, self.alpha, full, 1.0, self.n_classes, marginal)[:, :, 0, :]
-            out = table.transpose(0, 2, 1)[self.fold, np.maximum(codes, 0)]
-            out[~keep] = 0.0
+            table = self.join_tables(members, "per_table")[-1]
+            parent, _ = self.chain(members[:-1])
+            child = self.codes[:, members[-1]]
+            ok = (parent >= 0) & (child >= 0)
+            out = np.zeros((self.n_rows, self.n_classes))
+            out[ok] = gather_rows(table, self.fold[ok], parent[ok], child[ok])
             return out
 
-        return self._contributions.get_or(("join", members), make)
+        return self._contributions.get_or(("member", members), make)
+
+    def join_contribution(self, members: tuple, smoothing: str = "per_table") -> np.ndarray:
+        """Exact ``log P(x_observed members | c)`` per row and class of a supernode
+        (``members`` in their order; the product's order does not matter)."""
+        if len(members) == 1:
+            return self.contribution(members[0], ())
+        if smoothing == "product":
+            members = tuple(sorted(members))
+
+        def make():
+            if smoothing == "per_table":
+                out = self.contribution(members[0], ()).copy()
+                for j in range(1, len(members)):
+                    out += self._member_factor(members[: j + 1])
+            else:
+                codes, _ = self.chain(members)
+                ok = codes >= 0
+                out = np.zeros((self.n_rows, self.n_classes))
+                out[ok] = gather_rows(self.join_tables(members, smoothing)[0], self.fold[ok], np.zeros(ok.sum(), int),
+                                  codes[ok])
+            if self.has_missing:
+                x = self.codes[:, list(members)]
+                hard = needs_sum(x < 0, smoothing)
+                if hard.any():
+                    out[hard] = supernode_log_likelihood(
+                        x[hard], self.cardinalities[list(members)], self._chain_keys(members),
+                        self.join_tables(members, smoothing), smoothing, self.fold[hard])
+            return out
+
+        return self._contributions.get_or(("join", smoothing, members), make)

@@ -4,11 +4,21 @@ The loop (bnclassify ``greedy_search``): score the candidates; stop unless the b
 beats the current score by at least ``epsilon`` (``best - epsilon >= current``);
 move to the best candidate (ties broken at random, from ``random_state``); stop
 when the current accuracy is 1 or no candidate is left.
+
+A search that stops before its first move returns its starting model (naive Bayes,
+or the class alone for FSSJ). At the default ``epsilon=0.01`` that happens whenever
+no single move gains a full point of accuracy, which is common on tables whose
+class depends on combinations of features; the trace's last entry says why the
+search stopped, and :class:`StartModelWarning` is raised, because the progress
+output is off by default outside terminals and a silently returned naive Bayes is
+exactly what a user would not expect from a structure search.
 """
 
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -43,8 +53,16 @@ _WRAPPER_DOC = """
 _TRACE_DOC = """
     search_trace_ : list of dict
         One entry per accepted move, in order: ``step``, ``move`` (a readable
-        description), ``cv_accuracy`` after the move and ``n_candidates`` scored.
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
 """
+
+
+class StartModelWarning(UserWarning):
+    """A structure search returned its starting model: no move gained ``epsilon``."""
 
 
 class WrapperParams:
@@ -98,14 +116,19 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
     state, current = init_state, init_score
     trace = [{"step": 0, "move": "start", "cv_accuracy": current, "n_candidates": 1}]
     bar = progress(total=None, desc=desc, verbose=verbose)
+    stop = {"best_candidate": None, "n_candidates": 0, "reason": "the accuracy is 1"}
     try:
         while not np.isclose(current, 1.0, rtol=0, atol=1e-12):
             candidates = step(state)
             if not candidates:
+                stop = {"best_candidate": None, "n_candidates": 0, "reason": "no candidate move is left"}
                 break
             scores = np.array([score for _, score, _ in candidates])
             best = scores.max()
             if not best - epsilon >= current:
+                stop = {"best_candidate": float(best), "n_candidates": len(candidates),
+                        "reason": f"the best move gains {best - current:+.4f} in CV accuracy, "
+                                  f"less than epsilon={epsilon:g}"}
                 break
             ties = np.flatnonzero(scores == best)
             pick = int(ties[rng.randint(ties.size)]) if ties.size > 1 else int(ties[0])
@@ -117,7 +140,26 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
             bar.set_postfix(cv_accuracy=f"{current:.4f}")
     finally:
         bar.close()
+    trace.append({"step": len(trace), "move": "stop", "cv_accuracy": float(current), **stop})
     return state, trace
+
+
+def report_stop(estimator, trace: list, start_model: str, folds: int) -> None:
+    """Warn when the search accepted no move and so returns its starting model."""
+    if len(trace) == 2 and trace[-1]["best_candidate"] is not None:
+        warnings.warn(
+            f"{type(estimator).__name__} returned its starting model, {start_model}: "
+            f"{trace[-1]['reason']} ({folds}-fold CV accuracy {trace[-1]['cv_accuracy']:.4f}). "
+            "Lower epsilon (epsilon=0 accepts any gain) to let the search proceed.",
+            StartModelWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """``stacklevel`` pointing at the first frame outside pybnc (the user's ``fit``)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pybnc."):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def named_trace(trace, describe_move) -> list:

@@ -2,16 +2,21 @@
 sequential elimination and joining (BSEJ), Pazzani 1996, as bnclassify's ``fssj`` and
 ``bsej``.
 
-The model is a naive Bayes over *supernodes*: each is one feature or the Cartesian
-product of several (a joined feature, whose levels are the combinations of its
-members' levels), independent of the others given the class. A joined feature
-with a missing member is missing, and a missing supernode is summed out (it
-contributes nothing), which is exact since supernodes have no feature parents.
+The model is a naive Bayes over *supernodes*: each is one feature or a join of
+several, independent of the other supernodes given the class. How a join's
+``P(x_members | c)`` is smoothed is ``join_smoothing`` (see
+:mod:`pybnc.search.joins`): ``"per_table"`` is bnclassify's complete DAG among the
+members, one smoothed table per member given the earlier members; ``"product"``
+smooths the Cartesian product as one feature with ``prod r_i`` levels. The two
+differ by more than rounding: on nursery, with the structure BSEJ finds on one
+fold, the product gives 96.91 % test accuracy where the per-table model gives
+98.07 %, and the product's heavier smoothing of large joins steers the search
+towards smaller ones.
 
-bnclassify stores a join as a complete DAG among its members, so with Bayesian
-smoothing its tables differ slightly from the product feature's; with ``params="mle"``
-and complete data both are the same distribution. Here the product is smoothed as
-one feature with ``prod r_i`` levels.
+The members' order follows bnclassify, because per-table smoothing depends on it:
+FSSJ appends a joined feature after the supernode's members; BSEJ joining two
+supernodes puts the members of the one whose first column comes later first (the
+"parent" of bnclassify's ``merge_supernodes``).
 """
 
 from __future__ import annotations
@@ -23,85 +28,81 @@ import numpy as np
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
 from ..parameters import class_log_prior, resolve_alpha
-from ._engine import compact_join, log_theta
-from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, validate_search
+from ._engine import log_theta
+from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
+                      validate_search)
+from .joins import (JOIN_SMOOTHINGS, chain_levels, fit_chain, member_counts, supernode_log_likelihood,
+                    table_factors)
 
 
 class _State(NamedTuple):
-    supernodes: tuple  # sorted tuples of feature indices
+    supernodes: tuple  # tuples of feature indices, each in its members' order
     total: np.ndarray
 
 
-def fit_join(codes: np.ndarray, members: tuple, cardinalities) -> list:
-    """Learn the coding of the Cartesian product of the columns ``members``.
+def fit_supernode(x: np.ndarray, y: np.ndarray, cards, n_classes: int, method: str, alpha: float,
+                  smoothing: str) -> tuple:
+    """Coding and log tables of one supernode learned from rows ``x`` (members in order).
 
-    Returns the sorted keys of the combinations seen at each step of the product
-    (a list of int arrays, empty for a single feature), for :func:`encode_join`.
+    Returns ``(keys, tables)``: the chain's keys (:func:`~pybnc.search.joins.fit_chain`)
+    and one ``(K, parent configurations, levels)`` log table per factor of
+    :func:`~pybnc.search.joins.table_factors`.
     """
-    joined = codes[:, members[0]].astype(np.int64)
-    keys = []
-    for member in members[1:]:
-        joined, step_keys = compact_join(joined, codes[:, member], int(cardinalities[member]))
-        keys.append(step_keys)
-    return keys
-
-
-def join_levels(members: tuple, cardinalities, keys: list) -> int:
-    """Levels of a fitted supernode: its seen combinations, plus one for unseen ones if joined."""
-    return keys[-1].size + 1 if keys else int(cardinalities[members[0]])
-
-
-def encode_join(codes: np.ndarray, members: tuple, cardinalities, keys: list) -> np.ndarray:
-    """Codes of a fitted product: ``0 .. U-1`` for the ``U`` combinations seen at fit,
-    ``U`` for an unseen combination, ``-1`` where a member is missing.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> cards = np.array([2, 2])
-    >>> keys = fit_join(np.array([[0, 1], [1, 1], [0, 1]]), (0, 1), cards)
-    >>> encode_join(np.array([[1, 1], [1, 0], [-1, 0]]), (0, 1), cards, keys).tolist()
-    [1, 2, -1]
-    """
-    joined = codes[:, members[0]].astype(np.int64)
-    missing = joined < 0
-    unseen = np.zeros(joined.shape[0], dtype=bool)
-    for member, step_keys in zip(members[1:], keys):
-        right = codes[:, member]
-        missing |= right < 0
-        key = joined * int(cardinalities[member]) + right
-        if step_keys.size == 0:  # every training row missed a member
-            unseen[:] = True
-            joined = np.zeros_like(key)
-            continue
-        idx = np.minimum(np.searchsorted(step_keys, key), step_keys.size - 1)
-        unseen |= step_keys[idx] != key
-        joined = idx
-    if keys:
-        joined = np.where(unseen, keys[-1].size, joined)
-    return np.where(missing, -1, joined)
+    prefixes, keys = fit_chain(x, cards)
+    levels = chain_levels(cards, keys)
+    zeros = np.zeros(x.shape[0], dtype=np.int64)
+    tables = []
+    for parent_step, child_step in table_factors(smoothing, x.shape[1]):
+        parent = zeros if parent_step is None else prefixes[parent_step]
+        n_parent = 1 if parent_step is None else levels[parent_step]
+        if smoothing == "per_table":
+            child, n_child = x[:, child_step], int(cards[child_step])
+            r_full, q_full = float(n_child), float(np.prod(np.asarray(cards[:child_step], dtype=float)))
+        else:
+            child, n_child = prefixes[child_step], levels[child_step]
+            r_full, q_full = float(np.prod(np.asarray(cards, dtype=float))), 1.0
+        n = member_counts(parent, n_parent, child, n_child, y, zeros, 1, n_classes)[0]
+        marginal = None
+        if method == "friedman":
+            seen = np.bincount(child[child >= 0], minlength=n_child).astype(float)
+            marginal = seen / seen.sum() if seen.sum() > 0 else np.full(n_child, 1.0 / n_child)
+        tables.append(log_theta(n, method, alpha, r_full, q_full, n_classes, marginal))
+    return keys, tables
 
 
 class _SemiNaiveSearch(BaseBNC):
     """Shared search and model of FSSJ and BSEJ."""
 
+    def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
+                 random_state=None, verbose=1, n_bins=5, discretizer="quantile"):
+        self.k = k
+        self.epsilon = epsilon
+        self.params = params
+        self.alpha = alpha
+        self.join_smoothing = join_smoothing
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_bins = n_bins
+        self.discretizer = discretizer
+
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError
 
-    def _move(self, scorer, state: _State, removed: tuple, added: tuple, describe):
+    def _move(self, scorer, state: _State, removed: tuple, added: tuple, supernodes: tuple, describe):
         total = state.total.copy()
         for s in removed:
-            total -= scorer.join_contribution(s)
+            total -= scorer.join_contribution(s, self.join_smoothing)
         for s in added:
-            total += scorer.join_contribution(s)
-        supernodes = tuple(sorted([s for s in state.supernodes if s not in removed] + list(added)))
+            total += scorer.join_contribution(s, self.join_smoothing)
         return describe, scorer.accuracy(total), lambda: _State(supernodes, total)
 
     def _fit_encoded(self, codes, y, counts):
+        if self.join_smoothing not in JOIN_SMOOTHINGS:
+            raise ValueError(f"join_smoothing={self.join_smoothing!r} is not one of {JOIN_SMOOTHINGS}.")
         rng = validate_search(self, codes.shape[0], self.k)
         scorer = make_scorer(self, codes, y, counts, self.k, rng)
         init = self._initial_supernodes(counts.n_features)
-        total = scorer.prior_total() + sum((scorer.join_contribution(s) for s in init), 0.0)
+        total = scorer.prior_total() + sum((scorer.join_contribution(s, self.join_smoothing) for s in init), 0.0)
         state, trace = hill_climb(_State(init, total), scorer.accuracy(total), lambda s: self._step(scorer, s),
                                   self.epsilon, rng, self.verbose, self._desc)
         names = self.feature_names_
@@ -114,11 +115,11 @@ class _SemiNaiveSearch(BaseBNC):
             return f"{kind} " + " & ".join(label(s) if isinstance(s, tuple) else names[s] for s in nodes)
 
         self.search_trace_ = named_trace(trace, describe)
+        report_stop(self, self.search_trace_, self._start_model, self.k)
         self._set_model(state.supernodes, codes, y, counts)
 
     def _set_model(self, supernodes, codes, y, counts):
         method, alpha = self.params, resolve_alpha(self.params, self.alpha)
-        K = counts.n_classes
         names = self.feature_names_
         self.supernodes_ = [tuple(names[i] for i in s) for s in supernodes]
         self.features_ = sorted((names[i] for s in supernodes for i in s), key=names.index)
@@ -128,20 +129,10 @@ class _SemiNaiveSearch(BaseBNC):
         self.join_keys_, self.log_tables_ = [], []
         cards = counts.cardinalities
         for s in supernodes:
-            keys = fit_join(codes, s, cards)
-            joined = encode_join(codes, s, cards, keys)
-            # A joined feature has one extra column for combinations first seen at predict time.
-            levels = join_levels(s, cards, keys)
-            keep = joined >= 0
-            n = np.bincount(y[keep] * levels + joined[keep], minlength=K * levels).reshape(K, 1, levels)
-            n = n.astype(np.float64)
-            marginal = None
-            if method == "friedman":
-                n_x = n.sum(axis=(0, 1))
-                marginal = n_x / n_x.sum() if n_x.sum() > 0 else np.full(levels, 1.0 / levels)
-            full_levels = float(np.prod(cards[list(s)].astype(float)))
+            keys, tables = fit_supernode(codes[:, list(s)], y, cards[list(s)], counts.n_classes, method, alpha,
+                                         self.join_smoothing)
             self.join_keys_.append(keys)
-            self.log_tables_.append(log_theta(n, method, alpha, full_levels, 1.0, K, marginal)[:, 0, :])
+            self.log_tables_.append(tables)
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
@@ -169,10 +160,9 @@ class _SemiNaiveSearch(BaseBNC):
     def _jll_encoded(self, codes):
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))
         cards = self.encoder_.cardinalities_
-        for members, keys, table in zip(self.supernode_indices_, self.join_keys_, self.log_tables_):
-            joined = encode_join(codes, members, cards, keys)
-            observed = joined >= 0
-            jll[observed] += table.T[joined[observed]]
+        for members, keys, tables in zip(self.supernode_indices_, self.join_keys_, self.log_tables_):
+            jll += supernode_log_likelihood(codes[:, list(members)], cards[list(members)], keys,
+                                            [t[None] for t in tables], self.join_smoothing)
         return jll
 
 
@@ -191,15 +181,29 @@ _SEMI_FITTED = """
     supernode_indices_ : list of tuple of int
         The supernodes by column index.
     join_keys_ : list of list of ndarray
-        The combinations seen at fit, per supernode (see :func:`encode_join`).
-    log_tables_ : list of ndarray
-        ``log P(supernode level | class)`` per supernode, shape ``(n_classes, levels)``;
-        a joined feature lists the combinations seen at fit, then one column for
-        combinations first seen at predict time.
+        The combinations seen at fit, per supernode: the keys of each step of its
+        chain of joins (see :mod:`pybnc.search.joins`).
+    log_tables_ : list of list of ndarray
+        Per supernode, its log tables ``(n_classes, parent configurations, levels)``:
+        with ``join_smoothing="per_table"`` one per member given the earlier members
+        (configurations seen at fit, then one row for an unseen one); with
+        ``"product"`` one table whose levels are the combinations seen at fit, then
+        one column for each combination never seen.
 """
 
 
-class FSSJ(WrapperParams, _SemiNaiveSearch):
+_SEMI_PARAMS_DOC = _WRAPPER_DOC.replace("""
+    random_state :""", """
+    join_smoothing : {"per_table", "product"}, default="per_table"
+        How a join of features is smoothed. ``"per_table"`` is bnclassify's: the
+        members form a complete DAG, each with its own smoothed table given the earlier
+        members. ``"product"`` smooths the Cartesian product as one feature with
+        ``prod r_i`` levels (pybnc before 0.2). They give different models and
+        searches; see :mod:`pybnc.search.joins`.
+    random_state :""", 1)
+
+
+class FSSJ(_SemiNaiveSearch):
     __doc__ = f"""Forward sequential selection and joining (Pazzani 1996; bnclassify ``fssj``).
 
     Starts from the class alone; each step either adds an unused feature as a new
@@ -207,7 +211,7 @@ class FSSJ(WrapperParams, _SemiNaiveSearch):
     cross-validated accuracy, while the gain is at least ``epsilon``.
 
     Parameters
-    ----------{_WRAPPER_DOC}{_SEMI_FITTED}{_TRACE_DOC}
+    ----------{_SEMI_PARAMS_DOC}{_SEMI_FITTED}{_TRACE_DOC}
     Examples
     --------
     >>> from pybnc import FSSJ
@@ -219,21 +223,25 @@ class FSSJ(WrapperParams, _SemiNaiveSearch):
     """
 
     _desc = "FSSJ"
+    _start_model = "the class alone (no feature)"
 
     @staticmethod
     def _initial_supernodes(n_features):
         return ()
 
     def _step(self, scorer, state):
-        used = {i for s in state.supernodes for i in s}
+        nodes = state.supernodes
+        used = {i for s in nodes for i in s}
         unused = [i for i in range(scorer.codes.shape[1]) if i not in used]
-        moves = [self._move(scorer, state, (), ((f,),), ("add", f)) for f in unused]
-        moves += [self._move(scorer, state, (s,), (tuple(sorted(s + (f,))),), ("join", f, s))
-                  for f in unused for s in state.supernodes]
+        moves = [self._move(scorer, state, (), ((f,),), nodes + ((f,),), ("add", f)) for f in unused]
+        # A joined feature comes after the supernode's members (bnclassify's order).
+        moves += [self._move(scorer, state, (s,), (s + (f,),), nodes[:i] + (s + (f,),) + nodes[i + 1:],
+                             ("join", f, s))
+                  for f in unused for i, s in enumerate(nodes)]
         return moves
 
 
-class BSEJ(WrapperParams, _SemiNaiveSearch):
+class BSEJ(_SemiNaiveSearch):
     __doc__ = f"""Backward sequential elimination and joining (Pazzani 1996; bnclassify ``bsej``).
 
     Starts from naive Bayes over all features; each step either removes a feature
@@ -242,7 +250,7 @@ class BSEJ(WrapperParams, _SemiNaiveSearch):
     ``epsilon``.
 
     Parameters
-    ----------{_WRAPPER_DOC}{_SEMI_FITTED}{_TRACE_DOC}
+    ----------{_SEMI_PARAMS_DOC}{_SEMI_FITTED}{_TRACE_DOC}
     Examples
     --------
     >>> from pybnc import BSEJ
@@ -254,18 +262,26 @@ class BSEJ(WrapperParams, _SemiNaiveSearch):
     """
 
     _desc = "BSEJ"
+    _start_model = "naive Bayes over all features"
 
     @staticmethod
     def _initial_supernodes(n_features):
         return tuple((i,) for i in range(n_features))
 
     def _step(self, scorer, state):
+        # Supernodes are kept in the order of their first column, bnclassify's order of
+        # connected components; joining a (earlier) with b puts b's members first.
         nodes = state.supernodes
+        arrange = lambda kept: tuple(sorted(kept, key=min))  # noqa: E731
         moves = []
         for s in nodes:
             for f in s:
                 rest = tuple(i for i in s if i != f)
-                moves.append(self._move(scorer, state, (s,), (rest,) if rest else (), ("remove", f)))
-        moves += [self._move(scorer, state, (a, b), (tuple(sorted(a + b)),), ("join", a, b))
-                  for ia, a in enumerate(nodes) for b in nodes[ia + 1:]]
+                kept = [t for t in nodes if t != s] + ([rest] if rest else [])
+                moves.append(self._move(scorer, state, (s,), (rest,) if rest else (), arrange(kept),
+                                        ("remove", f)))
+        for ia, a in enumerate(nodes):
+            for b in nodes[ia + 1:]:
+                kept = [t for t in nodes if t not in (a, b)] + [b + a]
+                moves.append(self._move(scorer, state, (a, b), (b + a,), arrange(kept), ("join", a, b)))
         return moves

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..structure.dag import Structure
-from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, validate_search
+from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, report_stop,
+                      validate_search)
 
 
 class SearchState(NamedTuple):
@@ -33,8 +34,11 @@ def addable_arcs(structure: Structure, max_parents: int) -> list:
     and the graph acyclic (bnclassify's ``augment_ode_arcs`` / ``augment_kdb_arcs``).
 
     Between two features without feature parents the two directions give Markov
-    equivalent networks (same skeleton, no new v-structure), so only ``j < i`` is
-    kept, as bnclassify keeps one of each reversed pair.
+    equivalent networks (same skeleton, no new v-structure), so only one is kept:
+    the arc from the later column to the earlier (``j > i``), the one bnclassify's
+    ``augment_ode_arcs`` keeps (``discard_reversed`` keeps the lower of two reversed
+    rows, and the arcs from later orphans come lower). The direction matters for
+    later steps: the child can take no further parent.
     """
     parents = structure.parents
     children = [i for i in range(structure.n_features) if len(parents[i]) < max_parents]
@@ -46,7 +50,7 @@ def addable_arcs(structure: Structure, max_parents: int) -> list:
         for i in children:
             if i in blocked or j in parents[i]:
                 continue
-            if not parents[i] and not parents[j] and j > i:
+            if not parents[i] and not parents[j] and j < i:
                 continue
             arcs.append((j, i))
     return arcs
@@ -84,6 +88,7 @@ class _ArcSearch(AugmentedNaiveBayes):
         names = self.feature_names_
         self.search_trace_ = named_trace(
             trace, lambda m: m if isinstance(m, str) else f"add arc {names[m[1]]} -> {names[m[2]]}")
+        report_stop(self, self.search_trace_, "naive Bayes", n_folds)
         return state.structure
 
 
