@@ -70,8 +70,8 @@ def fit_supernode(x: np.ndarray, y: np.ndarray, cards, n_classes: int, method: s
     return keys, tables
 
 
-class _SemiNaiveSearch(BaseBNC):
-    """Shared search and model of FSSJ and BSEJ."""
+class _SemiNaiveParams:
+    """The constructor of FSSJ and BSEJ: bnclassify's arguments and ``join_smoothing``."""
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
                  random_state=None, verbose=1, n_bins=5, discretizer="quantile"):
@@ -84,6 +84,10 @@ class _SemiNaiveSearch(BaseBNC):
         self.verbose = verbose
         self.n_bins = n_bins
         self.discretizer = discretizer
+
+
+class _SemiNaiveSearch(BaseBNC):
+    """Shared search and model of FSSJ and BSEJ."""
 
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError
@@ -155,7 +159,14 @@ class _SemiNaiveSearch(BaseBNC):
                 if np.any(np.diff(step) <= 0) or (step.size and (step[0] < 0 or step[-1] >= levels * cards[member])):
                     raise InconsistentState(f"join_keys_[{s}][{t}]", "not increasing keys of seen combinations")
                 levels = step.size
-            fitted_array(self, f"log_tables_[{s}]", (k, join_levels(members, cards, keys)), value=self.log_tables_[s])
+            tables, factors = self.log_tables_[s], table_factors(self.join_smoothing, len(members))
+            if not (isinstance(tables, list) and len(tables) == len(factors)):
+                raise InconsistentState(f"log_tables_[{s}]", f"not a list of {len(factors)} tables")
+            levels = chain_levels(cards[list(members)], keys)
+            for t, (parent_step, child_step) in enumerate(factors):
+                n_parent = 1 if parent_step is None else levels[parent_step]
+                n_child = int(cards[members[child_step]]) if self.join_smoothing == "per_table" else levels[-1]
+                fitted_array(self, f"log_tables_[{s}][{t}]", (k, n_parent, n_child), value=tables[t])
 
     def _jll_encoded(self, codes):
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))
@@ -203,7 +214,7 @@ _SEMI_PARAMS_DOC = _WRAPPER_DOC.replace("""
     random_state :""", 1)
 
 
-class FSSJ(_SemiNaiveSearch):
+class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
     __doc__ = f"""Forward sequential selection and joining (Pazzani 1996; bnclassify ``fssj``).
 
     Starts from the class alone; each step either adds an unused feature as a new
@@ -241,7 +252,7 @@ class FSSJ(_SemiNaiveSearch):
         return moves
 
 
-class BSEJ(_SemiNaiveSearch):
+class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
     __doc__ = f"""Backward sequential elimination and joining (Pazzani 1996; bnclassify ``bsej``).
 
     Starts from naive Bayes over all features; each step either removes a feature
