@@ -7,6 +7,7 @@ from pybnc import TAN
 from pybnc.cli import cli, main
 from pybnc.cli._common import REGISTRY
 from pybnc.datasets import load_dataset
+from pybnc.datasets._uci import data_home_candidates
 
 pytestmark = pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
 
@@ -82,7 +83,7 @@ def test_fit_predict_info_roundtrip(workdir):
     assert pred.prediction.tolist() == ref.predict(X.head(7)).tolist()
     np.testing.assert_allclose(pred.filter(like="P(").to_numpy(), ref.predict_proba(X.head(7)))
     res = run("predict", "model.pbnc", "--csv", "car.csv")  # extra class column ignored; stdout
-    assert res.exit_code == 0 and len(res.output.splitlines()) == 1 + 1728
+    assert res.exit_code == 0 and len(res.stdout.splitlines()) == 1 + 1728
     res = run("info", "model.pbnc", "--dataset", "car")
     assert res.exit_code == 0, res.output
     assert f"{ref.n_parameters()}" in res.output
@@ -148,3 +149,86 @@ def test_randomised_learners_are_seeded_by_seed(workdir):
     assert run(*args, "b.csv").exit_code == 0
     a, b = pd.read_csv("a.csv"), pd.read_csv("b.csv")
     np.testing.assert_array_equal(a[["accuracy", "log_loss"]], b[["accuracy", "log_loss"]])
+
+
+# -- files as users have them: headerless text, ARFF ---------------------------------------------
+def _write_arff(frame, path):
+    lines = ["% car, written for the test", "@relation car"]
+    for column in frame.columns:
+        lines.append(f"@attribute '{column}' {{{', '.join(frame[column].cat.categories)}}}")
+    lines.append("@data")
+    lines += [",".join(f"'{v}'" for v in row) for row in frame.astype(str).to_numpy()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def files(workdir):
+    X, y = load_dataset("car")
+    frame = X.copy()
+    frame["class"] = y
+    frame.to_csv("car.data", index=False, header=False)
+    _write_arff(frame, workdir / "car.arff")
+    return workdir
+
+
+def _rows_used(path):
+    out = pd.read_csv(path)
+    return set(out.n_train + out.n_test)
+
+
+def test_a_headerless_file_keeps_its_first_row_and_says_so(files):
+    res = run("cv", "--file", "car.data", "--target", "col7", "--models", "nb", "--folds", "3", "-q", "-o", "a.csv")
+    assert res.exit_code == 0, res.output
+    assert "no header row (detected): columns named col1 ... col7; 1728 rows" in res.stderr
+    assert "(--header if it holds the names)" in res.stderr
+    assert _rows_used("a.csv") == {1728}
+    res = run("cv", "--csv", "car.csv", "--target", "class", "--models", "nb", "--folds", "3", "-q", "-o", "b.csv")
+    assert "first row taken as column names (detected); 1728 rows" in res.stderr
+    np.testing.assert_array_equal(pd.read_csv("a.csv").accuracy, pd.read_csv("b.csv").accuracy)
+    res = run("cv", "--file", "car.csv", "--no-header", "--target", "col7", "--models", "nb", "--folds", "3",
+              "-q", "-o", "c.csv")
+    assert "no header row (as told)" in res.stderr and _rows_used("c.csv") == {1729}
+    res = run("cv", "--file", "car.data", "--header", "--target", "col7", "-q", "-o", "d.csv")
+    assert res.exit_code == 2 and "column 'col7' is not in car.data; columns: vhigh, vhigh.1" in res.stderr
+
+
+def test_arff_through_cv_fit_predict_and_info(files):
+    res = run("cv", "--file", "car.arff", "--target", "class", "--models", "nb", "--folds", "3", "-q", "-o", "a.csv")
+    assert res.exit_code == 0, res.output
+    assert "car.arff: ARFF (UTF-8); 1728 rows, 7 columns" in res.stderr and _rows_used("a.csv") == {1728}
+    run("cv", "--file", "car.csv", "--target", "class", "--models", "nb", "--folds", "3", "-q", "-o", "b.csv")
+    np.testing.assert_array_equal(pd.read_csv("a.csv").accuracy, pd.read_csv("b.csv").accuracy)
+    assert run("fit", "--file", "car.arff", "--target", "class", "-o", "m.pybnc").exit_code == 0
+    res = run("predict", "m.pybnc", "--file", "car.arff")
+    assert res.exit_code == 0 and len(res.stdout.splitlines()) == 1 + 1728
+    res = run("info", "m.pybnc", "--file", "car.arff", "--target", "class")
+    assert res.exit_code == 0 and "log-likelihood on car" in res.stdout
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"a,b\n\x00\x00\x01", "binary file (a NUL byte at byte 4)"),
+    ("a,b\nü,1\n".encode("latin-1"), "not UTF-8 text: byte 4"),
+    (b"a,b\n1,2\n3,4,5\n", "line 3 has 3 fields where the rows above have 2"),
+    (b"@relation r\n@attribute a {x}\n@attribute b {p,q}\n@data\nx,p\ny,q\n", "line 6: attribute 'a' holds 'y'"),
+])
+def test_unreadable_files_are_one_line_naming_the_file(workdir, data, message):
+    (workdir / "bad.csv").write_bytes(data)
+    extra = ["--encoding", "utf-8"] if b"\xfc" in data else []
+    res = CliRunner().invoke(cli, ["cv", "--file", "bad.csv", "--target", "b", "-o", "x.csv", *extra])
+    assert res.exit_code == 2 and res.stderr.startswith("Error: bad.csv") and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+UCI = next((p for p in data_home_candidates(None) if p.is_dir()), None)  # as the pima tests look
+
+
+@pytest.mark.skipif(UCI is None, reason="the UCI folder ../shared/datasets/uci is not there")
+def test_uci_arff_and_headerless_data_give_the_same_cross_validation(workdir):
+    res = run("cv", "--file", str(UCI / "car" / "car.data"), "--target", "col7", "--folds", "5", "-q", "-o", "a.csv")
+    assert res.exit_code == 0 and "no header row (detected)" in res.stderr
+    res = run("cv", "--file", str(UCI / "car" / "car.arff"), "--target", "class", "--folds", "5", "-q", "-o", "b.csv")
+    assert res.exit_code == 0 and "ARFF" in res.stderr
+    a, b = pd.read_csv("a.csv"), pd.read_csv("b.csv")
+    assert _rows_used("a.csv") == {1728}
+    np.testing.assert_array_equal(a.accuracy, b.accuracy)
+    np.testing.assert_allclose(a.log_loss, b.log_loss, rtol=1e-12)

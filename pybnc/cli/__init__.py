@@ -76,7 +76,8 @@ def cli():
 
     Compare classifiers by cross-validation, fit and save one, predict with it,
     inspect or plot it. Data come from a bundled UCI dataset (--dataset car) or a
-    CSV/Parquet file with a class column (--csv data.csv --target class).
+    table file with a class column (--file data.csv --target class): CSV and other
+    delimited text, ARFF or Parquet.
 
     \b
     Start with:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -82,50 +84,97 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
 
 
 # -- data --------------------------------------------------------------------------------
-def read_table(path) -> pd.DataFrame:
-    """A CSV (``?`` and empty cells are missing) or Parquet file, by extension."""
-    path = Path(path)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        return pd.read_parquet(path)
-    return pd.read_csv(path, na_values=["?"], skipinitialspace=True)
+@dataclass
+class DataChoice:
+    """The data options of a command: a bundled dataset, or a file read by
+    :func:`pybnc.io.read_table` (with ``target`` its class column)."""
+
+    dataset: str | None = None
+    file: str | None = None
+    target: str | None = None
+    header: bool | None = None
+    sep: str | None = None
+    encoding: str | None = None
+
+    def given(self) -> bool:
+        return bool(self.dataset or self.file)
 
 
-def data_options(required=True):
-    """``--dataset NAME | --csv FILE | --parquet FILE`` with ``--target COLUMN``."""
+_SEPARATORS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "whitespace": r"\s+"}
+
+
+def file_options(purpose: str):
+    """``--file FILE`` (alias ``--csv``, ``--parquet``) with the reading options."""
     def decorate(f):
-        file_type = click.Path(exists=True, dir_okay=False)
-        f = click.option("--target", metavar="COLUMN", help="Class column of --csv/--parquet.")(f)
-        f = click.option("--parquet", type=file_type, help="A Parquet file (needs --target).")(f)
-        f = click.option("--csv", "csv_path", type=file_type,
-                         help="A CSV file, '?' or empty = missing (needs --target).")(f)
-        hint = "" if required else " Optional."
-        return click.option("--dataset", metavar="NAME",
-                            help=f"A bundled UCI dataset (see `pybnc datasets`).{hint}")(f)
+        f = click.option("--encoding", metavar="NAME",
+                         help="Text encoding of --file (default: detected; BOM, UTF-8, Windows-1252, "
+                              "Latin-1).")(f)
+        f = click.option("--sep", type=click.Choice(list(_SEPARATORS)),
+                         help="Delimiter of a text --file (default: detected).")(f)
+        f = click.option("--header/--no-header", default=None,
+                         help="Whether the first row of a text --file holds the column names "
+                              "(default: detected, and said on stderr). Without one, columns are "
+                              "col1, col2, ...")(f)
+        return click.option("--file", "--csv", "--parquet", "file", metavar="FILE",
+                            type=click.Path(exists=True, dir_okay=False),
+                            help=f"{purpose}: delimited text (CSV, TSV, UCI .data; delimiter, encoding "
+                                 "and header row detected; '?' or empty = missing), ARFF or Parquet, "
+                                 "gzip-compressed or not.")(f)
     return decorate
 
 
-def load_data(dataset=None, csv_path=None, parquet=None, target=None, required=True):
+def data_options(required=True):
+    """``--dataset NAME | --file FILE --target COLUMN`` and the reading options, given to
+    the command as one ``data`` argument (a :class:`DataChoice`)."""
+    def decorate(f):
+        @functools.wraps(f)
+        def command(*args, dataset, file, target, header, sep, encoding, **kwargs):
+            return f(*args, data=DataChoice(dataset, file, target, header, sep, encoding), **kwargs)
+
+        command = click.option("--target", metavar="COLUMN", help="Class column of --file.")(command)
+        command = file_options("A table with a class column (needs --target)")(command)
+        hint = "" if required else " Optional."
+        return click.option("--dataset", metavar="NAME",
+                            help=f"A bundled UCI dataset (see `pybnc datasets`).{hint}")(command)
+    return decorate
+
+
+def read_file(data: DataChoice) -> tuple:
+    """``(frame, what was decided)`` of ``data.file`` read by :func:`pybnc.io.read_table`;
+    the caller says the decision on stderr once the table is accepted (an error stays
+    the one line on stderr)."""
+    from ..io import read_table
+
+    frame, report = read_table(data.file, header=data.header, sep=_SEPARATORS.get(data.sep),
+                               encoding=data.encoding, return_report=True)
+    hint = ""
+    if report.format == "text" and report.header_detected:
+        hint = " (--no-header if it is data)" if report.header else " (--header if it holds the names)"
+    return frame, f"read {report.describe()}{hint}"
+
+
+def load_data(data: DataChoice, required=True):
     """``(X, y, name)`` from the data options, or ``None`` when none is given and optional."""
-    given = [v for v in (dataset, csv_path, parquet) if v]
-    if len(given) > 1:
-        raise click.UsageError("give only one of --dataset, --csv and --parquet.")
-    if not given:
+    if data.dataset and data.file:
+        raise click.UsageError("give only one of --dataset and --file (or --csv/--parquet).")
+    if not data.given():
         if required:
-            raise click.UsageError("give the data: --dataset NAME, or --csv FILE --target COLUMN.")
+            raise click.UsageError("give the data: --dataset NAME, or --file FILE --target COLUMN.")
         return None
-    if dataset:
+    if data.dataset:
         from ..datasets import load_dataset
 
-        X, y = load_dataset(dataset)
-        return X, y, dataset
-    path = csv_path or parquet
-    if not target:
+        X, y = load_dataset(data.dataset)
+        return X, y, data.dataset
+    path = data.file
+    if not data.target:
         raise click.UsageError(f"--target COLUMN is needed with {path}: which column is the class?")
-    frame = read_table(path)
-    if target not in frame.columns:
-        raise click.BadParameter(f"column {target!r} is not in {path}; columns: "
+    frame, decided = read_file(data)
+    if data.target not in frame.columns:
+        raise click.BadParameter(f"column {data.target!r} is not in {path}; columns: "
                                  f"{', '.join(map(str, frame.columns))}.", param_hint="'--target'")
-    return frame.drop(columns=[target]), frame[target], Path(path).stem
+    click.echo(decided, err=True)
+    return frame.drop(columns=[data.target]), frame[data.target], Path(path).name.split(".")[0]
 
 
 def verbosity(quiet: bool) -> int:
@@ -188,8 +237,15 @@ def load_model(path):
     return load(path)
 
 
-def write_table(frame: pd.DataFrame, path) -> None:
-    if str(path).lower().endswith((".parquet", ".pq")):
+def write_table(frame: pd.DataFrame, path, relation: str = "data") -> None:
+    """By extension: Parquet (.parquet, .pq), ARFF (.arff), headerless CSV as UCI's .data
+    files, else CSV with a header row."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix in (".parquet", ".pq"):
         frame.to_parquet(path, index=False)
+    elif suffix == ".arff":
+        from ..io import write_arff
+
+        write_arff(frame, path, relation)
     else:
-        frame.to_csv(path, index=False)
+        frame.to_csv(path, index=False, header=suffix != ".data")

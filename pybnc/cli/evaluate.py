@@ -65,7 +65,7 @@ def _print_arcs(name, model, out):
 @_SEED
 @model_options
 @quiet_option
-def compare(dataset, csv_path, parquet, target, models, folds, seed, params, alpha, options, quiet):
+def compare(data, models, folds, seed, params, alpha, options, quiet):
     """Compare classifiers by stratified k-fold cross-validation.
 
     Prints accuracy and log-loss (mean ± std over the folds) and the mean time to
@@ -76,11 +76,11 @@ def compare(dataset, csv_path, parquet, target, models, folds, seed, params, alp
     \b
     Examples:
       pybnc compare --dataset chess
-      pybnc compare --csv data.csv --target class --models nb,tan,aode --folds 5
+      pybnc compare --file data.csv --target class --models nb,tan,aode --folds 5
     """
     from ..evaluation import cross_validate
 
-    X, y, name = load_data(dataset, csv_path, parquet, target)
+    X, y, name = load_data(data)
     estimators = build_models(models, params, alpha, options, seed, quiet)
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, dataset=name,
                              verbose=verbosity(quiet))
@@ -104,20 +104,21 @@ def compare(dataset, csv_path, parquet, target, models, folds, seed, params, alp
 @model_options
 @_OUTPUT
 @quiet_option
-def cv_command(dataset, csv_path, parquet, target, models, folds, seed, fractions, params, alpha,
-               options, output, quiet):
+def cv_command(data, models, folds, seed, fractions, params, alpha, options, output, quiet):
     """Cross-validate several models on the same folds and write every fold's scores.
 
     Columns: dataset, model, fold, train_fraction, accuracy, log_loss, log_score,
     brier, fit_time, predict_time, n_train, n_test. A summary is printed.
 
     \b
-    Example:
+    Examples:
       pybnc cv --dataset car --models nb,tan,fan --folds 10 -o car-cv.csv
+      pybnc cv --file car.arff --target class -o car-cv.csv
+      pybnc cv --file car.data --target col7 -o car-cv.csv
     """
     from ..evaluation import cross_validate
 
-    X, y, name = load_data(dataset, csv_path, parquet, target)
+    X, y, name = load_data(data)
     estimators = build_models(models, params, alpha, options, seed, quiet)
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, train_fractions=_fractions(fractions), dataset=name,
                              verbose=verbosity(quiet))
@@ -182,7 +183,8 @@ def experiment(names, models, folds, seed, fractions, params, alpha, options, me
 @cli.command(name="datasets")
 @click.argument("name", required=False)
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="With NAME: write the dataset to this CSV (or Parquet) file, class column last.")
+              help="With NAME: write the dataset to this file, class column last: CSV, or by "
+                   "extension Parquet, ARFF (.arff) or headerless CSV as UCI's .data files.")
 def datasets_command(name, output):
     """List the bundled UCI datasets, or describe (and export) one.
 
@@ -190,6 +192,7 @@ def datasets_command(name, output):
     Examples:
       pybnc datasets
       pybnc datasets car -o car.csv
+      pybnc datasets car -o car.arff
     """
     from ..datasets import describe, list_datasets, load_dataset
 
@@ -211,5 +214,6 @@ def datasets_command(name, output):
         X, y = load_dataset(name)
         frame = X.copy()
         frame[y.name or "class"] = y
-        write_table(frame, output)
-        click.echo(f"Wrote {output} (class column: {y.name or 'class'!r})")
+        write_table(frame, output, relation=name)
+        column = f"col{frame.shape[1]}" if str(output).lower().endswith(".data") else y.name or "class"
+        click.echo(f"Wrote {output} (class column: {column!r})")

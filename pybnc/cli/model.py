@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from . import cli
-from ._common import (MODEL_HELP, build_models, console, data_options, load_data, load_model,
-                      model_options, print_table, read_table, save_model, write_table)
+from ._common import (MODEL_HELP, DataChoice, build_models, console, data_options, file_options, load_data,
+                      load_model, model_options, print_table, read_file, save_model, write_table)
 
 _MODEL = click.option("--model", "model_name", default="tan", show_default=True, metavar="NAME",
                       help=f"The classifier. {MODEL_HELP}")
@@ -21,8 +21,8 @@ _SEED = click.option("--seed", default=0, show_default=True, type=int,
                      help="random_state of randomised learners (the wrappers' inner folds).")
 
 
-def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed):
-    X, y, name = load_data(dataset, csv_path, parquet, target)
+def _fit(data, model_name, params, alpha, options, seed):
+    X, y, name = load_data(data)
     model = build_models(model_name, params, alpha, options, seed)[model_name.strip().lower()]
     return model.fit(X, y), X, y, name
 
@@ -34,16 +34,15 @@ def _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options,
 @_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Model file to write (conventionally NAME.pbnc).")
-def fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed, output):
+def fit(data, model_name, params, alpha, options, seed, output):
     """Fit a classifier on all rows and save it with pybnc.save.
 
     \b
     Examples:
       pybnc fit --dataset car --model tan -o car-tan.pbnc
-      pybnc fit --csv data.csv --target class --model tan --params ms --alpha 10 -o model.pbnc
+      pybnc fit --file data.csv --target class --model tan --params ms --alpha 10 -o model.pbnc
     """
-    model, X, _, name = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options,
-                             seed)
+    model, X, _, name = _fit(data, model_name, params, alpha, options, seed)
     save_model(model, output)
     arcs = getattr(model, "arcs_", None)
     extra = f", {len(arcs)} arcs" if arcs is not None else ""
@@ -61,13 +60,11 @@ def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
 
 @cli.command()
 @_MODEL_FILE
-@click.option("--csv", "csv_path", type=click.Path(exists=True, dir_okay=False),
-              help="Rows to classify (CSV; '?' or empty = missing).")
-@click.option("--parquet", type=click.Path(exists=True, dir_okay=False), help="Rows to classify (Parquet).")
+@file_options("Rows to classify")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (CSV, or Parquet by extension); default: CSV on stdout.")
-def predict(model_file, csv_path, parquet, output):
-    """Classify the rows of a CSV or Parquet file with a saved model.
+def predict(model_file, file, header, sep, encoding, output):
+    """Classify the rows of a table file (CSV and other text, ARFF, Parquet) with a saved model.
 
     The output has one row per input row: the predicted class in column
     `prediction`, then one column `P(<class>)` per class. Extra input columns
@@ -75,13 +72,14 @@ def predict(model_file, csv_path, parquet, output):
 
     \b
     Example:
-      pybnc predict car-tan.pbnc --csv new-cars.csv -o predictions.csv
+      pybnc predict car-tan.pbnc --file new-cars.csv -o predictions.csv
     """
-    if bool(csv_path) == bool(parquet):
-        raise click.UsageError("give the rows to classify with exactly one of --csv and --parquet.")
+    if not file:
+        raise click.UsageError("give the rows to classify with --file FILE (or --csv/--parquet).")
     model = load_model(model_file)
-    source = csv_path or parquet
-    X = _features(model, read_table(source), source)
+    frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding))
+    X = _features(model, frame, file)
+    click.echo(decided, err=True)
     proba = model.predict_proba(X)
     out = pd.DataFrame({"prediction": model.classes_[np.argmax(proba, axis=1)]})
     for k, label in enumerate(model.classes_):
@@ -96,10 +94,10 @@ def predict(model_file, csv_path, parquet, output):
 @cli.command()
 @_MODEL_FILE
 @data_options(required=False)
-def info(model_file, dataset, csv_path, parquet, target):
+def info(model_file, data):
     """Show a saved model: kind, hyperparameters, classes, structure, parameter count.
 
-    With data (--dataset, or --csv/--parquet with --target) also its
+    With data (--dataset, or --file with --target) also its
     log-likelihood, AIC and BIC on those rows (nats; higher is better).
 
     \b
@@ -108,7 +106,7 @@ def info(model_file, dataset, csv_path, parquet, target):
       pybnc info car-tan.pbnc --dataset car
     """
     model = load_model(model_file)
-    data = load_data(dataset, csv_path, parquet, target, required=False)
+    data = load_data(data, required=False)
     out = console()
     settings = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items())
     out.print(f"[bold]{type(model).__name__}[/bold]({settings})", soft_wrap=True)
@@ -144,11 +142,10 @@ def info(model_file, dataset, csv_path, parquet, target):
 @_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Image file (png, svg, pdf: by extension).")
-def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alpha, options, seed,
-         output):
+def plot(model_file, data, model_name, params, alpha, options, seed, output):
     """Draw a classifier's network (class node on top, augmenting arcs between features).
 
-    Either fit a model on data (--dataset or --csv/--target, with --model) or
+    Either fit a model on data (--dataset or --file/--target, with --model) or
     give a saved model file.
 
     \b
@@ -167,11 +164,11 @@ def plot(model_file, dataset, csv_path, parquet, target, model_name, params, alp
         raise click.UsageError("pybnc.plotting.plot_network is not available in this pybnc "
                                "installation yet.") from None
     if model_file:
-        if any((dataset, csv_path, parquet)):
+        if data.given():
             raise click.UsageError("give either a model file or data to fit, not both.")
         model = load_model(model_file)
     else:
-        model = _fit(dataset, csv_path, parquet, target, model_name, params, alpha, options, seed)[0]
+        model = _fit(data, model_name, params, alpha, options, seed)[0]
     drawn = plot_network(model)
     figure = drawn if hasattr(drawn, "savefig") else getattr(drawn, "figure", None) or plt.gcf()
     figure.savefig(output, bbox_inches="tight")

@@ -27,7 +27,7 @@ import pandas as pd
 from ._uci import (ATTRIBUTION, DATA_DIR, DATA_HOME_ENV, SPECS, Spec,
                    data_home_candidates)
 
-__all__ = ["describe", "list_datasets", "load_dataset"]
+__all__ = ["describe", "list_datasets", "load_dataset", "read_arff"]
 
 _BY_NAME = {s.name: s for s in SPECS}
 _ALIASES = {a: s.name for s in SPECS for a in (s.name, *s.aliases)}
@@ -217,4 +217,55 @@ def load_dataset(name: str, *, as_frame: bool = True,
     X, y = _load(s.name, tuple(_paths(s, data_home)))
     if as_frame:
         return X.copy(), y.copy()
+    return X.to_numpy(dtype=object), y.to_numpy(dtype=object)
+
+
+def read_arff(path, target=None, *, as_frame: bool = True, encoding=None):
+    """Read a Weka ARFF file as features ``X`` and class ``y``, like :func:`load_dataset`.
+
+    Most UCI and Weka benchmark tables come as ARFF. The reading rules are those of
+    :func:`pybnc.io.read_arff`: nominal attributes become ``category`` columns with
+    the declared values in declared order, numeric ones float64, ``?`` is missing;
+    quoted names and values, comments and sparse data are read.
+
+    Parameters
+    ----------
+    path : str, path-like, bytes or binary file object
+        The ARFF file (gzip-compressed or not).
+    target : str, optional
+        The class attribute; by default the last one (Weka's convention).
+    as_frame : bool, default=True
+        If False return numpy object arrays (missing values are ``nan``).
+    encoding : str, optional
+        Text encoding (default: detected).
+
+    Returns
+    -------
+    X : pandas.DataFrame or numpy.ndarray
+    y : pandas.Series or numpy.ndarray
+        Named after the class attribute.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a readable ARFF file (the message names the line), or has
+        no attribute ``target``.
+
+    Examples
+    --------
+    >>> from pybnc.datasets import read_arff
+    >>> X, y = read_arff(b"@relation r\\n@attribute a {x, y}\\n@attribute c {p, q}\\n@data\\nx,p\\n?,q\\n")
+    >>> X["a"].tolist(), y.name, y.tolist()
+    (['x', nan], 'c', ['p', 'q'])
+    """
+    from ..io.arff import read_arff as read_frame
+
+    frame = read_frame(path, encoding=encoding)
+    target = frame.columns[-1] if target is None else target
+    if target not in frame.columns:
+        raise ValueError(f"{path if isinstance(path, (str, os.PathLike)) else 'The ARFF file'} has no "
+                         f"attribute {target!r}; its attributes: {', '.join(frame.columns)}.")
+    X, y = frame.drop(columns=[target]), frame[target]
+    if as_frame:
+        return X, y
     return X.to_numpy(dtype=object), y.to_numpy(dtype=object)

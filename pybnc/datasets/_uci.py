@@ -8,7 +8,6 @@ place, ``pybnc.datasets._load``, so all datasets follow the same rules.
 
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,26 +94,12 @@ def _read_flare(paths):
 
 
 def _read_arff(paths):
-    """Minimal ARFF reader for all-nominal files such as soybean.arff.
+    """An ARFF file as strings plus its declared domains (the attributes' order)."""
+    from ..io.arff import read_arff
 
-    scipy's reader rejects soybean.arff because its header declares a value
-    with a leading blank (`` same-lst-sev-yrs``).
-    """
-    domains, rows, in_data = {}, [], False
-    with gzip.open(paths[0], "rt") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line or line.startswith("%"):
-                continue
-            if in_data:
-                rows.append([v.strip() for v in line.split(",")])
-            elif line.lower().startswith("@attribute"):
-                name, rest = line.split(None, 2)[1:]
-                domains[name] = [v.strip() for v in rest.strip(" {}").split(",")]
-            elif line.lower().startswith("@data"):
-                in_data = True
-    df = pd.DataFrame(rows, columns=list(domains), dtype=str).replace("?", pd.NA)
-    return df, domains
+    frame = read_arff(paths[0])
+    domains = {c: list(frame[c].cat.categories) for c in frame.columns}
+    return frame.astype(object).where(frame.notna(), None), domains
 
 
 def _split(names: str) -> tuple[str, ...]:

@@ -6,7 +6,6 @@ raised as :class:`UserError`, whose message is shown on the page as it is.
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 import threading
@@ -71,30 +70,19 @@ def dataset_choices() -> list:
 
 # -- input ------------------------------------------------------------------------------------
 def read_csv(data: bytes) -> pd.DataFrame:
-    """The uploaded bytes as a table: delimiter sniffed, ``?`` and empty cells missing."""
-    if not data.strip():
-        raise UserError("The file is empty.")
-    if b"\x00" in data[:4096]:
-        raise UserError("This looks like a binary file, not a CSV text file.")
+    """The uploaded bytes as a table, read by :func:`pybnc.io.read_table` (the command
+    line's reader): delimiter, encoding and header row detected; ARFF and Parquet too."""
+    from ..io import read_table
+
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # never fails: a legacy spreadsheet export still reads
-    try:
-        dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
-        sep = dialect.delimiter
-    except csv.Error:
-        sep = ","
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, na_values=["?"], skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        raise UserError(f"Could not read the file as CSV: {' '.join(str(exc).split())}") from None
+        frame = read_table(data, name="The file")
+    except (ValueError, ImportError) as exc:
+        raise UserError(f"Could not read the file as CSV, ARFF or Parquet: {' '.join(str(exc).split())}") from None
     if frame.shape[1] < 2:
-        raise UserError(f"The table has {frame.shape[1]} column(s) (delimiter {sep!r}); it needs at "
+        raise UserError(f"The table has {frame.shape[1]} column(s); it needs at "
                         "least one feature column and a class column.")
     if len(frame) < 2:
         raise UserError("The table has fewer than two rows.")
-    frame.columns = [str(c) for c in frame.columns]
     return frame
 
 

@@ -1,0 +1,284 @@
+"""One reader for the tables users have: CSV and its cousins, ARFF, Parquet.
+
+:func:`read_table` serves the command line and the web page alike. It decides, from
+the file itself, what a user would otherwise have to say: the format (Parquet and
+gzip by their magic bytes, ARFF by its ``@relation`` line), the text encoding (BOM,
+UTF-8, then Windows-1252 and Latin-1), the delimiter (comma, semicolon, tab, pipe or
+runs of whitespace as in UCI ``.data`` files) and whether the first row holds column
+names. Each decision can be given instead, and is reported (:class:`ReadReport`).
+Problems are ``ValueError``\\ s that name the file, and the line where there is one.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._sniff import encoding_name, sniff, undecodable
+from .arff import parse_arff
+
+#: Delimiters tried, in the order that breaks ties: a file whose rows all hold as many
+#: semicolons as commas is a European CSV with decimal commas.
+DELIMITERS = ("\t", ";", "|", ",")
+WHITESPACE = r"\s+"
+#: Rows looked at to decide the delimiter and the header.
+SAMPLE_ROWS = 1000
+_SAMPLE_CELLS = 200_000  # wide tables: fewer rows, so the header vote stays quick
+#: Cells read as missing besides pandas' defaults (empty, NA, NaN, null...): UCI's ``?``.
+NA_VALUES = ["?"]
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", WHITESPACE: "whitespace"}
+_MISSING_WORDS = {"?", "na", "n/a", "nan", "null", "none", "-"}
+
+
+@dataclass
+class ReadReport:
+    """What :func:`read_table` decided about a file."""
+
+    name: str
+    format: str  # "text", "arff" or "parquet"
+    encoding: str | None = None
+    delimiter: str | None = None
+    header: bool | None = None  # the first row held the column names
+    header_detected: bool = False  # decided from the file (not given)
+    comment_lines: int = 0  # leading % or # lines skipped
+    n_rows: int = 0
+    n_columns: int = 0
+
+    def describe(self) -> str:
+        """One line, e.g. ``car.data: comma-separated text (UTF-8), no header row detected
+        (columns named col1 ... col7); 1728 rows, 7 columns``."""
+        size = f"{self.n_rows} rows, {self.n_columns} columns"
+        if self.format == "parquet":
+            return f"{self.name}: Parquet; {size}"
+        if self.format == "arff":
+            return f"{self.name}: ARFF ({encoding_name(self.encoding)}); {size}"
+        how = "detected" if self.header_detected else "as told"
+        if self.header:
+            first = f"first row taken as column names ({how})"
+        else:
+            first = f"no header row ({how}): columns named col1 ... col{self.n_columns}"
+        skipped = f", {self.comment_lines} comment lines skipped" if self.comment_lines else ""
+        return (f"{self.name}: {_DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter))}-separated text "
+                f"({encoding_name(self.encoding)}{skipped}), {first}; {size}")
+
+
+def read_table(source, *, header=None, sep=None, encoding=None, name=None, return_report=False):
+    """Read a table file: delimited text (CSV, TSV, UCI ``.data``...), ARFF or Parquet.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or binary file object
+        The file. gzip-compressed text is read too. Text files are streamed.
+    header : bool or None, default=None
+        Whether the first row of a text file holds the column names; ``None`` decides
+        from the file: a first row whose cells are text over numeric columns, or
+        values that never recur in their column while the column's values do, is a
+        header; a first row of numbers, repeated or recurring values is data.
+        Without a header the columns are named ``col1``, ``col2``, ...
+    sep : str or None, default=None
+        Delimiter of a text file (``","``, ``";"``, ``"\\t"``, ``"|"``, or ``"\\s+"`` for
+        runs of whitespace); ``None`` picks the one that splits the first rows into the
+        same number (two or more) of fields most consistently.
+    encoding : str or None, default=None
+        Text encoding; ``None`` follows a BOM (UTF-8, UTF-16, UTF-32), else UTF-8,
+        else Windows-1252, else Latin-1.
+    name : str, optional
+        How messages name the file (default: its path).
+    return_report : bool, default=False
+        Also return a :class:`ReadReport` of the decisions taken.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        String column names. In text files ``?``, empty cells and pandas' missing
+        words (``NA``, ``NaN``, ``null``...) are missing; columns of numbers are int64
+        or float64, others text. ARFF files follow :func:`~pybnc.io.read_arff`.
+    report : ReadReport
+        Only with ``return_report=True``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the line, where there is one): empty, binary or not a
+        table (an Excel workbook, a zip, a PDF...), not decodable in the encoding,
+        a row with more fields than the others, a malformed ARFF file.
+    ImportError
+        For Parquet without pyarrow (``pip install "pybnc[parquet]"``).
+
+    Examples
+    --------
+    >>> from pybnc.io import read_table
+    >>> frame, report = read_table(b"vhigh;low;2;unacc\\nlow;?;4;good\\n", return_report=True)
+    >>> frame.columns.tolist(), frame["col2"].isna().tolist()
+    (['col1', 'col2', 'col3', 'col4'], [False, True])
+    >>> report.delimiter, report.header
+    (';', False)
+    """
+    if header not in (None, True, False):
+        raise ValueError(f"header must be True, False or None (detect), got {header!r}.")
+    sniffed = sniff(source, name, encoding)
+    report = ReadReport(sniffed.name, "parquet")
+    if sniffed.kind == "parquet":
+        frame = _read_parquet(sniffed)
+    elif _is_arff(sniffed.head):
+        text, report.encoding = sniffed.read_text()
+        report.format = "arff"
+        frame = parse_arff(text, sniffed.name)
+    else:
+        report.format = "text"
+        frame = _read_text(sniffed, header, sep, report)
+    frame.columns = [str(c) for c in frame.columns]
+    report.n_rows, report.n_columns = frame.shape
+    return (frame, report) if return_report else frame
+
+
+def _read_parquet(sniffed) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{sniffed.name} is a Parquet file; reading it needs pyarrow: "
+                          'pip install "pybnc[parquet]".') from None
+    try:
+        with sniffed.open() as handle:
+            return pd.read_parquet(handle)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise ValueError(f"{sniffed.name} is a damaged Parquet file ({exc}).") from None
+
+
+def _is_arff(head: str) -> bool:
+    for line in head.splitlines():
+        text = line.strip()
+        if text and not text.startswith("%"):
+            return text[:9].lower() == "@relation"
+    return False
+
+
+def _sample_lines(sniffed) -> tuple:
+    """``(leading comment lines, the first lines of the table)``: a block of ``%`` or ``#``
+    lines before the table (as in MLC++ and UCI files) is skipped."""
+    lines = sniffed.head.splitlines()
+    if not sniffed.head_is_all and len(lines) > 1:
+        lines = lines[:-1]  # cut at the end of the head: not a whole line
+    skip = 0
+    while skip < len(lines) and (not lines[skip].strip() or lines[skip].lstrip()[:1] in ("%", "#")):
+        skip += 1
+    return skip, [line for line in lines[skip:] if line.strip()][:SAMPLE_ROWS]
+
+
+def _field_counts(lines: list, delimiter: str) -> np.ndarray:
+    if delimiter == WHITESPACE:
+        return np.array([len(line.split()) for line in lines], dtype=int)
+    return np.array([len(row) for row in csv.reader(lines, delimiter=delimiter, skipinitialspace=True)], dtype=int)
+
+
+def sniff_delimiter(lines: list) -> str:
+    """The delimiter that splits ``lines`` most consistently into two or more fields."""
+    best, best_score = ",", 0.0
+    for delimiter in DELIMITERS:
+        score = _consistency(_field_counts(lines, delimiter))
+        if score > best_score:
+            best, best_score = delimiter, score
+    if best_score < 0.9 and _consistency(_field_counts(lines, WHITESPACE)) > best_score:
+        return WHITESPACE
+    return best
+
+
+def _consistency(counts: np.ndarray) -> float:
+    """Share of rows with the most common number of fields, if that is two or more."""
+    if counts.size == 0:
+        return 0.0
+    values, freq = np.unique(counts, return_counts=True)
+    mode = values[np.argmax(freq)]
+    return float(freq.max() / counts.size) if mode >= 2 else 0.0
+
+
+def _cells(lines: list, delimiter: str, width: int) -> np.ndarray:
+    """The sample lines split into a ``(rows, width)`` array of stripped strings."""
+    rows = ([line.split() for line in lines] if delimiter == WHITESPACE
+            else list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True)))
+    cells = np.full((len(rows), width), "", dtype=object)
+    for i, row in enumerate(rows):  # the sample only: at most SAMPLE_ROWS short lines
+        cells[i, :min(len(row), width)] = row[:width]
+    return np.char.strip(cells.astype(str))
+
+
+def detect_header(cells: np.ndarray) -> tuple:
+    """``(first row is a header, votes for header, votes for data)`` of the first rows of a
+    text table, split into strings (``""`` for an empty or absent cell).
+
+    Each column votes: a number over a numeric column, a missing word (``?``, ``NA``)
+    or a value that recurs below votes data; text over a numeric column, or a value
+    that never recurs in a column of repeated values, votes header. A first row that
+    repeats a value votes data once more. With no vote at all (text columns of unique
+    values) the first row is taken as a header, as in most CSV files.
+    """
+    if cells.shape[0] < 2:
+        return True, 0, 0
+    blank = cells == ""
+    word = np.isin(np.char.lower(cells), list(_MISSING_WORDS))
+    number = pd.to_numeric(pd.Series(cells.ravel()), errors="coerce").notna().to_numpy().reshape(cells.shape)
+    first, rest, observed = cells[0], cells[1:], ~(blank | word)[1:]
+    n_observed = observed.sum(axis=0)
+    numeric = (n_observed > 0) & ((number[1:] & observed).sum(axis=0) >= 0.99 * n_observed)
+    recurs = ((rest == first) & observed).any(axis=0)
+    ordered = np.sort(np.where(observed, rest, ""), axis=0)  # "" sorts first: unobserved cells
+    distinct = (ordered[1:] != ordered[:-1]).sum(axis=0) + (ordered[0] != "")
+    repeated = distinct <= 0.5 * n_observed
+    voting = ~blank[0] & (n_observed > 0)
+    data_votes = voting & (word[0] | np.where(numeric, number[0], recurs))
+    header_votes = voting & ~word[0] & ~number[0] & (numeric | (~recurs & repeated))
+    named = first[~blank[0]]
+    data, header = int(data_votes.sum()) + int(np.unique(named).size < named.size), int(header_votes.sum())
+    return bool(header > data or header == data == 0), header, data
+
+
+def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
+    report.comment_lines, lines = _sample_lines(sniffed)
+    skip = report.comment_lines
+    report.delimiter = sep = sep if sep is not None else sniff_delimiter(lines)
+    counts = _field_counts(lines, sep) if lines else np.array([1])
+    width = int(np.bincount(counts).argmax())  # the rows' usual number of fields
+    options = dict(sep=sep, na_values=NA_VALUES, skipinitialspace=True, compression=sniffed.compression,
+                   engine="c", skiprows=skip)
+    report.header_detected = header is None
+    if header is None:
+        cells = _cells(lines[:max(20, _SAMPLE_CELLS // width)], sep, width)
+        # A first line with another number of fields is no header of this table.
+        header = bool(detect_header(cells)[0] and counts[0] == width)
+    elif header and counts[0] != width:
+        raise ValueError(f"{sniffed.name}, line {skip + 1}: the header row has {counts[0]} fields, the "
+                         f"rows below {width}; fix the header, or read the file with header=False "
+                         "(--no-header).")
+    report.header = header
+    if not header:
+        options.update(header=None, names=[f"col{i + 1}" for i in range(width)])
+    for encoding in sniffed.encodings():
+        try:
+            with sniffed.open() as handle:
+                frame = _parse(sniffed, handle, dict(options, encoding=encoding))
+            report.encoding = encoding
+            return frame
+        except UnicodeDecodeError as exc:
+            error = exc
+    raise undecodable(sniffed.name, sniffed.encoding, error)
+
+
+def _parse(sniffed, handle, options) -> pd.DataFrame:
+    """``pd.read_csv`` whose errors name the file and the line."""
+    try:
+        return pd.read_csv(handle, **options)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{sniffed.name} holds no rows.") from None
+    except pd.errors.ParserError as exc:
+        message = " ".join(str(exc).split())
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
+        if found:
+            expected, line, saw = found.groups()
+            message = (f"line {line} has {saw} fields where the rows above have {expected} "
+                       f"(delimiter {_DELIMITER_NAMES.get(options['sep'], repr(options['sep']))}); "
+                       "quote values that hold the delimiter, or give the delimiter (sep=... or --sep)")
+        raise ValueError(f"{sniffed.name}: {message}.") from None

@@ -1,0 +1,234 @@
+"""pybnc.io.read_table and read_arff: delimiters, encodings, header rows, ARFF; on small
+synthetic files always, and against the UCI folder's .data files when it is there."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import numpy as np
+import pandas as pd
+import pytest
+
+from pybnc.datasets import read_arff as read_arff_xy
+from pybnc.datasets._uci import data_home_candidates
+from pybnc.io import read_arff, read_table
+
+UCI = next((p for p in data_home_candidates(None) if p.is_dir()), None)  # as the pima tests look
+needs_uci = pytest.mark.skipif(UCI is None, reason="the UCI folder ../shared/datasets/uci is not there")
+
+ROWS = [["vhigh", "low", 2, "unacc"], ["low", "?", 4, "good"], ["med", "high", 2, "unacc"],
+        ["vhigh", "med", 4, "acc"], ["low", "low", 2, "unacc"]]
+NAMES = ["buying", "maint", "doors", "class"]
+
+
+def _text(sep, header, rows=ROWS):
+    lines = ([sep.join(NAMES)] if header else []) + [sep.join(map(str, r)) for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("sep, name", [(",", ","), (";", ";"), ("\t", "\t"), ("|", "|"), ("  ", r"\s+")])
+@pytest.mark.parametrize("header", [True, False])
+def test_delimiter_and_header_are_detected(sep, name, header):
+    frame, report = read_table(_text(sep, header).encode(), return_report=True)
+    assert (report.delimiter, report.header, report.header_detected) == (name, header, True)
+    assert list(frame.columns) == (NAMES if header else ["col1", "col2", "col3", "col4"])
+    assert frame.shape == (5, 4) and frame.iloc[:, 1].isna().tolist() == [False, True, False, False, False]
+    assert frame.iloc[:, 2].tolist() == [2, 4, 2, 4, 2]
+
+
+def test_header_can_be_given_and_wins():
+    frame = read_table(_text(",", False).encode(), header=True)
+    assert list(frame.columns)[0] == "vhigh" and len(frame) == 4
+    frame = read_table(_text(",", True).encode(), header=False)
+    assert frame.iloc[0].tolist() == NAMES and len(frame) == 6
+    with pytest.raises(ValueError, match="line 1: the header row has 3 fields, the rows below 4"):
+        read_table(b"a,b,c\n" + _text(",", False).encode(), header=True)
+
+
+@pytest.mark.parametrize("text, header", [
+    ("id,x,y\n1,0.5,a\n2,0.7,b\n3,0.1,a\n", True),  # names over numbers
+    ("1,0.5,a\n2,0.7,b\n3,0.1,a\n", False),  # numbers over numbers
+    ("name,town\nAnn,Oslo\nBob,Rome\nCid,Lima\n", True),  # unique text everywhere: undecidable, header
+    ("?,x\nb,y\nc,x\nb,x\n", False),  # a missing cell is data
+    ("a,b,a\nx,y,x\nz,y,z\n", False),  # a repeated value is no header
+])
+def test_header_votes(text, header):
+    assert read_table(text.encode(), return_report=True)[1].header is header
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32", "cp1252", "latin-1"])
+def test_encodings_are_detected(encoding):
+    text = "town,price,class\nZürich,5€,a\nSão Paulo,3€,b\nKøbenhavn,4€,a\n"
+    if encoding == "latin-1":
+        text = text.replace("€", "\x81")  # not Windows-1252: only Latin-1 decodes it
+    frame, report = read_table(text.encode(encoding), return_report=True)
+    assert frame["town"].tolist() == ["Zürich", "São Paulo", "København"]
+    assert frame.iloc[0, 1] == text.split("\n")[1].split(",")[1]
+    expected = {"utf-16-le": "utf-16-le", "latin-1": "latin-1", "cp1252": "cp1252"}.get(encoding, None)
+    assert report.encoding == (expected or encoding)
+
+
+def test_a_late_non_utf8_byte_falls_back(tmp_path):
+    path = tmp_path / "late.csv"
+    path.write_bytes(b"a,b\n" + b"x,1\n" * 400_000 + b"\xe9t\xe9,2\n")  # past the sniffed head
+    frame, report = read_table(path, return_report=True)
+    assert report.encoding == "cp1252" and frame["a"].iloc[-1] == "été"
+
+
+def test_compressed_parquet_and_comment_lines(tmp_path):
+    frame = pd.DataFrame({"a": ["x", "y", "x"], "b": [1.5, None, 2.0]})
+    assert read_table(gzip.compress(frame.to_csv(index=False).encode())).equals(frame)
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    parquet, report = read_table(buffer.getvalue(), return_report=True)
+    assert parquet.equals(frame) and report.format == "parquet"
+    text = "% a comment block\n%\n\n1 2 x\n3 4 y\n5 6 x\n"
+    frame, report = read_table(text.encode(), return_report=True)
+    assert frame.shape == (3, 3) and report.comment_lines == 3 and report.delimiter == r"\s+"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "is empty"),
+    (b"  \n\n", "is empty"),
+    (b"a,b\n\x00\x01\x02\x03", "binary file .a NUL byte"),
+    (b"PK\x03\x04" + bytes(40), "binary file .a zip archive .an .xlsx"),
+    (b"\xd0\xcf\x11\xe0" + bytes(40), "Excel 97-2003"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(8), "binary file .a PNG image"),
+    (b"a,b\n1,2\n3,4\n5,6,7,8\n", "line 4 has 4 fields where the rows above have 2"),
+])
+def test_what_is_no_table_is_one_error_naming_the_file(data, message):
+    with pytest.raises(ValueError, match=message) as info:
+        read_table(data, name="upload.csv")
+    assert str(info.value).startswith("upload.csv")
+
+
+def test_a_wrong_encoding_names_the_file_and_byte(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("a,b\nü,1\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=rf"{path} is not UTF-8 text: byte 4"):
+        read_table(path, encoding="utf-8")
+
+
+# -- ARFF -----------------------------------------------------------------------------------------
+ARFF = """% a comment
+@RELATION 'weather report'
+
+@attribute outlook {sunny, 'over cast', "rainy"}
+@ATTRIBUTE 'wind speed' NUMERIC
+@attribute count integer [0,10]
+@attribute note string
+@attribute when date "yyyy-MM-dd"
+@attribute play {yes,no}
+
+@data
+sunny, 12.5, 3, 'a, b', 2020-01-02, no
+% inside the data
+'over cast', ?, 4, "it's", ?, yes
+rainy,1e3,?,?,2020-01-03,yes
+"""
+
+
+def test_arff_types_quotes_comments_and_missing_values():
+    frame = read_arff(ARFF.encode())
+    assert list(frame.columns) == ["outlook", "wind speed", "count", "note", "when", "play"]
+    assert frame.attrs["relation"] == "weather report"
+    assert frame["outlook"].cat.categories.tolist() == ["sunny", "over cast", "rainy"]
+    assert frame["outlook"].tolist() == ["sunny", "over cast", "rainy"]
+    assert frame["wind speed"].dtype == np.float64 and frame["wind speed"].tolist()[::2] == [12.5, 1000.0]
+    assert frame["count"].isna().tolist() == [False, False, True]
+    assert frame["note"].tolist()[:2] == ["a, b", "it's"] and pd.isna(frame["note"].iloc[2])
+    assert frame["when"].iloc[0] == "2020-01-02"
+    assert read_table(ARFF.encode(), return_report=True)[1].format == "arff"
+
+
+def test_sparse_arff_reads_omitted_values_as_zero():
+    text = "@relation s\n@attribute a numeric\n@attribute b {x,y}\n@attribute c numeric\n@data\n{0 1.5, 1 y}\n{2 ?}\n{}\n"
+    frame = read_arff(text.encode())
+    assert frame["a"].tolist() == [1.5, 0.0, 0.0] and frame["b"].tolist() == ["y", "x", "x"]
+    assert np.isnan(frame["c"].iloc[1]) and frame["c"].iloc[0] == 0.0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("@relation r\n@attribute a {x,y}\n@data\nx\nz\n", "line 5: attribute 'a' holds 'z', expected one of"),
+    ("@relation r\n@attribute a numeric\n@attribute b {x}\n@data\n1,x\none,x\n", "line 6: attribute 'a' holds 'one'"),
+    ("@relation r\n@attribute a numeric\n@attribute b {x}\n@data\n1,x\n2,x,3\n", "line 6: a row holds 3 values"),
+    ("@relation r\n@attribute a numeric\n@attribute b {x}\n@data\n1,x\n2\n", "line 6: the row holds fewer values"),
+    ("@relation r\n@attribute a relational\n@data\n", "line 2: relational attribute 'a' is not supported"),
+    ("@relation r\n@attribute a blob\n@data\n", "line 2: unknown type 'blob'"),
+    ("@relation r\n@attribute a numeric\n", "no @data line"),
+    ("@relation r\n@attribute a {x,x}\n@data\n", "declares a value twice"),
+])
+def test_malformed_arff_names_the_file_and_line(text, message):
+    with pytest.raises(ValueError, match=message) as info:
+        read_arff(text.encode(), name="bad.arff")
+    assert str(info.value).startswith("bad.arff")
+
+
+def test_datasets_read_arff_splits_the_class(tmp_path):
+    path = tmp_path / "w.arff"
+    path.write_text(ARFF)
+    X, y = read_arff_xy(path)
+    assert y.name == "play" and X.shape == (3, 5)
+    X, y = read_arff_xy(path, target="outlook")
+    assert y.tolist() == ["sunny", "over cast", "rainy"]
+    with pytest.raises(ValueError, match="no attribute 'nope'"):
+        read_arff_xy(path, target="nope")
+
+
+# -- the UCI folder -------------------------------------------------------------------------------
+@needs_uci
+@pytest.mark.parametrize("arff, data, class_first", [
+    ("car/car.arff", "car/car.data", False),
+    ("house-votes-84/vote.arff", "house-votes-84/house-votes-84.data", True),
+    ("chess/kr-vs-kp.arff", "chess/kr-vs-kp.data", False),
+    ("mushroom/mushroom.arff", "mushroom/agaricus-lepiota.data", True),
+])
+def test_uci_arff_files_hold_the_rows_of_the_data_files(arff, data, class_first):
+    from_arff = read_arff(UCI / arff)
+    from_data, report = read_table(UCI / data, return_report=True)
+    assert report.header is False  # UCI .data files have no header row
+    if class_first:
+        from_data = from_data[list(from_data.columns[1:]) + [from_data.columns[0]]]
+    assert from_arff.shape == from_data.shape
+    assert (from_arff.isna().to_numpy() == from_data.isna().to_numpy()).all()
+    assert (from_arff.astype(object).fillna("?").to_numpy() == from_data.fillna("?").to_numpy()).all()
+
+
+@needs_uci
+def test_uci_soybean_arff_declares_the_codes_of_the_data_file():
+    """soybean-large.data codes each value by its position in the declaration: the ARFF
+    reader must keep the declared order, and read '?' as missing."""
+    from_arff = read_arff(UCI / "soybean/soybean.arff")
+    codes = read_table(UCI / "soybean/soybean-large.data")
+    codes = codes[list(codes.columns[1:]) + [codes.columns[0]]]  # class first in the .data file
+    top = from_arff.iloc[:len(codes)]
+    assert (top.isna().to_numpy() == codes.isna().to_numpy()).all() and codes.isna().any().any()
+    for j, column in enumerate(top.columns[:-1]):
+        observed = codes.iloc[:, j].notna().to_numpy()
+        declared = np.asarray(top[column].cat.categories)
+        assert (declared[codes.iloc[:, j][observed].astype(int)] == top[column][observed].to_numpy()).all(), column
+    assert (top.iloc[:, -1].to_numpy() == codes.iloc[:, -1].to_numpy()).all()
+
+
+@needs_uci
+def test_uci_heart_arff_matches_the_cleveland_numbers():
+    from_arff = read_arff(UCI / "cleve/heart-c.arff")
+    assert from_arff.shape == (303, 14) and from_arff["sex"].cat.categories.tolist() == ["female", "male"]
+    # The ARFF file lacks .data's row 185 further down (and has another); compare the rows before.
+    from_arff = from_arff.iloc[:184]
+    numbers = read_table(UCI / "cleve/processed.cleveland.data").iloc[:184]
+    for name, j in (("age", 0), ("trestbps", 3), ("chol", 4), ("thalach", 7), ("oldpeak", 9), ("ca", 11)):
+        np.testing.assert_array_equal(from_arff[name].to_numpy(), numbers.iloc[:, j].to_numpy())
+    assert (from_arff["sex"] == "male").tolist() == (numbers.iloc[:, 1] == 1).tolist()
+    assert from_arff["thal"].isna().tolist() == numbers.iloc[:, 12].isna().tolist()
+
+
+@needs_uci
+def test_every_uci_file_reads():
+    for path in sorted(UCI.glob("*/*")):
+        if path.suffix == ".names":
+            continue
+        frame, report = read_table(path, return_report=True)
+        assert len(frame) >= 47 and frame.shape[1] >= 5, path
+        if report.format == "text":
+            assert report.header is path.name.endswith(".tsv.gz"), path
