@@ -179,7 +179,52 @@ def test_missing_at_predict_is_summed_out_exactly(n_missing):
     got = fitted._jll_encoded(test)
     np.testing.assert_allclose(got, brute_force_jll(x, y, cards, k, test), rtol=1e-9)
     assert fitted.missing_summary(frame(test)) == {
-        "complete": 0, "exact": 3, "approximate": 0}
+        "complete": 0, "exact": 3, "approximate": 0, "unseen_cells": 0}
+
+
+def test_rows_missing_most_features_are_summed_out_exactly():
+    """Three of five features missing, in several patterns: every completion of every
+    tree, against the explicit average."""
+    x, y, cards, k = random_problem(31, 5)
+    rng = np.random.default_rng(32)
+    test = rng.integers(0, 4, size=(4, 5)) % np.array(cards)
+    for row in test:
+        row[rng.choice(5, size=3, replace=False)] = -1
+    fitted = TBMATAN().fit(frame(x), y)
+    np.testing.assert_allclose(fitted._jll_encoded(test), brute_force_jll(x, y, cards, k, test), rtol=1e-9)
+
+
+def test_features_with_one_level_or_none_are_eliminated_once_exactly():
+    """A constant column and a column never observed in training are factors 1 in every
+    tree (Bayes factor 1, h = 1); they are eliminated from the tree sums once. Against
+    the explicit average where both are one-level columns."""
+    x, y, cards, k = random_problem(41, 4)
+    x6 = np.column_stack([x[:, :2], np.zeros(len(x), int), x[:, 2:], np.zeros(len(x), int)])
+    cards6 = cards[:2] + [1] + cards[2:] + [1]
+    train = frame(x6)
+    train["a5"] = pd.array([pd.NA] * len(x), dtype="Int64")  # never observed: no level at all
+    fitted = TBMATAN().fit(train, y)
+    assert fitted.encoder_.cardinalities_.tolist() == cards6[:5] + [0]
+    rng = np.random.default_rng(42)
+    test = rng.integers(0, 4, size=(4, 6)) % np.array(cards6)
+    test[:2, 1] = -1  # a missing feature as well
+    test[1::2, 2] = -1  # and a missing one-level feature
+    codes = test.copy()
+    codes[:, 5] = -1
+    want = brute_force_jll(x6, y, cards6, k, test)
+    np.testing.assert_allclose(fitted._jll_encoded(codes), want, rtol=1e-9)
+    assert np.isfinite(fitted.log_edge_weights_[5, :5]).all() and (fitted.log_edge_weights_[5, :5] == 0).all()
+
+
+def test_warning_names_unseen_categories_when_nothing_is_missing():
+    x, y, cards, k = random_problem(51, 4)
+    fitted = TBMATAN(max_missing_combinations=1).fit(frame(x), y)
+    test = frame(x[:3]).astype("Int64")
+    test.iloc[:, 1] = 9  # a category never seen: treated as missing
+    test.iloc[:, 3] = 7
+    with pytest.warns(UserWarning, match=r"6 of their 6 missing cells hold categories not seen in training"):
+        fitted.predict_proba(test)
+    assert fitted.missing_summary(test) == {"complete": 0, "exact": 0, "approximate": 3, "unseen_cells": 6}
 
 
 def test_beyond_the_bound_the_leaf_approximation_is_used_and_reported():

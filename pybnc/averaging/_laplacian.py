@@ -146,7 +146,7 @@ def _eliminate_all(flat):
     return out
 
 
-def _eliminate_rows(log_beta, log_h, columns, drop):
+def _eliminate_rows(log_beta, log_h, columns, drop, log_extra):
     rows, n = columns.shape
     n_classes = log_h.shape[0]
     out = np.zeros((rows, n_classes))
@@ -158,15 +158,68 @@ def _eliminate_rows(log_beta, log_h, columns, drop):
             a = columns[r, u]
             for v in range(u):
                 h = 0.0 if drop[r, u] or drop[r, v] else log_h[c, a, columns[r, v]]
-                work[u, v] = max(log_beta[u, v] + h, _FLOOR)
+                work[u, v] = _log_add(max(log_beta[u, v] + h, _FLOOR), max(log_extra[u, v], _FLOOR))
             h = 0.0 if drop[r, u] or drop[r, n - 1] else log_h[c, a, columns[r, n - 1]]
-            ground[u] = max(log_beta[u, n - 1] + h, _FLOOR)
+            ground[u] = _log_add(max(log_beta[u, n - 1] + h, _FLOOR), max(log_extra[u, n - 1], _FLOOR))
         out[r, c] = _eliminate(work, ground)
     return out
 
 
-def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto"):
-    """Log tree sums of the weights ``beta_uv h_c(x_u, x_v)`` of every row and class.
+def kron_reduce(log_weights: np.ndarray, eliminate: np.ndarray):
+    """Eliminate the nodes ``eliminate`` from a complete graph, keeping the others.
+
+    Gaussian elimination of the Laplacian, node by node, in the subtraction-free form
+    above: the kept nodes' graph gets extra weights ``w_uk w_kv / d_k`` and the tree
+    sum factorises, ``T(G) = prod_k d_k * T(G')``. TBMATAN uses it for features whose
+    edge factors are 1 in every row (one level, or none): their part of every row's
+    elimination is the same, so it is done once.
+
+    Parameters
+    ----------
+    log_weights : ndarray of shape (n, n)
+        Log edge weights (diagonal ignored).
+    eliminate : ndarray of shape (n,), bool
+
+    Returns
+    -------
+    log_extra : ndarray of shape (m, m)
+        Log weights to *add* to the kept nodes' edges (``-inf`` where nothing is
+        added; ``m`` kept nodes, in their order).
+    log_constant : float
+        ``sum_k log d_k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.log(np.array([[1, 1, 2], [1, 1, 3], [2, 3, 1]], dtype=float))
+    >>> extra, const = kron_reduce(w, np.array([False, False, True]))
+    >>> float(np.exp(const + np.logaddexp(w[0, 1], extra[0, 1])).round(12))  # 11 trees, as log_tree_sum
+    11.0
+    """
+    eliminate = np.asarray(eliminate, dtype=bool)
+    n = eliminate.size
+    work = np.array(log_weights, dtype=np.float64)
+    kept = ~eliminate
+    work[np.ix_(kept, kept)] = -np.inf  # kept pairs hold only what elimination adds
+    np.fill_diagonal(work, -np.inf)
+    remaining = np.ones(n, dtype=bool)
+    constant = 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k in np.flatnonzero(eliminate):
+            remaining[k] = False
+            rest = np.flatnonzero(remaining)
+            log_pivot = float(logsumexp(work[k, rest]))
+            constant += log_pivot
+            if not np.isfinite(log_pivot):
+                continue
+            through = work[k, rest][:, None] + work[k, rest][None, :] - log_pivot
+            np.fill_diagonal(through, -np.inf)
+            work[np.ix_(rest, rest)] = np.logaddexp(work[np.ix_(rest, rest)], through)
+    return work[np.ix_(kept, kept)], constant
+
+
+def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", log_extra=None):
+    """Log tree sums of the weights ``beta_uv h_c(x_u, x_v) (+ extra_uv)`` of every row and class.
 
     Parameters
     ----------
@@ -179,6 +232,8 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto"):
     drop : ndarray of shape (m, n), bool, optional
         Features whose factors ``h`` are replaced by 1.
     engine : {"auto", "numba", "numpy"}, default="auto"
+    log_extra : ndarray of shape (n, n), optional
+        Log weights added to every edge after the factors (:func:`kron_reduce`).
 
     Returns
     -------
@@ -196,12 +251,16 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto"):
     columns = np.ascontiguousarray(columns, dtype=np.int64)
     if drop is None:
         drop = np.zeros(columns.shape, dtype=bool)
+    if log_extra is None:
+        log_extra = np.full(np.shape(log_beta), -np.inf)
     if numba is not None and engine != "numpy" and columns.shape[1] > 1:
         return _eliminate_rows_compiled(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
-                                        np.ascontiguousarray(drop))
+                                        np.ascontiguousarray(drop), np.ascontiguousarray(log_extra, dtype=np.float64))
     log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
     log_hr = np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0, log_hr)
-    return log_tree_sum(np.swapaxes(log_hr, 0, 1) + log_beta, engine="numpy")
+    with np.errstate(invalid="ignore"):
+        weights = np.logaddexp(np.swapaxes(log_hr, 0, 1) + log_beta, log_extra)
+    return log_tree_sum(weights, engine="numpy")
 
 
 if numba is not None:
