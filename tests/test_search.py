@@ -52,7 +52,7 @@ def test_cached_scorer_equals_refit_tan_with_missing(method, arcs):
         total = scorer.change_parents(total, structure, {child: (parent,)})
         structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
         expected = _refit_jll(codes, y, cards, K, structure, scorer.fold, method)
-        np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(total.T, expected, rtol=1e-10, atol=1e-10)
         assert scorer.accuracy(total) == pytest.approx(_cv_accuracy(expected, y, scorer.fold))
 
 
@@ -64,7 +64,7 @@ def test_cached_scorer_equals_refit_several_changes_at_once():
     scorer.exact_rows = lambda *args: pytest.fail("re-inference instead of cached messages")
     total = scorer.change_parents(start, nb, {1: (3,), 2: (3,), 4: (3,)})  # a super-parent
     expected = _refit_jll(codes, y, cards, K, Structure.from_arcs(5, [(3, 1), (3, 2), (3, 4)]), scorer.fold, "bayes")
-    np.testing.assert_allclose(total, expected, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(total.T, expected, rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])
@@ -79,14 +79,14 @@ def test_cached_scorer_equals_refit_kdb(missing):
         for p, c in addable_arcs(structure, 2):
             candidate = scorer.change_parents(total, structure, {c: tuple(sorted(structure.parents[c] + (p,)))})
             grown = Structure.from_arcs(5, list(structure.arcs) + [(p, c)])
-            np.testing.assert_allclose(candidate, _refit_jll(codes, y, cards, K, grown, scorer.fold, "bayes"),
+            np.testing.assert_allclose(candidate.T, _refit_jll(codes, y, cards, K, grown, scorer.fold, "bayes"),
                                        rtol=1e-10, atol=1e-10)
         new_parents = structure.parents[child] + (parent,)
         total = scorer.change_parents(total, structure, {child: tuple(sorted(new_parents))})
         structure = Structure.from_arcs(5, list(structure.arcs) + [(parent, child)])
     assert max(len(p) for p in structure.parents) == 2
     assert missing == 0 or len(scorer._eliminations) > 0
-    np.testing.assert_allclose(total, _refit_jll(codes, y, cards, K, structure, scorer.fold, "bayes"),
+    np.testing.assert_allclose(total.T, _refit_jll(codes, y, cards, K, structure, scorer.fold, "bayes"),
                                rtol=1e-10, atol=1e-10)
 
 
@@ -138,7 +138,7 @@ def test_joined_feature_contribution_equals_direct_counting(smoothing, method):
     alpha = 0.5
     scorer = CVScorer(codes, y, cards, K, 3, np.random.RandomState(2), method, alpha)
     members = (3, 0, 1)  # an order that is not sorted: per table, the order matters
-    got = scorer.join_contribution(members, smoothing)
+    got = scorer.join_contribution(members, smoothing).T  # class-major inside the scorer
     sub_cards = [int(cards[i]) for i in members]
     x = codes[:, list(members)]
     for row in range(codes.shape[0]):
@@ -156,7 +156,8 @@ def test_long_join_with_many_missing_members_equals_direct_counting(smoothing):
     codes, y, cards, K = _random_codes(7, n=50, missing=0.35, n_classes=2)
     scorer = CVScorer(codes, y, cards, K, 2, np.random.RandomState(0), "bayes", 1.0)
     members = (4, 2, 0, 3, 1)
-    got = scorer.join_contribution(members, smoothing)
+    scorer.join_contribution(members[:3], smoothing)  # a scored prefix is reused
+    got = scorer.join_contribution(members, smoothing).T  # class-major inside the scorer
     x = codes[:, list(members)]
     assert ((x < 0).sum(axis=1) >= 3).any()
     for row in range(codes.shape[0]):
@@ -202,6 +203,25 @@ def test_join_of_members_never_observed_together():
     for model in (BSEJ(epsilon=0, random_state=0, verbose=0), FSSJ(epsilon=0, random_state=0, verbose=0)):
         proba = model.fit(X.astype("category"), y).predict_proba(X.astype("category"))
         assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
+    """The fused candidate scorer (numba when installed, its Python loop otherwise)
+    against building the sum, on totals full of exact ties."""
+    from pybnc.search import _engine
+
+    codes, y, cards, K = _random_codes(8)
+    scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), "bayes", None)
+    rng = np.random.default_rng(9)
+    total = rng.integers(0, 3, (K, y.size)).astype(float)  # many ties between classes
+    plus = [rng.integers(0, 3, (K, y.size)).astype(float) for _ in range(2)]
+    minus = [rng.integers(0, 2, (K, y.size)).astype(float)]
+    built = total + plus[0] + plus[1] - minus[0]
+    want = scorer.accuracy(built)
+    assert want == _cv_accuracy(built.T, y, scorer.fold)
+    assert scorer.accuracy_of(total, plus, minus) == want
+    correct = _engine._correct_per_fold_loop(total, y, scorer.fold, 5, 2, (*plus, *minus))
+    assert float(np.mean(correct / scorer.fold_sizes)) == pytest.approx(want, abs=1e-15)
 
 
 def test_folds_are_stratified_and_deterministic():

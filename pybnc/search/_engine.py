@@ -6,8 +6,9 @@ the folds are drawn once, counts are taken once per fold (training counts = tota
 ``log P(x_observed, c)`` under the current structure with the parameters of the
 training folds that exclude that row. A candidate move changes a few families; its
 accuracy is the argmax of ``total - old contributions + new contributions``, where
-a family's contribution is the ``(n_rows, K)`` array of its log-probability per row
-(memoised, so a family is counted and gathered once per search).
+a family's contribution is the ``(K, n_rows)`` array of its log-probability per row
+(memoised, so a family is counted and gathered once per search). Class-major, so
+that the maximum over classes, taken for every candidate, runs along contiguous rows.
 
 Missing values are handled exactly. A family's factor drops out as a constant when
 the feature and its parents are observed, and a missing feature without children
@@ -30,11 +31,18 @@ from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
-from .joins import gather_rows, compact_join, member_counts, needs_sum, supernode_log_likelihood
+from .joins import compact_join, gather_rows, member_counts, needs_sum, supernode_log_likelihood
+
+try:  # optional accelerator (pybnc[fast])
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
 # family is counted with one bincount over the rows instead.
 _PAIRWISE_BUDGET = 256 << 20
+# log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters).
+_LOG_FLOOR = np.log(1e-300)
 # Memoised per-row contributions (n_rows x K float64 each) are evicted beyond this.
 _CONTRIBUTION_BUDGET = 512 << 20
 
@@ -60,6 +68,32 @@ def stratified_folds(y: np.ndarray, n_folds: int, rng) -> np.ndarray:
     return fold
 
 
+def _prior(method: str, alpha: float, r_full: float, q_full: float, n_classes: int, marginal=None):
+    """Pseudo-counts ``(per cell, per parent configuration)`` of :mod:`pybnc.parameters`."""
+    if method == "mle":
+        return 0.0, 0.0
+    if method == "bayes":
+        return alpha, alpha * r_full
+    if method == "friedman":
+        return alpha * marginal, alpha
+    return alpha / (r_full * q_full * n_classes), alpha / (q_full * n_classes)  # "ms"
+
+
+def _log_ratio(numerator, denominator, r_full: float) -> np.ndarray:
+    """``log(numerator / denominator)``, floored at ``log(1e-300)``, uniform ``1 / r_full``
+    where the denominator is 0 (a parent configuration never seen). Two logs and a
+    difference: fewer passes than dividing first, over the many large tables a search
+    builds."""
+    empty = denominator <= 0
+    with np.errstate(divide="ignore"):
+        out = np.log(numerator)
+        out -= np.log(np.where(empty, 1.0, denominator))
+    np.maximum(out, _LOG_FLOOR, out=out)
+    if empty.any():
+        out = np.where(empty, -np.log(r_full), out)
+    return out
+
+
 def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_classes: int,
               marginal=None) -> np.ndarray:
     """Log ``P(x | class, parents)`` from family counts ``(..., r)``, as :mod:`pybnc.parameters`.
@@ -68,19 +102,8 @@ def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_
     listed (a joined feature lists only its observed combinations; the others have
     zero counts), so the Dirichlet normaliser stays ``N_ij + r_full * alpha``.
     """
-    if method == "mle":
-        prior, prior_total = 0.0, 0.0
-    elif method == "bayes":
-        prior, prior_total = alpha, alpha * r_full
-    elif method == "friedman":
-        prior, prior_total = alpha * marginal, alpha
-    else:  # "ms"
-        prior, prior_total = alpha / (r_full * q_full * n_classes), alpha / (q_full * n_classes)
-    numerator = n_ijk + prior
-    denominator = n_ijk.sum(axis=-1, keepdims=True) + prior_total
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 1.0 / r_full)
-    return np.log(np.maximum(theta, 1e-300))
+    prior, prior_total = _prior(method, alpha, r_full, q_full, n_classes, marginal)
+    return _log_ratio(n_ijk + prior, n_ijk.sum(axis=-1, keepdims=True) + prior_total, r_full)
 
 
 class _BudgetCache(OrderedDict):
@@ -175,12 +198,32 @@ class CVScorer:
     # -- accuracy --------------------------------------------------------------------
     def accuracy(self, jll: np.ndarray) -> float:
         """Mean over folds of each fold's accuracy (bnclassify's ``cv``)."""
-        correct = (np.argmax(jll, axis=1) == self.y).astype(np.float64)
+        top = jll.max(axis=0)
+        hit = jll == top
+        # argmax's rule: a tie goes to the first class (one vectorised pass per class).
+        first = np.full(jll.shape[1], self.n_classes - 1)
+        for c in range(self.n_classes - 2, -1, -1):
+            first = np.where(hit[c], c, first)
+        correct = first == self.y
         return float(np.mean(np.bincount(self.fold, weights=correct, minlength=self.n_folds) / self.fold_sizes))
+
+    def accuracy_of(self, total: np.ndarray, plus=(), minus=()) -> float:
+        """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
+        without building it when numba is installed: one pass over the rows per
+        candidate instead of one per array operation, the same floating-point sums."""
+        if _correct_per_fold is None or not (plus or minus):
+            candidate = total.copy()
+            for a in plus:
+                candidate += a
+            for a in minus:
+                candidate -= a
+            return self.accuracy(candidate)
+        correct = _correct_per_fold(total, self.y, self.fold, self.n_folds, len(plus), (*plus, *minus))
+        return float(np.mean(correct / self.fold_sizes))
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""
-        return self.class_log_prior[self.fold]
+        return self.class_log_prior.T[:, self.fold]
 
     # -- families of original features ----------------------------------------------
     def _fold_family_counts(self, i: int, parents: tuple) -> np.ndarray:
@@ -227,11 +270,11 @@ class CVScorer:
     def contribution(self, i: int, parents: tuple) -> np.ndarray:
         """``log P(x_i | c, parents)`` per row and class, 0 where the family is not fully observed."""
         def make():
-            table = self.log_table(i, parents).transpose(0, 2, 3, 1)  # (F, q, r, K)
+            table = self.log_table(i, parents)  # (F, K, q, r)
             config = parent_configuration(self.codes, parents, self.cardinalities)
-            out = table[self.fold, config, np.maximum(self.codes[:, i], 0)]
+            out = gather_rows(table, self.fold, config, np.maximum(self.codes[:, i], 0))
             if self.has_missing:
-                out[~self.observed[:, [*parents, i]].all(axis=1)] = 0.0
+                out[:, ~self.observed[:, [*parents, i]].all(axis=1)] = 0.0
             return out
 
         return self._contributions.get_or(("feature", i, parents), make)
@@ -242,7 +285,7 @@ class CVScorer:
         if self.has_missing:
             hard = self._rows_with_missing_parents_or_children(structure)
             if hard.size:
-                total[hard] = self.exact_rows(hard, structure)
+                total[:, hard] = self.exact_rows(hard, structure).T
         return total
 
     def _rows_with_missing_parents_or_children(self, structure: Structure) -> np.ndarray:
@@ -287,10 +330,11 @@ class CVScorer:
         """
         new_parents = list(structure.parents)
         new = total.copy()
-        for i, parents in changes.items():
+        for i, parents in changes.items():  # all additions, then all subtractions (accuracy_of's order)
             new += self.contribution(i, parents)
-            new -= self.contribution(i, structure.parents[i])
             new_parents[i] = tuple(parents)
+        for i in changes:
+            new -= self.contribution(i, structure.parents[i])
         if not self.has_missing:
             return new
         new_structure = Structure(tuple(new_parents))
@@ -321,12 +365,12 @@ class CVScorer:
             # Trees hung under one feature (TAN-HC, TAN-HCSP): cached messages, exact.
             if self._forest is None or self._forest.structure != structure:
                 self._forest = ForestMessages(self, structure)
-            new[hard] = total[hard] + self._forest.hang_roots(hard, new_parent.pop(), list(changes))
+            new[:, hard] = total[:, hard] + self._forest.hang_roots(hard, new_parent.pop(), list(changes)).T
         else:
-            observed = self._observed_sum(structure)[hard]
+            observed = self._observed_sum(structure)[:, hard]
             for i, parents in changes.items():
-                observed += self.contribution(i, parents)[hard] - self.contribution(i, structure.parents[i])[hard]
-            new[hard] = self.exact_rows(hard, new_structure, observed)
+                observed += self.contribution(i, parents)[:, hard] - self.contribution(i, structure.parents[i])[:, hard]
+            new[:, hard] = self.exact_rows(hard, new_structure, observed.T).T
         return new
 
     # -- joined features (supernodes of FSSJ and BSEJ) ---------------------------------
@@ -380,12 +424,37 @@ class CVScorer:
         """Per-row ``log P(x_last | c, x_earlier members)`` of the last member of ``members``
         given the others (0 unless all are observed), memoised per prefix."""
         def make():
-            table = self.join_tables(members, "per_table")[-1]
-            parent, _ = self.chain(members[:-1])
+            parent, parent_keys = self.chain(members[:-1])
             child = self.codes[:, members[-1]]
+            q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
+            r = int(self.cardinalities[members[-1]])
+            K, F = self.n_classes, self.n_folds
             ok = (parent >= 0) & (child >= 0)
-            out = np.zeros((self.n_rows, self.n_classes))
-            out[ok] = gather_rows(table, self.fold[ok], parent[ok], child[ok])
+            if F * q * r <= self.n_rows:  # a table no larger than the rows: smooth it, gather
+                out = gather_rows(self.join_tables(members, "per_table")[-1], self.fold, np.maximum(parent, 0),
+                                  np.maximum(child, 0))
+                if self.has_missing:
+                    out[:, ~ok] = 0.0
+                return out
+            # A table larger than the rows (long joins): each row needs one cell of its
+            # training folds' table. Count per fold, take the row's cell and parent
+            # configuration (training = all - own fold), smooth only those (K, n) values.
+            cell = np.maximum(parent, 0) * r + np.maximum(child, 0)
+            flat = (self.y[ok] * F + self.fold[ok]) * (q * r) + cell[ok]
+            counts = np.bincount(flat, minlength=K * F * q * r).astype(np.float64).reshape(K, F, q, r)
+            by_parent = counts.sum(axis=3)  # (K, F, q)
+            own = self.fold * (q * r) + cell
+            n_cell = counts.sum(axis=1).reshape(K, -1).take(cell, axis=1) - counts.reshape(K, -1).take(own, axis=1)
+            n_parent = (by_parent.sum(axis=1).take(np.maximum(parent, 0), axis=1)
+                        - by_parent.reshape(K, -1).take(self.fold * q + np.maximum(parent, 0), axis=1))
+            marginal = None
+            if self.method == "friedman":
+                marginal = self._fold_marginal(child, r)[:, 0, 0, :][self.fold, np.maximum(child, 0)]
+            q_full = float(np.prod(self.cardinalities[list(members[:-1])].astype(float)))
+            prior, prior_total = _prior(self.method, self.alpha, float(r), q_full, K, marginal)
+            out = _log_ratio(n_cell + prior, n_parent + prior_total, float(r))
+            if self.has_missing:
+                out[:, ~ok] = 0.0
             return out
 
         return self._contributions.get_or(("member", members), make)
@@ -400,22 +469,56 @@ class CVScorer:
 
         def make():
             if smoothing == "per_table":
-                out = self.contribution(members[0], ()).copy()
-                for j in range(1, len(members)):
+                # Start from the longest prefix already scored (a BSEJ join b + a starts
+                # from b): its rows with a missing member before an observed one are
+                # recomputed below anyway, the others are sums of the same factors.
+                start = next((j for j in range(len(members) - 1, 1, -1)
+                              if ("join", smoothing, members[:j]) in self._contributions), 1)
+                first = self._contributions.get(("join", smoothing, members[:start])) if start > 1 else None
+                out = (self.contribution(members[0], ()) if first is None else first).copy()
+                for j in range(start, len(members)):
                     out += self._member_factor(members[: j + 1])
             else:
                 codes, _ = self.chain(members)
                 ok = codes >= 0
-                out = np.zeros((self.n_rows, self.n_classes))
-                out[ok] = gather_rows(self.join_tables(members, smoothing)[0], self.fold[ok], np.zeros(ok.sum(), int),
-                                  codes[ok])
+                out = gather_rows(self.join_tables(members, smoothing)[0], self.fold, np.zeros(self.n_rows, int),
+                                  np.maximum(codes, 0))
+                out[:, ~ok] = 0.0
             if self.has_missing:
                 x = self.codes[:, list(members)]
                 hard = needs_sum(x < 0, smoothing)
                 if hard.any():
-                    out[hard] = supernode_log_likelihood(
+                    out[:, hard] = supernode_log_likelihood(
                         x[hard], self.cardinalities[list(members)], self._chain_keys(members),
-                        self.join_tables(members, smoothing), smoothing, self.fold[hard])
+                        self.join_tables(members, smoothing), smoothing, self.fold[hard]).T
             return out
 
         return self._contributions.get_or(("join", smoothing, members), make)
+
+
+def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
+    """Correct predictions per fold of ``total + arrays[:n_plus] - arrays[n_plus:]``,
+    ties to the first class (argmax's rule); ``(K, n)`` class-major arrays, read one
+    class row at a time."""
+    n_classes, n = total.shape
+    best = np.empty(n)
+    arg = np.zeros(n, dtype=np.int64)
+    for c in range(n_classes):
+        for i in range(n):
+            value = total[c, i]
+            for a in range(len(arrays)):
+                if a < n_plus:
+                    value += arrays[a][c, i]
+                else:
+                    value -= arrays[a][c, i]
+            if c == 0 or value > best[i]:
+                best[i] = value
+                arg[i] = c
+    out = np.zeros(n_folds)
+    for i in range(n):
+        if arg[i] == y[i]:
+            out[fold[i]] += 1.0
+    return out
+
+
+_correct_per_fold = None if numba is None else numba.njit(cache=True)(_correct_per_fold_loop)

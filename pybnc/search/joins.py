@@ -131,10 +131,10 @@ def table_factors(smoothing: str, m: int) -> list:
 
 
 def gather_rows(table: np.ndarray, groups, parent, child) -> np.ndarray:
-    """``table[g, :, parent, child]`` per row, ``(rows, K)``: one contiguous take."""
+    """``table[g, :, parent, child]`` per row, class-major ``(K, rows)``: one take."""
     g, k, q, r = table.shape
-    flat = np.ascontiguousarray(table.transpose(0, 2, 3, 1)).reshape(-1, k)
-    return flat.take((groups * q + parent) * r + child, axis=0)
+    flat = np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(k, -1)
+    return flat.take((groups * q + parent) * r + child, axis=1)
 
 
 def _walk(x, groups, cards, keys, tables, smoothing) -> np.ndarray:
@@ -149,7 +149,7 @@ def _walk(x, groups, cards, keys, tables, smoothing) -> np.ndarray:
         parent = np.zeros(n, dtype=np.int64) if parent_step is None else prefixes[parent_step]
         child = x[:, child_step].astype(np.int64) if smoothing == "per_table" else prefixes[child_step]
         ok = (parent >= 0) & (child >= 0)
-        total[ok] += gather_rows(table, groups[ok], parent[ok], child[ok])
+        total[ok] += gather_rows(table, groups[ok], parent[ok], child[ok]).T
     return total
 
 
@@ -208,7 +208,7 @@ def _sum_out(x, groups, cards, keys, tables, smoothing) -> np.ndarray:
             active = np.repeat(active, copies)
             value = np.where(value < 0, offsets, value)
         if smoothing == "per_table":
-            logw[active] += gather_rows(tables[j], groups[row[active]], code[active], value[active])
+            logw[active] += gather_rows(tables[j], groups[row[active]], code[active], value[active]).T
         if j == 0:
             new_code = value
         else:
@@ -218,7 +218,7 @@ def _sum_out(x, groups, cards, keys, tables, smoothing) -> np.ndarray:
         width = int(code.max()) + 1
         row, code = merged // width, merged % width
     if smoothing == "product":
-        logw = logw + gather_rows(tables[0], groups[row], np.zeros_like(code), code)
+        logw = logw + gather_rows(tables[0], groups[row], np.zeros_like(code), code).T
     _, out = _group_logsumexp(row, logw)
     return out
 

@@ -93,12 +93,18 @@ class _SemiNaiveSearch(BaseBNC):
         raise NotImplementedError
 
     def _move(self, scorer, state: _State, removed: tuple, added: tuple, supernodes: tuple, describe):
-        total = state.total.copy()
-        for s in removed:
-            total -= scorer.join_contribution(s, self.join_smoothing)
-        for s in added:
-            total += scorer.join_contribution(s, self.join_smoothing)
-        return describe, scorer.accuracy(total), lambda: _State(supernodes, total)
+        plus = [scorer.join_contribution(s, self.join_smoothing) for s in added]
+        minus = [scorer.join_contribution(s, self.join_smoothing) for s in removed]
+
+        def apply():
+            total = state.total.copy()
+            for a in plus:
+                total += a
+            for a in minus:
+                total -= a
+            return _State(supernodes, total)
+
+        return describe, scorer.accuracy_of(state.total, plus, minus), apply
 
     def _fit_encoded(self, codes, y, counts):
         if self.join_smoothing not in JOIN_SMOOTHINGS:

@@ -62,8 +62,12 @@ class _ArcSearch(AugmentedNaiveBayes):
     _desc = "search"
 
     def _arc_move(self, scorer, state: SearchState, changes: dict, describe):
-        total = scorer.change_parents(state.total, state.structure, changes)
-        score = scorer.accuracy(total)
+        if scorer.has_missing:
+            score = scorer.accuracy(scorer.change_parents(state.total, state.structure, changes))
+        else:  # the same sums as change_parents, scored without building them
+            plus = [scorer.contribution(i, p) for i, p in changes.items()]
+            minus = [scorer.contribution(i, state.structure.parents[i]) for i in changes]
+            score = scorer.accuracy_of(state.total, plus, minus)
 
         def apply():
             parents = list(state.structure.parents)
