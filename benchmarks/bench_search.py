@@ -2,7 +2,8 @@
 
 Each learner is fitted once, or, when a fit takes under half a second, ten more
 times with the median reported (``epsilon=0``, so the search runs until no move improves; 5
-folds unless stated) on car, chess and soybean, and on votes and
+folds unless stated) on car, nursery (issue 10's target: TAN-HC and BSEJ at least 20
+times faster than bnclassify's 1.02 s and 1.09 s), chess and soybean, and on votes and
 mushroom, which have missing values (bnclassify's wrappers stop with an error on
 those). The R figures are the reference timings of the issue (bnclassify 0.4.8;
 "tan_hc soybean" is from its documentation).
@@ -43,6 +44,8 @@ LEARNERS = {
 # (learner, dataset, folds) -> R bnclassify 0.4.8 seconds
 R_REFERENCE = {
     ("tan_hc", "car", 5): "0.16-0.22",
+    ("tan_hc", "nursery", 5): "1.02",
+    ("bsej", "nursery", 5): "1.09",
     ("tan_hc", "chess", 5): "346",
     ("kdb (kdbk=2)", "chess", 5): "> 600 (did not finish)",
     ("bsej", "chess", 5): "115",
@@ -51,7 +54,7 @@ R_REFERENCE = {
     ("bsej", "soybean", 10): "570",
 }
 
-RUNS = [(name, ds, 5) for ds in ("car", "chess", "soybean", "votes", "mushroom") for name in LEARNERS]
+RUNS = [(name, ds, 5) for ds in ("car", "nursery", "chess", "soybean", "votes", "mushroom") for name in LEARNERS]
 RUNS.insert(RUNS.index(("bsej", "soybean", 5)) + 1, ("bsej", "soybean", 10))
 
 

@@ -29,12 +29,16 @@ from ._engine import CVScorer
 _WRAPPER_DOC = """
     k : int, default=5
         Folds of the stratified cross-validation that scores each candidate
-        (bnclassify's ``k``).
+        (bnclassify's ``k``). Drawn once per search as bnclassify's
+        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
+        fold ids), from ``random_state``: the same scheme, not R's random numbers.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.
     params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
-        Parameter learner, during the search and for the final model.
+        Parameter learner, during the search and for the final model. ``"bayes"``
+        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
+        cell of every table, the class prior included).
     alpha : float, default=None
         Smoothing strength (bnclassify's ``smooth``: ``params="bayes"``; the method's
         default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's own
