@@ -23,7 +23,6 @@ cores; ``--datasets``/``--seeds``/``--epsilons`` to run less).
 from __future__ import annotations
 
 import argparse
-import re
 import time
 import warnings
 from pathlib import Path
@@ -33,7 +32,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from pybnc import BSEJ, FSSJ, KDB, TAN, TANHC, TANHCSP, NaiveBayes
-from pybnc.datasets import load_dataset
+from pybnc.datasets import load_dataset, read_arff
 
 WRAPPERS = {
     "TANHC": lambda s, e: TANHC(epsilon=e, random_state=s, verbose=0),
@@ -59,27 +58,10 @@ DATASETS = ("nursery", "splice", "tic-tac-toe", "mushroom", "car", "votes", "che
 
 
 def load_arff(path: Path):
-    """A nominal/numeric ARFF table: ``?`` is missing, an ``Instance_name`` column dropped,
-    the last attribute the class."""
-    names, numeric, rows, data = [], [], [], False
-    for line in path.read_text(encoding="latin-1").splitlines():
-        text = line.strip()
-        if not text or text.startswith("%"):
-            continue
-        if text.lower().startswith("@attribute"):
-            match = re.match(r"@attribute\s+('([^']*)'|(\S+))\s+(.*)", text, re.I)
-            names.append(match.group(2) or match.group(3))
-            numeric.append(match.group(4).strip().lower() in ("real", "numeric", "integer"))
-        elif text.lower().startswith("@data"):
-            data = True
-        elif data:
-            rows.append([v.strip().strip("'").strip() for v in text.split(",")])
-    frame = pd.DataFrame(rows, columns=names).replace("?", None)
-    for name, is_numeric in zip(names, numeric):
-        if is_numeric:
-            frame[name] = pd.to_numeric(frame[name])
-    frame = frame.drop(columns=[c for c in frame.columns if c.lower() == "instance_name"])
-    return frame.iloc[:, :-1], frame.iloc[:, -1].to_numpy()
+    """An ARFF table read by pybnc (``?`` is missing, the last attribute the class), with
+    splice's ``Instance_name`` row identifier dropped."""
+    X, y = read_arff(path)
+    return X.drop(columns=[c for c in X.columns if c.lower() == "instance_name"]), y.to_numpy()
 
 
 def learners_for(dataset: str) -> dict:
