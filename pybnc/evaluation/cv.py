@@ -210,7 +210,7 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
 
 # -- public API ---------------------------------------------------------------------------
 def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
-                   verbose=1, fast=True) -> pd.DataFrame:
+                   verbose=1, fast=True, return_proba=False):
     """Stratified k-fold cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -232,6 +232,9 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         Progress bar convention of :func:`pybnc._progress.progress`.
     fast : bool, default=True
         Learn from counts where that provably equals a refit (see module doc).
+    return_proba : bool, default=False
+        Also return the out-of-fold class probabilities (for confusion matrices and
+        calibration plots).
 
     Returns
     -------
@@ -240,6 +243,10 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         train_fraction, accuracy, log_loss, log_score, brier, fit_time,
         predict_time, n_train, n_test`` (times in seconds; ``log_score`` is the sum
         over the test fold, Cerquides eq. 30).
+    dict of {str: ndarray of shape (n_samples, n_classes)}
+        Only with ``return_proba``: each model's probabilities for every row from
+        the fold that held it out (largest train fraction), columns in the order of
+        ``np.unique(y)``.
 
     Examples
     --------
@@ -271,6 +278,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     folds = list(cv.split(np.zeros((len(y), 1)), y_codes))
     encodings = _encodings(models, X, y_codes, classes.size) if fast else {}
     rows = []
+    out_of_fold = {name: np.zeros((len(y), classes.size)) for name in models}
     steps = [(f, frac) for f in range(len(folds)) for frac in fractions]
     for fold, frac in progress(steps, desc=f"cv {dataset or ''}".strip(), verbose=verbose):
         train, test = folds[fold]
@@ -284,11 +292,14 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
             if result is None:
                 result = _refit(model, X, y, classes, train, test)
             proba, fit_time, predict_time = result
+            if frac == max(fractions):
+                out_of_fold[name][test] = proba
             rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
                          "fold": fold, "train_fraction": frac, **_scores(y_codes[test], proba, None),
                          "fit_time": fit_time, "predict_time": predict_time,
                          "n_train": train.size, "n_test": test.size})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    results = pd.DataFrame(rows, columns=COLUMNS)
+    return (results, out_of_fold) if return_proba else results
 
 
 def _refit(model, X, y, classes, train, test):
