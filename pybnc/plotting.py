@@ -208,10 +208,12 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
         ax.plot([top[0], x], [top[1], y], color=CLASS_ARC_COLOUR, lw=0.6, alpha=0.6, zorder=1)
     node_box = dict(boxstyle="round,pad=0.3", fc=FEATURE_COLOUR, ec="#6b7f99", lw=0.8)
     for i, (x, y) in pos.items():
+        # Names are plain text: a column named "$x$" must not be typeset (or fail) as maths.
         ax.text(x, y, labels[i], ha="center", va="center", fontsize=fontsize, rotation=rotate,
-                bbox=node_box, zorder=3)
+                bbox=node_box, zorder=3, parse_math=False)
     ax.text(top[0], top[1], class_name, ha="center", va="center", fontsize=fontsize + 2, weight="bold",
-            bbox=dict(boxstyle="round,pad=0.45", fc=CLASS_COLOUR, ec="#9a6b12", lw=1), zorder=4)
+            bbox=dict(boxstyle="round,pad=0.45", fc=CLASS_COLOUR, ec="#9a6b12", lw=1), zorder=4,
+            parse_math=False)
     margin = 0.5 / n_slots
     ax.set_xlim(-margin, 1 + margin)
     ax.set_ylim(-n_layers - 0.6, 0.5)
@@ -231,7 +233,7 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
                                      connectionstyle=f"arc3,rad={rad}", zorder=2))
     ax.axis("off")
     ax.set_title(title if title is not None else
-                 f"{type(model).__name__}: {len(names)} features, {len(arcs)} augmenting arcs")
+                 f"{type(model).__name__}: {len(names)} features, {len(arcs)} augmenting arcs", parse_math=False)
     from matplotlib.lines import Line2D
 
     ax.legend(handles=[Line2D([], [], color=CLASS_ARC_COLOUR, lw=1, label="class → feature"),
@@ -240,6 +242,41 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     if path is not None:
         ax.figure.savefig(path, bbox_inches="tight", **kw)
     return ax
+
+
+def network_svg(model) -> str | None:
+    """The network of :func:`plot_network` as SVG markup, or ``None`` when there is none
+    to draw (not fitted, no single network, or matplotlib missing).
+
+    Fitted single-network classifiers show it in notebooks (their ``_repr_svg_``).
+
+    Examples
+    --------
+    >>> from pybnc import TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> network_svg(TAN()) is None, network_svg(TAN().fit(X, y)).startswith("<svg")
+    (True, True)
+    """
+    from sklearn.exceptions import NotFittedError
+
+    try:
+        _network(model)
+        import matplotlib
+        import matplotlib.pyplot as plt
+    except (NotFittedError, TypeError, ImportError):
+        return None
+    import io
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "pybnc"}):
+        ax = plot_network(model)
+        try:
+            ax.figure.savefig(buffer, format="svg", bbox_inches="tight")
+        finally:
+            plt.close(ax.figure)
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]  # no XML prolog: the markup also goes inline into HTML
 
 
 def _dot_id(text: str) -> str:

@@ -154,6 +154,20 @@ class AugmentedNaiveBayes(BaseBNC):
 
         return to_dot(self)
 
+    def _repr_svg_(self):
+        """In notebooks a fitted model shows its network; see :func:`pybnc.plotting.network_svg`."""
+        from ..plotting import network_svg
+
+        return network_svg(self)
+
+    def _repr_mimebundle_(self, **kwargs):
+        # Jupyter prefers HTML to SVG, so the network also replaces scikit-learn's HTML diagram.
+        bundle = super()._repr_mimebundle_(**kwargs)
+        svg = self._repr_svg_()
+        if svg is not None:
+            bundle.update({"image/svg+xml": svg, "text/html": svg})
+        return bundle
+
 
 class NaiveBayes(AugmentedNaiveBayes):
     __doc__ = f"""Naive Bayes over discrete (and discretised) features.
