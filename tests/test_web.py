@@ -1,18 +1,28 @@
-"""The web page of ``pybnc serve``, through Flask's test client (no network)."""
+"""The web page of ``pybnc serve``, through Flask's test client (no network).
+
+Jobs run in real worker processes here too; tests/test_web_jobs.py covers their
+limits, tests/test_browser_web.py the page's scripts in a real browser.
+"""
 
 import html
 import io
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from pybnc.datasets import load_dataset
-from pybnc.web import create_app
+from pybnc.web import analysis, create_app
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    app = create_app(max_upload_mb=1, temp_root=tmp_path_factory.mktemp("web"))
+def app(tmp_path_factory):
+    return create_app(max_upload_mb=1, temp_root=tmp_path_factory.mktemp("web"), max_jobs=4)
+
+
+@pytest.fixture(scope="module")
+def client(app):
     return app.test_client()
 
 
@@ -22,8 +32,8 @@ def car_csv():
     return X.assign(verdict=y).to_csv(index=False).encode()
 
 
-def post(client, data: bytes, name="table.csv", **fields):
-    form = {"file": (io.BytesIO(data), name), "model": "tan", **fields}
+def post(client, data: bytes, name="table.csv", models=("tan",), **fields):
+    form = {"file": (io.BytesIO(data), name), "models": list(models), **fields}
     return client.post("/result", data=form, content_type="multipart/form-data")
 
 
@@ -33,48 +43,157 @@ def error_of(response) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", match.group(1)))
 
 
-def test_form_lists_models_and_datasets(client):
+def finish(client, response):
+    """Follow a started job to its end; the run's page (or the job's, if it failed)."""
+    assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    job = client.application.extensions["pybnc_jobs"].wait(job_id, timeout=120)
+    return job, client.get(f"/jobs/{job_id}", follow_redirects=True)
+
+
+@pytest.fixture(scope="module")
+def car_run(client, car_csv):
+    job, page = finish(client, post(client, car_csv, name="car.csv", models=("tan", "aode")))
+    assert job.state == "done", job.message
+    return job.result, page.get_data(as_text=True)
+
+
+def test_form_lists_models_datasets_and_discretisers(client):
     page = client.get("/").get_data(as_text=True)
     assert 'type="file"' in page
-    for key in ("nb", "tan", "fan", "aode", "kdb"):
-        assert f'value="{key}"' in page
+    for key in ("nb", "tan", "fan", "aode", "kdb", "tanhc"):
+        assert f'name="models" value="{key}"' in page
     assert "<option>car</option>" in page
+    assert 'value="mdl"' in page and 'name="n_bins"' in page
 
 
-def test_upload_car_shows_network_scores_arcs_and_tables(client, car_csv):
-    response = post(client, car_csv, name="car.csv")  # class column: the last one by default
-    page = response.get_data(as_text=True)
-    assert response.status_code == 200
-    assert "<svg" in page and 'class="network"' in page
+def test_upload_car_compares_models_and_shows_the_network(car_run):
+    _, page = car_run
     assert "Class column <code>verdict</code>" in page
-    # TAN on car: 5 augmenting arcs, each listed parent -> child.
+    scores = re.findall(r'<tr class="[^"]*"><td><a [^>]*>(\w+)</a></td>\s*<td>([\d.]+) ± [\d.]+</td>', page)
+    assert [name for name, _ in scores] == ["nb", "tan", "aode"]
+    assert float(scores[1][1]) > float(scores[0][1])  # TAN beats naive Bayes on car
+    assert page.count('class="verdict"') == 2  # the t-test against naive Bayes, for tan and aode
+    assert page.count('<table class="confusion">') == 3
+    assert 'aria-label="reliability diagram"' in page and page.count('class="curve"') == 3
+    # The shown model is TAN: its 5 arcs, its 6 tables, its drawing data and evidence panel.
     arcs = re.findall(r"<li><code>([^<]+)</code> → <code>([^<]+)</code></li>", page)
     assert len(arcs) == 5 and ("buying", "maint") in arcs
-    scores = re.findall(r"<tr[^>]*><td>(\w+)</td><td>([\d.]+) ± [\d.]+</td>", page)
-    assert [name for name, _ in scores] == ["nb", "tan"]
-    assert float(scores[1][1]) > float(scores[0][1])  # TAN beats naive Bayes on car
     assert page.count('<details id="cpt-') == 6 and 'class="dataframe cpt"' in page
+    assert 'id="network-data"' in page and page.count('<select id="ev-') == 6
 
 
-def test_downloads_give_model_and_predictions(client, car_csv):
+def test_compare_numbers_are_the_out_of_fold_ones(client, car_run):
+    """The page's per-class tables come from the same folds as pybnc.evaluation's."""
+    from sklearn.metrics import confusion_matrix
+
+    from pybnc.evaluation import cross_validate
+
+    run, _ = car_run
+    learned = client.application.extensions["pybnc_runs"].get(run)
+    X, y = load_dataset("car")
+    results, proba = cross_validate({"tan": analysis.build("tan")}, X, y, cv=10, random_state=0,
+                                    verbose=0, return_proba=True)
+    classes, codes = np.unique(y, return_inverse=True)
+    expected = confusion_matrix(codes, proba["tan"].argmax(axis=1))
+    assert learned.compare["classes"]["tan"]["confusion"] == expected.tolist()
+    mean = results["accuracy"].mean()
+    row = next(r for r in learned.compare["table"] if r["model"] == "tan")
+    assert row["accuracy"].startswith(f"{mean:.4f}")
+
+
+def test_downloads_give_models_and_predictions(client, car_run):
     from pybnc.io import load
 
-    page = post(client, car_csv, name="car.csv").get_data(as_text=True)
-    links = dict((name, url) for url, name in
-                 re.findall(r'href="(/download/[0-9a-f]{32}/([\w.]+))"', page))
-    model = load(io.BytesIO(client.get(links["model.pybnc"]).data))
+    run, page = car_run
+    links = dict((name, url) for url, name in re.findall(r'href="(/download/[0-9a-f]{32}/([\w.-]+))"', page))
+    assert set(links) == {"nb.pybnc", "nb-predictions.csv", "tan.pybnc", "tan-predictions.csv",
+                          "aode.pybnc", "aode-predictions.csv"}
+    model = load(io.BytesIO(client.get(links["tan.pybnc"]).data))
     assert type(model).__name__ == "TAN" and len(model.arcs_) == 5
-    predictions = client.get(links["predictions.csv"]).get_data(as_text=True).splitlines()
+    predictions = client.get(links["tan-predictions.csv"]).get_data(as_text=True).splitlines()
     assert predictions[0] == "verdict,prediction,P(acc),P(good),P(unacc),P(vgood)"
     assert len(predictions) == 1729
-    assert client.get("/download/../model.pybnc").status_code == 404
-    assert client.get("/download/" + "0" * 32 + "/model.pybnc").status_code == 404
+    assert client.get("/download/../tan.pybnc").status_code == 404
+    assert client.get(f"/download/{run}/..%2Ftan.pybnc").status_code == 404
+    assert client.get("/download/" + "0" * 32 + "/tan.pybnc").status_code == 404
+
+
+def test_posterior_endpoint_is_predict_proba_with_the_rest_missing(client, car_run):
+    run, _ = car_run
+    learned = client.application.extensions["pybnc_runs"].get(run)
+    model = learned.models["tan"]
+    X, _ = load_dataset("car")
+    evidence = {"0": 2, "4": 1, "5": 0}  # buying, lug_boot, safety
+    answer = client.post(f"/api/runs/{run}/tan/posterior", json={"evidence": evidence}).get_json()
+    row = pd.DataFrame([[None] * X.shape[1]], columns=X.columns, dtype=object)
+    levels = model.encoder_.categories_
+    for f, v in evidence.items():
+        row.iloc[0, int(f)] = levels[int(f)][v]
+    expected = model.predict_proba(row)[0]
+    np.testing.assert_allclose(answer["proba"], expected, rtol=0, atol=1e-12)
+    # Influence: the log-odds of the top class with and without each feature's value.
+    top = int(np.argmax(expected))
+    logit = lambda p: np.log(p[top]) - np.log1p(-p[top])  # noqa: E731
+    for item in answer["influence"]:
+        without = row.copy()
+        without.iloc[0, item["feature"]] = None
+        assert item["delta"] == pytest.approx(logit(expected) - logit(model.predict_proba(without)[0]), abs=1e-9)
+    prior = client.post(f"/api/runs/{run}/tan/posterior", json={"evidence": {}}).get_json()
+    np.testing.assert_allclose(prior["proba"], model.predict_proba(row.map(lambda _: None))[0], atol=1e-12)
+    for bad in ({"evidence": {"9": 0}}, {"evidence": {"0": 7}}, {"evidence": {"x": 0}}, {"evidence": [1]}):
+        assert client.post(f"/api/runs/{run}/tan/posterior", json=bad).status_code == 400
+    assert client.post(f"/api/runs/{run}/nosuch/posterior", json={}).status_code == 404
+
+
+def test_evidence_values_of_discretised_columns_fall_in_their_bins():
+    from pybnc import TAN
+    from pybnc.web.network import evidence_domains
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.exponential(size=200) - 3.0,
+                      "c": rng.choice(["x", "y"], 200), "d": rng.integers(0, 3, 200)})
+    model = TAN(n_bins=4).fit(X, rng.choice(["p", "q"], 200))
+    for j, (name, labels, values) in enumerate(evidence_domains(model)):
+        frame = pd.DataFrame({c: [None] * len(values) for c in X.columns}, dtype=object)
+        frame[name] = values
+        assert model.encoder_.transform(frame)[:, j].tolist() == list(range(len(labels)))
+
+
+def test_predict_a_second_file(client, car_run, car_csv):
+    run, _ = car_run
+    learned = client.application.extensions["pybnc_runs"].get(run)
+    X, y = load_dataset("car")
+    rows = X.iloc[::7].assign(verdict=y[::7], note="extra").drop(columns=["doors"])
+    response = client.post(f"/runs/{run}/tan/predict", content_type="multipart/form-data",
+                           data={"file": (io.BytesIO(rows.to_csv(index=False).encode()), "new.csv")})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    model = learned.models["tan"]
+    expected = model.predict_proba(rows.drop(columns=["verdict", "note"]).reindex(columns=X.columns))
+    accuracy = np.mean(model.classes_[expected.argmax(axis=1)] == rows["verdict"].to_numpy())
+    assert f"accuracy {accuracy:.4f}" in page
+    assert "1 feature column(s) are not in the file" in page and "doors" in page
+    assert "1 column(s) the model does not know were ignored: note" in page
+    link = re.search(r'href="(/download/[0-9a-f]{32}/new-[0-9a-f]{32}\.csv)"', page).group(1)
+    table = pd.read_csv(io.BytesIO(client.get(link).data))
+    assert len(table) == len(rows) and list(table.columns[:2]) == ["verdict", "prediction"]
+    np.testing.assert_allclose(table.filter(like="P(").to_numpy(), expected, atol=1e-12)
+    # Without the class column: predictions only; a file with none of the features: a message.
+    no_class = rows.drop(columns=["verdict"]).to_csv(index=False).encode()
+    page = client.post(f"/runs/{run}/tan/predict", content_type="multipart/form-data",
+                       data={"file": (io.BytesIO(no_class), "x.csv")}).get_data(as_text=True)
+    assert "predictions</a>" not in page and "accuracy" not in page and f"{len(rows)} predictions" in page
+    response = client.post(f"/runs/{run}/tan/predict", content_type="multipart/form-data",
+                           data={"file": (io.BytesIO(b"p,q\n1,2\n"), "x.csv")})
+    assert response.status_code == 400 and "none of the model's feature columns" in error_of(response)
 
 
 def test_bundled_dataset_by_get_and_model_without_one_network(client):
-    page = client.get("/result?dataset=car&model=aode").get_data(as_text=True)
-    assert "AODE on car" in page and "averages many networks" in page and "<svg" not in page
-    assert re.findall(r"<td>(\w+)</td><td>[\d.]+ ±", page) == ["nb", "aode"]
+    job, page = finish(client, client.get("/result?dataset=car&model=aode"))
+    page = page.get_data(as_text=True)
+    assert job.state == "done" and "nb, aode on car" in page and "averages many networks" in page
+    assert 'id="network-svg"' not in page and page.count('<select id="ev-') == 6  # still answers
 
 
 @pytest.mark.parametrize("data, fields, expected", [
@@ -85,7 +204,9 @@ def test_bundled_dataset_by_get_and_model_without_one_network(client):
     (b"a,b\n1,2\n3,4,5,6\n", {}, "Could not read the file as CSV"),
     (b"justone\nx\ny\n", {}, "at least one feature column"),
     (b"a,b\nx,0.5\ny,1.7\nz,2.2\n", {}, "continuous"),
-    (None, {"model": "nosuch"}, "unknown model"),
+    (None, {"models": ["nosuch"]}, "unknown model"),
+    (None, {"n_bins": "1"}, "number of bins"),
+    (None, {"discretizer": "magic"}, "unknown discretiser"),
 ])
 def test_bad_input_is_a_message_on_the_form(client, car_csv, data, fields, expected):
     response = post(client, car_csv if data is None else data, **fields)
@@ -95,10 +216,15 @@ def test_bad_input_is_a_message_on_the_form(client, car_csv, data, fields, expec
 
 
 def test_nothing_chosen_unknown_dataset_and_too_large(client):
-    assert "Choose a CSV file" in error_of(client.post("/result", data={"model": "tan"}))
+    assert "Choose a CSV file" in error_of(client.post("/result", data={"models": "tan"}))
     assert "Unknown dataset" in error_of(client.get("/result?dataset=nosuch"))
     response = post(client, b"a,b\n" + b"x,y\n" * 300_000)  # 1.2 MB > the fixture's 1 MB
     assert response.status_code == 413 and "larger than the limit of 1 MB" in error_of(response)
+
+
+def test_unknown_runs_and_jobs_are_404(client):
+    for url in ("/runs/" + "0" * 32, "/runs/nonsense", "/jobs/" + "0" * 32, "/api/jobs/x"):
+        assert client.get(url).status_code == 404
 
 
 def test_cli_serve_help():
@@ -107,14 +233,69 @@ def test_cli_serve_help():
     from pybnc.cli import cli
 
     result = CliRunner().invoke(cli, ["serve", "--help"])
-    assert result.exit_code == 0 and "--port" in result.output and "127.0.0.1" in result.output
+    assert result.exit_code == 0 and "127.0.0.1" in result.output
+    for option in ("--port", "--max-jobs", "--job-time-limit", "--client-timeout"):
+        assert option in result.output
 
 
-def test_identifier_columns_are_left_out_with_a_note(client, car_csv):
-    from pybnc.web import analysis
-
+def test_identifier_columns_are_left_out_with_a_note(client):
     X, y = load_dataset("car")
     table = X.assign(id=[f"row{i}" for i in range(len(X))], verdict=y)
-    page = post(client, table.to_csv(index=False).encode()).get_data(as_text=True)
+    job, page = finish(client, post(client, table.to_csv(index=False).encode(), models=("nb",)))
+    page = page.get_data(as_text=True)
     assert f"more than {analysis.MAX_LEVELS} distinct values" in page and "id" in page
     assert "6 features" in page
+
+
+HOSTILE = ["$\\frac{$", "<script>alert(1)</script>", "a&b \"q\" 'r'", "$x_1^2$"]
+
+
+def test_hostile_names_are_plain_text_and_escaped(client):
+    """Column names are never typeset as mathtext (that gave HTTP 500) nor read as markup."""
+    X, y = load_dataset("car")
+    X = X.set_axis(HOSTILE + ["doors", "persons"], axis=1)
+    table = X.assign(**{"<b>class</b>": y})
+    job, response = finish(client, post(client, table.to_csv(index=False).encode(), models=("tan",)))
+    page = response.get_data(as_text=True)
+    assert job.state == "done" and response.status_code == 200
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<b>class</b>" not in page and "&lt;b&gt;class&lt;/b&gt;" in page
+    data = re.search(r'<script type="application/json" id="network-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in data  # Flask's tojson escapes it inside the script element
+    import json
+
+    assert json.loads(data)["features"][:4] == HOSTILE
+
+
+def test_plot_network_draws_names_as_plain_text(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pybnc import TAN
+    from pybnc.plotting import network_svg, plot_network
+
+    X, y = load_dataset("car")
+    model = TAN().fit(X.set_axis(HOSTILE + ["doors", "persons"], axis=1), y)
+    plot_network(model, path=tmp_path / "net.png")  # mathtext would raise on "$\frac{$"
+    assert "\\frac{" in network_svg(model)
+
+
+def test_notebooks_show_the_network():
+    from pybnc import AODE, TAN
+
+    X, y = load_dataset("car")
+    assert TAN()._repr_svg_() is None and "image/svg+xml" not in TAN()._repr_mimebundle_()
+    bundle = TAN().fit(X, y)._repr_mimebundle_()
+    assert bundle["image/svg+xml"].startswith("<svg") and bundle["text/html"] == bundle["image/svg+xml"]
+    assert "text/plain" in bundle
+    assert not hasattr(AODE(), "_repr_svg_")  # no single network: scikit-learn's own display
+
+
+def test_learn_reports_progress_to_the_end(tmp_path):
+    seen = []
+    learned = analysis.learn({"dataset": "car", "source": "car", "models": ["tan", "tanhc"],
+                              "folder": str(tmp_path)}, lambda *step: seen.append(step))
+    done = [d for d, _, _ in seen]
+    assert done == sorted(done) and done[-1] == seen[-1][1] == 3 * (1 + learned.n_folds)
+    texts = " ".join(t for _, _, t in seen)
+    assert "folds done" in texts and "TAN-HC search step" in texts  # folds, and the search's steps

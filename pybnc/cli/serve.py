@@ -16,10 +16,19 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
               help="Address to bind; the default lets only this machine connect.")
 @click.option("--max-upload-mb", default=50.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Largest CSV file accepted, in megabytes.")
-def serve(port, host, max_upload_mb):
+@click.option("--max-jobs", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Jobs (fits and cross-validations) that may run at once; more are refused.")
+@click.option("--job-time-limit", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds a job may run before it is stopped.")
+@click.option("--client-timeout", default=90.0, show_default=True, type=click.FloatRange(min=1),
+              help="Seconds without news from a job's page (closed, lost) before the job is stopped.")
+def serve(port, host, max_upload_mb, max_jobs, job_time_limit, client_timeout):
     """Open a local web page: upload a CSV (or pick a bundled dataset), choose the
-    class column and a model, and see the learned network, its cross-validated
-    accuracy next to naive Bayes, its arcs and conditional tables.
+    class column and the models, and compare them by cross-validation next to naive
+    Bayes; question each learned network with evidence, and predict new files.
+
+    Each fit runs as a job in a process of its own, with a progress bar, a cancel
+    button and a time limit.
 
     Needs Flask (pip install 'pybnc[web]'). Stop with Ctrl+C.
 
@@ -36,4 +45,5 @@ def serve(port, host, max_upload_mb):
         # Anyone who reaches this address can upload tables and run fits.
         click.echo(f"warning: listening on {host}: other machines can use this page.", err=True)
     click.echo(f"pybnc web page on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
-    run(host=host, port=port, max_upload_mb=max_upload_mb)
+    run(host=host, port=port, max_upload_mb=max_upload_mb, max_jobs=max_jobs,
+        job_time_limit=job_time_limit, client_timeout=client_timeout)

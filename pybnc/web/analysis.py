@@ -1,57 +1,42 @@
-"""What the web pages compute: read a table, fit a classifier, cross-validate it, draw it.
+"""What the web page computes: read a table, fit and cross-validate the chosen
+classifiers, and describe each for the page.
 
 Nothing here knows about HTTP. Every problem caused by the user's table or choices is
 raised as :class:`UserError`, whose message is shown on the page as it is.
+:func:`learn` is the job the page runs in a worker process (:mod:`pybnc.web.jobs`).
 """
 
 from __future__ import annotations
 
-import io
-import re
-import threading
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._progress import report_progress
+from . import compare, network
+
 #: Folds of the cross-validation table (fewer when the largest class is smaller).
 N_FOLDS = 10
-#: Rows of one conditional table shown on the page; the whole table is in the model file.
-MAX_TABLE_ROWS = 120
 #: A non-float column with more distinct values is left out (an identifier or free text).
 MAX_LEVELS = 500
 #: Memory allowed for the pairwise counts, ``n_classes * W**2 * 8`` bytes (W: levels in all).
 MAX_COUNT_BYTES = 1e9
+#: Conditional tables listed on the page (the model file has them all).
+MAX_TABLES = 200
 #: Learners that search by an inner cross-validation: slow on big tables.
 SLOW_MODELS = ("tanhc", "tanhcsp", "fssj", "bsej")
-
-# pyplot keeps global state; the server answers requests on several threads.
-_PLOT_LOCK = threading.Lock()
+#: The model every other one is tested against.
+BASELINE = "nb"
+#: How float columns can be cut (the estimators' ``discretizer``).
+DISCRETIZERS = {"quantile": "equal-frequency bins", "uniform": "equal-width bins",
+                "mdl": "Fayyad-Irani MDL cuts (supervised)"}
 
 
 class UserError(ValueError):
     """A problem with the uploaded table or the chosen options, worded for the page."""
-
-
-@dataclass
-class Outcome:
-    """Everything the result page shows about one fitted classifier."""
-
-    model_key: str
-    model: object
-    source: str
-    target: str
-    X: pd.DataFrame
-    y: pd.Series
-    cv: list = field(default_factory=list)  # rows: (name, accuracy, log-loss) as "mean ± std"
-    n_folds: int = 0
-    arcs: list | None = None
-    supernodes: list | None = None  # FSSJ/BSEJ: kept features, joined ones together
-    svg: str | None = None
-    tall: bool = False
-    tables: list = field(default_factory=list)  # (feature, parents, html, rows cut)
-    notes: list = field(default_factory=list)
 
 
 def model_choices() -> list:
@@ -78,16 +63,18 @@ def read_csv(data: bytes) -> pd.DataFrame:
         frame = read_table(data, name="The file")
     except (ValueError, ImportError) as exc:
         raise UserError(f"Could not read the file as CSV, ARFF or Parquet: {' '.join(str(exc).split())}") from None
-    if frame.shape[1] < 2:
-        raise UserError(f"The table has {frame.shape[1]} column(s); it needs at "
-                        "least one feature column and a class column.")
-    if len(frame) < 2:
-        raise UserError("The table has fewer than two rows.")
+    if frame.shape[1] < 1 or len(frame) < 1:
+        raise UserError("The file holds no table (no rows under its header).")
     return frame
 
 
 def split_target(frame: pd.DataFrame, target: str | None):
     """``(X, y, target, notes)``; the last column is the class when ``target`` is empty."""
+    if frame.shape[1] < 2:
+        raise UserError(f"The table has {frame.shape[1]} column(s); it needs at least one feature "
+                        "column and a class column.")
+    if len(frame) < 2:
+        raise UserError("The table has fewer than two rows.")
     target = (target or "").strip() or frame.columns[-1]
     if target not in frame.columns:
         raise UserError(f"There is no column {target!r}; the columns are: {', '.join(frame.columns)}.")
@@ -120,70 +107,171 @@ def load_bundled(name: str):
     return X, pd.Series(y, name=getattr(y, "name", None) or "class")
 
 
-def build(model_key: str):
-    """A fresh estimator from a command-line short name, quiet and seeded."""
+def model_keys(chosen) -> list:
+    """The chosen short names, checked, with the naive Bayes baseline first."""
+    from ..cli._common import REGISTRY
+
+    keys = [k.strip().lower() for k in chosen if k and k.strip()]
+    unknown = [k for k in keys if k not in REGISTRY]
+    if unknown:
+        raise UserError(f"unknown model {unknown[0]!r}; known models: {', '.join(REGISTRY)}.")
+    if not keys:
+        raise UserError("Choose at least one model.")
+    return list(dict.fromkeys([BASELINE, *keys]))
+
+
+def build(model_key: str, discretizer: str | None = None, n_bins: int | None = None):
+    """A fresh estimator from a command-line short name, quiet and seeded, cutting float
+    columns as asked."""
     import click
 
     from ..cli._common import build_models
 
     try:
-        return build_models(model_key, seed=0, quiet=True)[model_key.strip().lower()]
+        model = build_models(model_key, seed=0, quiet=True)[model_key.strip().lower()]
     except click.ClickException as exc:
         raise UserError(exc.format_message()) from None
+    encoding = {"discretizer": discretizer, "n_bins": n_bins}
+    return model.set_params(**{k: v for k, v in encoding.items() if v and k in model.get_params()})
 
 
-# -- the work ---------------------------------------------------------------------------------
-def analyse(X: pd.DataFrame, y: pd.Series, model_key: str, source: str, target: str, notes=()):
-    """Fit ``model_key`` on all rows, cross-validate it next to naive Bayes, draw it.
+# -- the job ------------------------------------------------------------------------------------
+@dataclass
+class Learned:
+    """What one job hands back to the server: the fitted models and what the page shows."""
+
+    source: str
+    target: str
+    classes: list
+    n_rows: int
+    features: list
+    n_folds: int
+    keys: list
+    models: dict
+    compare: dict
+    views: dict
+    notes: list = field(default_factory=list)
+
+
+class _Progress:
+    """Turns the bars of pybnc (folds of cross-validation, steps of a search) into the
+    job's progress: ``1 + folds`` steps per model (its fit on all rows, then each fold)."""
+
+    def __init__(self, report, total):
+        self.report, self.total, self.done, self.folds, self.stage = report, total, 0, 0, ""
+
+    def begin(self, stage: str) -> None:
+        self.stage, self.folds = stage, 0
+        self.report(self.done, self.total, stage)
+
+    def advance(self, steps: int) -> None:
+        self.done, self.folds = self.done + steps, 0
+        self.report(self.done, self.total, self.stage)
+
+    def __call__(self, desc, n, total, postfix):
+        if desc.startswith("cv") and total:
+            self.folds = n
+            text = f"{self.stage}: {n} of {total} folds done"
+        else:  # a search inside a fit: its steps have no known total
+            text = f"{self.stage}: {desc} search step {n}" + (f" ({postfix})" if postfix else "")
+        self.report(self.done + self.folds, self.total, text)
+
+
+def table_payload(upload, dataset: str, target: str) -> dict:
+    """The table of a job: an uploaded file (``werkzeug.FileStorage``), read and split into
+    features and class at once so that problems surface before any work starts, or the
+    name of a bundled dataset (loaded by the job)."""
+    if upload is not None and upload.filename:
+        X, y, target, notes = split_target(read_csv(upload.read()), target)
+        return {"X": X, "y": y, "target": target, "notes": notes, "source": Path(upload.filename).name}
+    if dataset:
+        if dataset not in dataset_choices():
+            raise UserError(f"Unknown dataset {dataset!r}; the bundled ones are: {', '.join(dataset_choices())}.")
+        return {"dataset": dataset, "source": dataset}
+    raise UserError("Choose a CSV file to upload, or a bundled dataset.")
+
+
+def load_input(payload: dict):
+    """``(X, y, source, target, notes)`` of a job's table."""
+    if "X" in payload:
+        return payload["X"], payload["y"], payload["source"], payload["target"], list(payload["notes"])
+    X, y = load_bundled(payload["dataset"])
+    return X, y, payload["dataset"], str(y.name), []
+
+
+def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
+    """Fit every chosen model on all rows, cross-validate each on the same folds, and
+    describe each for the page; the model files and in-sample predictions are written
+    to ``payload["folder"]``.
 
     Parameters
     ----------
-    X : DataFrame
-    y : Series
-    model_key : str
-        A short name of the command line's registry (``nb``, ``tan``, ...).
-    source : str
-        The table's name on the page.
-    target : str
-        The class column's name.
-    notes : sequence of str
-        Remarks to show with the result (e.g. dropped rows).
+    payload : dict
+        The table (:func:`table_payload`); ``models`` (short names); ``discretizer``
+        and ``n_bins`` (optional); ``folder`` (where the downloads go).
+    report : callable
+        ``report(done, total, text)``, called as the work advances.
 
     Returns
     -------
-    Outcome
+    Learned
     """
     from ..evaluation import cross_validate
+    from ..io import save
 
-    key = model_key.strip().lower()
-    model = build(key)
-    X, notes = _fit_in_memory(X, y, list(notes))
-    out = Outcome(key, model, source, target, X, y, notes=notes)
-    largest = int(y.value_counts().max())
-    out.n_folds = min(N_FOLDS, largest)
-    if out.n_folds < 2:
+    keys = model_keys(payload.get("models") or ["tan"])
+    encoding = dict(discretizer=payload.get("discretizer") or None, n_bins=payload.get("n_bins") or None)
+    X, y, source, target, notes = load_input(payload)
+    X, notes = _fit_in_memory(X, y, notes)
+    classes, y_codes = np.unique(y.to_numpy(), return_inverse=True)
+    n_folds = min(N_FOLDS, int(np.bincount(y_codes).max()))
+    if n_folds < 2:
         raise UserError("Too few rows for cross-validation: every class has a single row.")
-    models = {"nb": build("nb")} if key == "nb" else {"nb": build("nb"), key: build(key)}
+    progress = _Progress(report, len(keys) * (1 + n_folds))
+    models, results, out_of_fold, views = {}, [], {}, {}
+    folder = Path(payload["folder"])
     # Warnings (few rows of a class, unseen levels) become notes on the page, not log noise.
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, report_progress(progress):
         warnings.simplefilter("always")
-        try:
-            model.fit(X, y)
-            results = cross_validate(models, X, y, cv=out.n_folds, random_state=0,
-                                     dataset=source, verbose=0)
-        except (ValueError, TypeError, KeyError, MemoryError) as exc:
-            raise UserError(f"Fitting {key} failed: {' '.join(str(exc).split())}") from None
-    out.notes += list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
-    for name in models:
-        rows = results[results["model"] == name]
-        out.cv.append((name, _mean_std(rows["accuracy"]), _mean_std(rows["log_loss"])))
-    out.arcs = [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None
-    if hasattr(model, "supernodes_"):
-        out.supernodes = [tuple(map(str, node)) for node in model.supernodes_]
-    out.svg = network_svg(model, out.notes)
-    out.tall = is_tall(out.svg)
-    out.tables = conditional_tables(model)
-    return out
+        for key in keys:
+            try:
+                progress.begin(f"{key}: fitting on all {len(X)} rows")
+                model = models[key] = build(key, **encoding).fit(X, y)
+                progress.advance(1)
+                progress.begin(f"{key}: {n_folds}-fold cross-validation")
+                res, proba = cross_validate({key: build(key, **encoding)}, X, y, cv=n_folds, random_state=0,
+                                            dataset=source, verbose=0, return_proba=True)
+                progress.advance(n_folds)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise UserError(f"Fitting {key} failed: {' '.join(str(exc).split())}") from None
+            results.append(res)
+            out_of_fold.update(proba)
+            views[key] = describe(model, X, y_codes)
+            save(model, folder / f"{key}.pybnc")
+            compare.predict_table(model, X.assign(**{target: y}), target)[0].to_csv(
+                folder / f"{key}-predictions.csv", index=False)
+    notes += list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+    summary = compare.summarise(pd.concat(results, ignore_index=True), out_of_fold, y_codes, classes.size)
+    return Learned(source, str(target), [str(c) for c in classes], len(X), [str(c) for c in X.columns],
+                   n_folds, keys, models, summary, views, notes)
+
+
+def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
+    """What the page shows of one fitted model besides its scores."""
+    codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
+    view = {"name": type(model).__name__,
+            "arcs": [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None,
+            "supernodes": ([tuple(map(str, node)) for node in model.supernodes_]
+                           if hasattr(model, "supernodes_") else None),
+            "drawing": network.drawing(model, codes, y_codes) if codes is not None else None,
+            "domains": network.evidence_domains(model),
+            "tables": network.conditional_tables(model)[:MAX_TABLES]}
+    view["tables_cut"] = max(0, len(view["domains"]) - MAX_TABLES) if view["tables"] else 0
+    if view["drawing"] is None:
+        why = ("joins features into compound nodes (listed below)" if view["supernodes"] is not None
+               else "averages many networks")
+        view["why_no_drawing"] = f"{view['name']} {why}: there is no single network of the features to draw."
+    return view
 
 
 def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list):
@@ -204,80 +292,3 @@ def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list):
         raise UserError(f"The table is too wide for this page: {X.shape[1]} features with {width} "
                         f"values in all and {y.nunique()} classes. Use fewer columns or values.")
     return X, notes
-
-
-def _mean_std(values) -> str:
-    values = np.asarray(values, dtype=float)
-    return f"{values.mean():.4f} ± {values.std(ddof=1) if values.size > 1 else 0.0:.4f}"
-
-
-def network_svg(model, notes: list) -> str | None:
-    """The network drawn by :func:`pybnc.plotting.plot_network` as inline SVG markup.
-
-    Returns ``None`` (with a note) for a model without one network, or when
-    matplotlib is not installed.
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")  # a server never opens windows
-        import matplotlib.pyplot as plt
-
-    except ImportError:
-        notes.append("The network picture needs matplotlib: pip install 'pybnc[plot]'.")
-        return None
-    try:
-        from ..plotting import plot_network
-    except ImportError:
-        notes.append("This pybnc installation has no pybnc.plotting: the network is not drawn.")
-        return None
-    if not hasattr(model, "structure_"):
-        why = ("joins features into compound nodes (listed below)" if hasattr(model, "supernodes_")
-               else "averages many networks")
-        notes.append(f"{type(model).__name__} {why}: there is no single network of the features to draw.")
-        return None
-    buffer = io.StringIO()
-    with _PLOT_LOCK, matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "pybnc"}):
-        ax = plot_network(model)
-        ax.figure.savefig(buffer, format="svg", bbox_inches="tight")
-        plt.close(ax.figure)
-    svg = buffer.getvalue()
-    svg = svg[svg.index("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
-    # Natural size (labels stay legible); CSS only shrinks it to the column.
-    head, rest = svg.split(">", 1)
-    return head + ' class="network" role="img" aria-label="learned network">' + rest
-
-
-def is_tall(svg: str | None) -> bool:
-    """Whether a drawing is much taller than wide (a deep tree): the page then puts
-    the scores beside it rather than below."""
-    match = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg or "")
-    return bool(match) and float(match.group(2)) > 1.4 * float(match.group(1))
-
-
-def conditional_tables(model) -> list:
-    """``[(feature, parent features, html table, rows cut)]`` for models with one network."""
-    if not hasattr(model, "conditional_table"):
-        return []
-    tables = []
-    parents = model.structure_.parents
-    names = model.feature_names_
-    for i, name in enumerate(names):
-        table = model.conditional_table(name)
-        cut = max(0, len(table) - MAX_TABLE_ROWS)
-        html = table.head(MAX_TABLE_ROWS).to_html(float_format=lambda v: f"{v:.3f}", border=0,
-                                                   classes="cpt")
-        tables.append((name, [names[p] for p in parents[i]], html, cut))
-    return tables
-
-
-def predictions(outcome: Outcome) -> pd.DataFrame:
-    """In-sample predictions of the fitted model: the true class, the prediction and
-    one ``P(<class>)`` column per class, as ``pybnc predict`` writes them."""
-    model = outcome.model
-    proba = model.predict_proba(outcome.X)
-    out = pd.DataFrame({outcome.target: outcome.y.to_numpy(),
-                        "prediction": model.classes_[np.argmax(proba, axis=1)]})
-    for k, label in enumerate(model.classes_):
-        out[f"P({label})"] = proba[:, k]
-    return out

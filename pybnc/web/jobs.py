@@ -1,0 +1,290 @@
+"""Long work as jobs: each in a process of its own, with progress, limits and a cancel.
+
+A job is one call ``target(payload, report)`` run in a child process. The child
+sends its progress (``report(done, total, text)``) and finally its result through a
+pipe; a watcher thread in the server reads them and stops the child when
+
+* the job has run longer than its wall-clock limit (``time_limit``),
+* the page that started it asked to cancel it,
+* nobody has asked about it for ``client_timeout`` seconds (the page polls while it
+  is open; a closed tab stops polling, and says so at once when it can),
+
+and at most ``max_jobs`` run at once: one more is refused with :class:`Busy`.
+
+Why processes, not threads: the work is numpy inside single long calls (a fit, a
+fold, a search step). Python cannot stop a thread from outside, so a runaway fit in
+a thread keeps its core and its memory until it ends by itself; a process is killed
+at once and its memory goes back to the system. Children come from a "forkserver"
+that has imported pybnc once, so a job starts in milliseconds and is forked from a
+single-threaded process, never from the multi-threaded web server. Where there is
+no forkserver (Windows) "spawn" is used, which starts a fresh interpreter per job.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+
+log = logging.getLogger("pybnc.web")
+
+#: Default wall-clock limit of one job, in seconds (``pybnc serve --job-time-limit``).
+TIME_LIMIT = 300.0
+#: Default number of jobs that may run at once (``pybnc serve --max-jobs``).
+MAX_JOBS = 2
+#: A job nobody has asked about for this many seconds is stopped (``--client-timeout``).
+#: Browsers poll hidden tabs as rarely as once a minute, so this stays above 60.
+CLIENT_TIMEOUT = 90.0
+#: After the page says it is leaving, a new poll within this many seconds (a reload)
+#: keeps the job; otherwise it stops.
+LEAVE_GRACE = 5.0
+#: Finished jobs remembered for their status pages.
+KEEP_JOBS = 100
+#: Modules the forkserver imports once, so that each job starts without importing them.
+PRELOAD = ["numpy", "pandas", "sklearn", "pybnc", "pybnc.evaluation", "pybnc.search",
+           "pybnc.averaging", "pybnc.web.analysis"]
+
+RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED = (
+    "running", "done", "failed", "cancelled", "timed out", "abandoned")
+
+
+class Busy(RuntimeError):
+    """Too many jobs are running; the message says what to do."""
+
+
+@dataclass
+class Job:
+    """What the page shows about one job."""
+
+    id: str
+    title: str
+    time_limit: float
+    started: float = field(default_factory=time.monotonic)
+    state: str = RUNNING
+    done: int = 0
+    total: int = 0
+    text: str = "starting"
+    message: str = ""  # what happened, in words, once the job has ended
+    result: object = None  # what ``on_done`` returned (the run's id)
+    last_seen: float = field(default_factory=time.monotonic)
+    left_at: float | None = None
+    stop_reason: str | None = None  # set by cancel(); read by the watcher
+    pid: int | None = None  # the worker process
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended if self.state != RUNNING else time.monotonic()) - self.started
+
+    ended: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "title": self.title, "state": self.state, "done": self.done,
+                "total": self.total, "text": self.text, "message": self.message,
+                "elapsed": round(self.elapsed, 1), "time_limit": self.time_limit,
+                "result": self.result}
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _child(target, payload, conn, user_errors):
+    """Run one job in the child process and send what happened through ``conn``."""
+    last = [0.0]
+
+    def report(done, total, text=""):
+        now = time.monotonic()
+        if now - last[0] >= 0.1 or (total and done >= total):  # a few messages per second at most
+            last[0] = now
+            conn.send(("progress", int(done), int(total or 0), str(text)))
+
+    try:
+        result = target(payload, report)
+    except user_errors as exc:
+        conn.send(("error", str(exc), True))
+    except MemoryError:
+        conn.send(("error", "The job ran out of memory. Use fewer columns, fewer levels or a "
+                   "simpler model.", True))
+    except BaseException as exc:  # noqa: BLE001 - reported to the server log and the page
+        conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}", False))
+    else:
+        conn.send(("done", result))
+    finally:
+        conn.close()
+
+
+class JobManager:
+    """Start, watch, limit and stop jobs.
+
+    Parameters
+    ----------
+    max_jobs : int, default=MAX_JOBS
+        Jobs that may run at once; :meth:`submit` raises :class:`Busy` beyond.
+    time_limit : float, default=TIME_LIMIT
+        Seconds of wall-clock time a job may take before it is stopped.
+    client_timeout : float, default=CLIENT_TIMEOUT
+        Seconds without a poll (:meth:`touch`) after which a job is stopped.
+    user_errors : tuple of exception types
+        Errors whose message is shown as it is (the user's table or choices);
+        any other error is an internal one, logged with its traceback.
+    """
+
+    def __init__(self, max_jobs=MAX_JOBS, time_limit=TIME_LIMIT, client_timeout=CLIENT_TIMEOUT,
+                 user_errors=(ValueError,)):
+        self.max_jobs = int(max_jobs)
+        self.time_limit = float(time_limit)
+        self.client_timeout = float(client_timeout)
+        self.user_errors = tuple(user_errors)
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._ctx = None
+
+    def running(self) -> list:
+        with self._lock:
+            return [job for job in self._jobs.values() if job.state == RUNNING]
+
+    def submit(self, title, target, payload, on_done=lambda result: result) -> Job:
+        """Start ``target(payload, report)`` in a child process.
+
+        ``on_done(result)`` runs in the server once the child has returned; what it
+        returns becomes ``job.result``. It may raise one of ``user_errors``.
+        """
+        with self._lock:
+            busy = [job for job in self._jobs.values() if job.state == RUNNING]
+            if len(busy) >= self.max_jobs:
+                raise Busy(f"{len(busy)} job(s) are already running ({', '.join(j.title for j in busy)}), "
+                           f"the limit of this server (pybnc serve --max-jobs). Wait for one to finish "
+                           "or cancel it.")
+            if self._ctx is None:
+                self._ctx = _context()
+            job = Job(uuid.uuid4().hex, title, self.time_limit)
+            self._jobs[job.id] = job
+            self._forget_old()
+        receive, send = self._ctx.Pipe(duplex=False)
+        process = self._ctx.Process(target=_child, args=(target, payload, send, self.user_errors),
+                                    daemon=True, name=f"pybnc-job-{job.id[:8]}")
+        process.start()
+        job.pid = process.pid
+        send.close()  # the child holds the only sending end: its exit is an EOF here
+        threading.Thread(target=self._watch, args=(job, process, receive, on_done), daemon=True,
+                         name=f"pybnc-watch-{job.id[:8]}").start()
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def touch(self, job_id: str) -> Job | None:
+        """Record that the page asked about the job (it is still wanted)."""
+        job = self.get(job_id)
+        if job is not None:
+            job.last_seen = time.monotonic()
+        return job
+
+    def leave(self, job_id: str) -> None:
+        """The page is going away: stop the job unless a new poll comes soon (a reload)."""
+        job = self.get(job_id)
+        if job is not None:
+            job.left_at = time.monotonic()
+
+    def cancel(self, job_id: str) -> bool:
+        """Ask the watcher to stop the job; False when there is no such running job."""
+        job = self.get(job_id)
+        if job is None or job.state != RUNNING:
+            return False
+        job.stop_reason = CANCELLED
+        return True
+
+    def wait(self, job_id: str, timeout: float = 60.0) -> Job:
+        """Block until the job has ended (for scripts and tests; polls count as interest)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.touch(job_id)
+            if job.state != RUNNING or time.monotonic() > deadline:
+                return job
+            time.sleep(0.05)
+
+    def _forget_old(self) -> None:
+        ended = [j for j in self._jobs.values() if j.state != RUNNING]
+        for job in ended[: max(0, len(ended) - KEEP_JOBS)]:
+            del self._jobs[job.id]
+
+    # -- the watcher ------------------------------------------------------------------
+    def _why_stop(self, job: Job, now: float) -> str | None:
+        if job.stop_reason:
+            return job.stop_reason
+        if now - job.started > job.time_limit:
+            return TIMED_OUT
+        if now - job.last_seen > self.client_timeout:
+            return ABANDONED
+        if job.left_at is not None and job.last_seen < job.left_at and now - job.left_at > LEAVE_GRACE:
+            return ABANDONED
+        return None
+
+    def _watch(self, job: Job, process, receive, on_done) -> None:
+        outcome = None
+        try:
+            while outcome is None:
+                reason = self._why_stop(job, time.monotonic())
+                if reason:
+                    process.kill()  # SIGKILL: numpy cannot hold it off; the memory is freed
+                    outcome = ("stopped", reason)
+                    break
+                if not receive.poll(0.1):
+                    continue
+                try:
+                    message = receive.recv()
+                except (EOFError, OSError):  # the child died without a word (killed, crashed)
+                    process.join(5)
+                    outcome = ("error", f"The worker process ended unexpectedly (exit code "
+                               f"{process.exitcode}); it may have run out of memory.", True)
+                    break
+                if message[0] == "progress":
+                    _, job.done, job.total, job.text = message
+                else:
+                    outcome = message
+        finally:
+            process.join(5)
+            receive.close()
+        self._finish(job, outcome, on_done)
+
+    def _finish(self, job: Job, outcome, on_done) -> None:
+        took = f"after {time.monotonic() - job.started:.0f} s"
+        kind = outcome[0]
+        if kind == "done":
+            try:
+                job.result = on_done(outcome[1])
+                state, message = DONE, f"Finished {took}."
+            except self.user_errors as exc:
+                state, message = FAILED, str(exc)
+            except Exception as exc:  # noqa: BLE001 - a bug: to the log, one line on the page
+                log.exception("pybnc web: storing the result of job %s failed", job.id)
+                state, message = FAILED, f"Internal error ({type(exc).__name__}: {exc})."
+        elif kind == "error":
+            _, text, for_user = outcome
+            if not for_user:
+                log.error("pybnc web: job %s (%s) failed:\n%s", job.id, job.title, text)
+                text = (f"Internal error ({text.splitlines()[0]}). The server log has the details; "
+                        "please report it.")
+            state, message = FAILED, text
+        else:
+            state = outcome[1]
+            message = {
+                CANCELLED: f"Cancelled at your request {took}.",
+                TIMED_OUT: f"Stopped: the job reached the time limit of {job.time_limit:g} s "
+                           "(pybnc serve --job-time-limit raises it). Try fewer or faster models, "
+                           "or fewer columns.",
+                ABANDONED: f"Stopped {took}: the page that started it was closed or stopped asking "
+                           f"for news (no request for {self.client_timeout:g} s).",
+            }[state]
+        job.ended = time.monotonic()
+        job.message, job.state = message, state

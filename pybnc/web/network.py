@@ -1,0 +1,150 @@
+"""The network as the page draws and questions it: layout, arc strengths, evidence.
+
+:func:`drawing` gives what the page's script needs to draw a single-network model
+(positions from :func:`pybnc.plotting.network_layout`, each arc's conditional mutual
+information); :func:`evidence_domains` the values each feature can be set to; and
+:func:`posterior` answers "what does the class look like given these values?" with
+the model's own ``predict_proba``, so that unset features are summed out exactly as
+everywhere in pybnc.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..scores import mutual_information
+
+#: Rows of one conditional table shown on the page; the whole table is in the model file.
+MAX_TABLE_ROWS = 120
+
+
+def _joint(a: np.ndarray, b: np.ndarray, y: np.ndarray, shape) -> np.ndarray:
+    """Counts ``N(c, a, b)`` over the rows where both ``a`` and ``b`` are observed."""
+    seen = (a >= 0) & (b >= 0)
+    k, ra, rb = shape
+    flat = (y[seen] * ra + a[seen]) * rb + b[seen]
+    return np.bincount(flat, minlength=k * ra * rb).reshape(shape).astype(np.float64)
+
+
+def conditional_mutual_information(table: np.ndarray) -> float:
+    """``I(A; B | C)`` in nats of a ``(C, A, B)`` table of counts: the class-weighted
+    mean of the per-class mutual informations.
+
+    >>> conditional_mutual_information(np.array([[[5.0, 0.0], [0.0, 5.0]]])) == np.log(2)
+    True
+    """
+    n = table.sum()
+    if n <= 0:
+        return 0.0
+    return float(sum(t.sum() * mutual_information(t) for t in table) / n)
+
+
+def drawing(model, codes: np.ndarray, y_codes: np.ndarray) -> dict | None:
+    """Nodes, positions and arcs of a single-network model, or ``None`` for models that
+    average many networks or join features.
+
+    Returns
+    -------
+    dict
+        ``nodes``: ``[{"name", "x", "y"}]`` with ``x`` in [0, 1] and ``y`` the layer
+        (1 = just below the class); ``arcs``: ``[{"from", "to", "cmi"}]`` (feature
+        indices; ``cmi`` = ``I(parent; child | class)`` in nats, over the rows where
+        both are observed); ``class_mi``: ``I(feature; class)`` per feature.
+    """
+    from ..plotting import network_layout
+
+    if not hasattr(model, "structure_"):
+        return None
+    names = model.feature_names_
+    parents = [list(p) for p in model.structure_.parents]
+    cards = model.encoder_.cardinalities_
+    k = len(model.classes_)
+    layout = network_layout(parents)
+    nodes = [{"name": name, "x": layout[i][0], "y": -layout[i][1]} for i, name in enumerate(names)]
+    arcs = []
+    for child, ps in enumerate(parents):
+        for parent in ps:
+            table = _joint(codes[:, parent], codes[:, child], y_codes, (k, cards[parent], cards[child]))
+            arcs.append({"from": parent, "to": child, "cmi": conditional_mutual_information(table)})
+    class_mi = []
+    for i in range(len(names)):
+        seen = codes[:, i] >= 0
+        table = np.bincount(y_codes[seen] * cards[i] + codes[seen, i], minlength=k * cards[i])
+        class_mi.append(mutual_information(table.reshape(k, cards[i]).astype(np.float64)))
+    return {"nodes": nodes, "arcs": arcs, "class_mi": class_mi}
+
+
+def _in_bin(cuts: np.ndarray, k: int) -> float:
+    """A value that the encoder puts in bin ``k`` (bins are ``[cut_{k-1}, cut_k)``)."""
+    if k > 0:
+        return float(cuts[k - 1])
+    return float(cuts[0] - 1.0 - abs(cuts[0]))
+
+
+def evidence_domains(model) -> list:
+    """For each feature, ``(name, labels, values)``: the labels shown on the page and a
+    raw value of the table for each, which the model's encoder maps to that level (a
+    value inside the bin for discretised columns)."""
+    encoder = model.encoder_
+    out = []
+    for name, kind, cats, cuts in zip(encoder.columns_, encoder.kinds_, encoder.categories_,
+                                      encoder.cut_points_):
+        values = ([_in_bin(cuts, k) for k in range(len(cats))] if kind == "discretised"
+                  else list(cats))
+        out.append((str(name), [str(c) for c in cats], values))
+    return out
+
+
+def posterior(model, domains: list, evidence: dict) -> dict:
+    """The class posterior given ``evidence`` ``{feature index: level index}``, and how
+    much each set feature moves it.
+
+    One call of ``model.predict_proba`` on ``1 + len(evidence)`` rows: all the
+    evidence, then the evidence less one feature each. Unset features are missing
+    values, summed out exactly.
+
+    Returns
+    -------
+    dict
+        ``proba`` (list over ``classes_``); ``top`` (index of the most probable
+        class); ``influence``: ``[{"feature", "level", "delta"}]`` where ``delta`` is
+        the change in the log-odds of the top class that the feature's value brings,
+        ``logit P(top | e) - logit P(top | e without it)``; ``millis``: the time spent.
+    """
+    start = time.perf_counter()
+    names = [name for name, _, _ in domains]
+    items = sorted(evidence.items())
+    rows = np.full((1 + len(items), len(names)), None, dtype=object)
+    for j, (feature, level) in enumerate(items):
+        rows[:, feature] = domains[feature][2][level]
+        rows[1 + j, feature] = None
+    frame = pd.DataFrame(rows, columns=list(getattr(model, "feature_names_in_", names)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the page shows numbers, not notes about them
+        proba = model.predict_proba(frame)
+    top = int(np.argmax(proba[0]))
+    logit = np.log(proba[:, top]) - np.log1p(-np.minimum(proba[:, top], 1 - 1e-16))
+    influence = [{"feature": feature, "level": level, "delta": float(logit[0] - logit[1 + j])}
+                 for j, (feature, level) in enumerate(items)]
+    return {"proba": proba[0].tolist(), "top": top, "influence": influence,
+            "millis": (time.perf_counter() - start) * 1e3}
+
+
+def conditional_tables(model) -> list:
+    """``[(feature, parent features, html table, rows cut)]`` for models with one network."""
+    if not hasattr(model, "conditional_table"):
+        return []
+    tables = []
+    parents = model.structure_.parents
+    names = model.feature_names_
+    for i, name in enumerate(names):
+        table = model.conditional_table(name)
+        cut = max(0, len(table) - MAX_TABLE_ROWS)
+        html = table.head(MAX_TABLE_ROWS).to_html(float_format=lambda v: f"{v:.3f}", border=0,
+                                                   classes="cpt")
+        tables.append((name, [names[p] for p in parents[i]], html, cut))
+    return tables

@@ -1,0 +1,50 @@
+// A job's page: poll its status, move the bar, offer cancel, and go to the result when done.
+"use strict";
+(() => {
+  const box = document.getElementById("job");
+  if (!box || box.dataset.state !== "running") return;
+  const $ = id => document.getElementById(id);
+  let running = true;
+
+  function show(job) {
+    const share = job.total ? 100 * job.done / job.total : 0;
+    $("job-bar").style.width = share.toFixed(1) + "%";
+    box.querySelector(".progress").setAttribute("aria-valuenow", Math.round(share));
+    $("job-text").textContent = job.text;
+    $("job-steps").textContent = `${job.done} of ${job.total} steps`;
+    $("job-elapsed").textContent = job.elapsed.toFixed(0);
+    box.dataset.state = job.state;
+    if (job.state === "running") return;
+    running = false;
+    if (job.state === "done") {
+      $("job-text").textContent = "Done: opening the result…";
+      location.replace(job.url);
+      return;
+    }
+    const message = $("job-message");
+    message.textContent = job.message;
+    message.className = "error";
+    message.hidden = false;
+    $("job-again").hidden = false;
+    const form = $("cancel-form");
+    if (form) form.remove();
+  }
+
+  async function poll() {
+    try {
+      const response = await fetch(box.dataset.status, {cache: "no-store"});
+      if (response.ok) show(await response.json());
+    } catch (err) { /* a dropped request: the next poll tries again */ }
+    if (running) setTimeout(poll, 500);
+  }
+
+  $("cancel-form").addEventListener("submit", async event => {
+    event.preventDefault();
+    $("cancel").disabled = true;
+    $("cancel").textContent = "Cancelling…";
+    await fetch(box.dataset.cancel, {method: "POST"});
+  });
+  // Closing the tab or going elsewhere: tell the server at once (a reload polls again in time).
+  addEventListener("pagehide", () => { if (running) navigator.sendBeacon(box.dataset.leave); });
+  poll();
+})();

@@ -1,0 +1,133 @@
+"""Web jobs are bounded: wall-clock limit, a cap on concurrent jobs, cancel, and stop
+when the page is gone; in every case the worker process is killed and the page says
+what happened (issue 9, item 3)."""
+
+import io
+import os
+import time
+
+from pybnc._progress import progress, report_progress
+from pybnc.web import create_app, jobs
+
+SLOW = {"dataset": "chess", "models": ["tanhc", "tanhcsp", "fssj", "bsej"]}  # a minute of work
+
+
+def start(client, **form):
+    response = client.post("/result", data={**SLOW, **form})
+    assert response.status_code == 303, response.get_data(as_text=True)[:1500]
+    return response.headers["Location"].rsplit("/", 1)[1]
+
+
+def ended(manager, job_id, timeout=30):
+    deadline = time.monotonic() + timeout
+    while (job := manager.get(job_id)).state == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return job
+
+
+def gone(pid, timeout=5) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def make(tmp_path, **limits):
+    app = create_app(temp_root=tmp_path, **limits)
+    return app.test_client(), app.extensions["pybnc_jobs"]
+
+
+def test_a_job_past_its_time_limit_is_killed_and_the_page_says_so(tmp_path):
+    client, manager = make(tmp_path, job_time_limit=1.5)
+    job_id = start(client)
+    started = time.monotonic()
+    while manager.touch(job_id).state == "running" and time.monotonic() - started < 30:
+        time.sleep(0.1)  # the page keeps polling: only the time limit can stop it
+    job = manager.get(job_id)
+    assert job.state == "timed out" and time.monotonic() - started < 10
+    assert gone(job.pid)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "time limit of 1.5 s" in page and "--job-time-limit" in page
+    status = client.get(f"/api/jobs/{job_id}").get_json()
+    assert status["state"] == "timed out" and "url" not in status
+
+
+def test_cap_on_concurrent_jobs_and_cancel(tmp_path):
+    client, manager = make(tmp_path, max_jobs=1)
+    first = start(client)
+    response = client.post("/result", data=SLOW)
+    assert response.status_code == 429
+    assert "already running" in response.get_data(as_text=True) and "--max-jobs" in response.get_data(as_text=True)
+    assert client.post(f"/api/jobs/{first}/cancel").get_json() == {"cancelled": True}
+    job = ended(manager, first)
+    assert job.state == "cancelled" and gone(job.pid)
+    assert "Cancelled at your request" in client.get(f"/jobs/{first}").get_data(as_text=True)
+    assert client.post(f"/api/jobs/{first}/cancel").get_json() == {"cancelled": False}
+    second = start(client)  # the slot is free again; the HTML form's cancel works too
+    assert client.post(f"/jobs/{second}/cancel").status_code == 303
+    assert ended(manager, second).state == "cancelled"
+
+
+def test_a_job_nobody_asks_about_stops(tmp_path):
+    client, manager = make(tmp_path, client_timeout=1.0)
+    job_id = start(client)
+    job = ended(manager, job_id)  # manager.get does not count as the page asking
+    assert job.state == "abandoned" and gone(job.pid)
+    assert "no request for 1 s" in job.message
+
+
+def test_a_page_that_says_it_leaves_stops_its_job_unless_it_comes_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs, "LEAVE_GRACE", 0.5)
+    client, manager = make(tmp_path)
+    job_id = start(client)
+    assert client.post(f"/api/jobs/{job_id}/leave").status_code == 204
+    time.sleep(0.2)
+    client.get(f"/api/jobs/{job_id}")  # a reload polls again within the grace: the job goes on
+    time.sleep(0.8)
+    assert manager.get(job_id).state == "running"
+    client.post(f"/api/jobs/{job_id}/leave")
+    job = ended(manager, job_id)
+    assert job.state == "abandoned" and gone(job.pid)
+
+
+def test_progress_is_reported_while_running(tmp_path):
+    client, manager = make(tmp_path)
+    job_id = start(client)
+    deadline = time.monotonic() + 30
+    while (status := client.get(f"/api/jobs/{job_id}").get_json())["done"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert status["state"] == "running" and status["total"] == 5 * 11 and status["done"] >= 1
+    assert "rows" in status["text"] or "fold" in status["text"] or "search" in status["text"]
+    manager.cancel(job_id)
+    ended(manager, job_id)
+
+
+def test_a_failure_inside_the_job_is_a_message(tmp_path):
+    client, manager = make(tmp_path)
+    ids = "".join(f"id{i},{'pq'[i % 2]}\n" for i in range(600))  # only an identifier: nothing to learn
+    response = client.post("/result", content_type="multipart/form-data",
+                           data={"file": (io.BytesIO(("id,c\n" + ids).encode()), "t.csv"), "models": "tan"})
+    job_id = response.headers["Location"].rsplit("/", 1)[1]
+    job = manager.wait(job_id)
+    assert job.state == "failed" and job.message == "No feature column is left to learn from."
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "No feature column is left" in page and "Traceback" not in page
+
+
+def test_report_progress_sees_bars_even_when_silent():
+    seen = []
+    with report_progress(lambda *step: seen.append(step)):
+        for _ in progress(range(3), desc="cv x", verbose=0):
+            pass
+        bar = progress(total=None, desc="search", verbose=0)
+        bar.update(1)
+        bar.set_postfix(cv_accuracy="0.9")
+        bar.update(1)
+        bar.close()
+    assert seen == [("cv x", 0, 3, ""), ("cv x", 1, 3, ""), ("cv x", 2, 3, ""), ("cv x", 3, 3, ""),
+                    ("search", 1, None, ""), ("search", 2, None, "cv_accuracy 0.9")]
+    assert list(progress(range(2), verbose=0)) == [0, 1]  # no listener: a plain bar
