@@ -311,6 +311,11 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class of each row (ties go to the first class in ``classes_``)."""
-        jll = self._joint_log_likelihood(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        """Most probable class of each row (ties go to the first class in ``classes_``).
+
+        Taken from the very array :meth:`predict_proba` returns, so that ``predict(X)``
+        equals ``classes_[argmax(predict_proba(X))]`` exactly: two classes whose joint
+        log-likelihoods differ by rounding alone (an ulp) but normalise to the same
+        probability are a tie, and the tie goes to the first class.
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
