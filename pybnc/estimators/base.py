@@ -318,4 +318,5 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         log-likelihoods differ by rounding alone (an ulp) but normalise to the same
         probability are a tie, and the tie goes to the first class.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it raises NotFittedError before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
