@@ -201,7 +201,7 @@ def test_bundled_dataset_by_get_and_model_without_one_network(client):
     (b"a,b\nx,1\ny,1\nz,1\n", {}, "single value"),
     (b"", {}, "empty"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00", {}, "binary file"),
-    (b"a,b\n1,2\n3,4,5,6\n", {}, "Could not read the file as CSV"),
+    (b"a,b\n1,2\n3,4,5,6\n", {}, "line 3 has 4 fields"),
     (b"justone\nx\ny\n", {}, "at least one feature column"),
     (b"a,b\nx,0.5\ny,1.7\nz,2.2\n", {}, "continuous"),
     (None, {"models": ["nosuch"]}, "unknown model"),
@@ -238,13 +238,48 @@ def test_cli_serve_help():
         assert option in result.output
 
 
-def test_identifier_columns_are_left_out_with_a_note(client):
+def test_identifier_and_constant_columns_are_left_out_with_a_note(client):
     X, y = load_dataset("car")
-    table = X.assign(id=[f"row{i}" for i in range(len(X))], verdict=y)
+    table = X.assign(id=[f"row{i}" for i in range(len(X))], row=range(len(X)), same="x", verdict=y)
     job, page = finish(client, post(client, table.to_csv(index=False).encode(), models=("nb",)))
     page = page.get_data(as_text=True)
-    assert f"more than {analysis.MAX_LEVELS} distinct values" in page and "id" in page
-    assert "6 features" in page
+    assert "Left out 3 column(s): id (ID-like), row (ID-like), same (constant)" in page
+    assert "6 features" in page and 'class="left-out" data-column="id"' in page
+
+
+def columns_of(client, **form):
+    response = client.post("/api/columns", data=form, content_type="multipart/form-data")
+    return response.status_code, response.get_json()
+
+
+def test_column_report_before_learning(client):
+    """Type, levels, share missing, flags, and the cut points of the chosen discretiser."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = np.where(rng.random(n) < 0.5, "p", "q")
+    table = pd.DataFrame({"name": [f"n{i}" for i in range(n)], "colour": rng.choice(["red", "blue"], n),
+                          "x": np.where(y == "p", 0.0, 5.0) + rng.random(n), "empty": np.nan, "label": y})
+    table.loc[:9, "colour"] = None
+    data = table.to_csv(index=False).encode()
+    status, answer = columns_of(client, file=(io.BytesIO(data), "t.csv"))
+    assert status == 200 and answer["target"] == "label" and answer["columns"] == list(table.columns)
+    report = analysis.report_columns(table.drop(columns="label"), y)
+    rows = {r["name"]: r for r in report["columns"]}
+    assert rows["name"]["flag"] == "ID-like" and rows["empty"]["flag"] == "constant"
+    assert rows["colour"] == {**rows["colour"], "type": "text", "levels": 2, "missing": 0.05, "flag": None}
+    assert rows["x"]["as"] == "5 bins" and len(rows["x"]["cuts"]) == 4
+    assert report["kept"] == ["colour", "x"]
+    assert "Left out 2 column(s)" in answer["html"] and "5 %" in answer["html"]
+    # The supervised discretiser finds the one cut between the classes' ranges.
+    status, answer = columns_of(client, file=(io.BytesIO(data), "t.csv"), discretizer="mdl", target="label")
+    mdl = analysis.report_columns(table.drop(columns="label"), y, "mdl")
+    cut = {r["name"]: r for r in mdl["columns"]}["x"]["cuts"]
+    assert len(cut) == 1 and 1.0 <= cut[0] <= 5.0 and "%.4g" % cut[0] in answer["html"]
+    # A bundled dataset, and a file that is not a table.
+    status, answer = columns_of(client, dataset="car")
+    assert status == 200 and answer["target"] == "class" and "6 rows" not in answer["html"]
+    status, answer = columns_of(client, file=(io.BytesIO(b"\x89PNG\r\n\x1a\n\x00\x00"), "x.csv"))
+    assert status == 400 and "binary" in answer["html"]
 
 
 HOSTILE = ["$\\frac{$", "<script>alert(1)</script>", "a&b \"q\" 'r'", "$x_1^2$"]

@@ -16,12 +16,10 @@ import numpy as np
 import pandas as pd
 
 from .._progress import report_progress
-from . import compare, network
+from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).
 N_FOLDS = 10
-#: A non-float column with more distinct values is left out (an identifier or free text).
-MAX_LEVELS = 500
 #: Memory allowed for the pairwise counts, ``n_classes * W**2 * 8`` bytes (W: levels in all).
 MAX_COUNT_BYTES = 1e9
 #: Conditional tables listed on the page (the model file has them all).
@@ -54,18 +52,19 @@ def dataset_choices() -> list:
 
 
 # -- input ------------------------------------------------------------------------------------
-def read_csv(data: bytes) -> pd.DataFrame:
+def read_csv(data: bytes, name: str = "The file", return_report: bool = False):
     """The uploaded bytes as a table, read by :func:`pybnc.io.read_table` (the command
-    line's reader): delimiter, encoding and header row detected; ARFF and Parquet too."""
+    line's reader): delimiter, encoding and header row detected; ARFF, Parquet and gzip
+    too. With ``return_report``, also one sentence saying how the file was read."""
     from ..io import read_table
 
     try:
-        frame = read_table(data, name="The file")
+        frame, report = read_table(data, name=name, return_report=True)
     except (ValueError, ImportError) as exc:
-        raise UserError(f"Could not read the file as CSV, ARFF or Parquet: {' '.join(str(exc).split())}") from None
+        raise UserError(f"Could not read the file as a table: {' '.join(str(exc).split())}") from None
     if frame.shape[1] < 1 or len(frame) < 1:
         raise UserError("The file holds no table (no rows under its header).")
-    return frame
+    return (frame, report.describe()) if return_report else frame
 
 
 def split_target(frame: pd.DataFrame, target: str | None):
@@ -151,6 +150,7 @@ class Learned:
     compare: dict
     views: dict
     notes: list = field(default_factory=list)
+    columns: list = field(default_factory=list)
 
 
 class _Progress:
@@ -182,8 +182,11 @@ def table_payload(upload, dataset: str, target: str) -> dict:
     features and class at once so that problems surface before any work starts, or the
     name of a bundled dataset (loaded by the job)."""
     if upload is not None and upload.filename:
-        X, y, target, notes = split_target(read_csv(upload.read()), target)
-        return {"X": X, "y": y, "target": target, "notes": notes, "source": Path(upload.filename).name}
+        source = Path(upload.filename).name
+        frame, how = read_csv(upload.read(), name=source, return_report=True)
+        X, y, target, notes = split_target(frame, target)
+        return {"X": X, "y": y, "target": target, "notes": [how, *notes], "source": source,
+                "columns": [str(c) for c in frame.columns]}
     if dataset:
         if dataset not in dataset_choices():
             raise UserError(f"Unknown dataset {dataset!r}; the bundled ones are: {', '.join(dataset_choices())}.")
@@ -196,6 +199,7 @@ def load_input(payload: dict):
     if "X" in payload:
         return payload["X"], payload["y"], payload["source"], payload["target"], list(payload["notes"])
     X, y = load_bundled(payload["dataset"])
+    payload["columns"] = [*map(str, X.columns), str(y.name)]
     return X, y, payload["dataset"], str(y.name), []
 
 
@@ -222,7 +226,8 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
     keys = model_keys(payload.get("models") or ["tan"])
     encoding = dict(discretizer=payload.get("discretizer") or None, n_bins=payload.get("n_bins") or None)
     X, y, source, target, notes = load_input(payload)
-    X, notes = _fit_in_memory(X, y, notes)
+    column_report = report_columns(X, y, encoding["discretizer"], encoding["n_bins"])
+    X, notes = _fit_in_memory(X, y, notes, column_report)
     classes, y_codes = np.unique(y.to_numpy(), return_inverse=True)
     n_folds = min(N_FOLDS, int(np.bincount(y_codes).max()))
     if n_folds < 2:
@@ -253,7 +258,7 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
     notes += list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
     summary = compare.summarise(pd.concat(results, ignore_index=True), out_of_fold, y_codes, classes.size)
     return Learned(source, str(target), [str(c) for c in classes], len(X), [str(c) for c in X.columns],
-                   n_folds, keys, models, summary, views, notes)
+                   n_folds, keys, models, summary, views, notes, column_report["columns"])
 
 
 def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
@@ -274,20 +279,24 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
     return view
 
 
-def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list):
-    """Leave out identifier-like columns and refuse tables whose pairwise counts would not
-    fit in memory: one upload must not take the server down."""
-    levels = {c: min(X[c].nunique(), 5) if pd.api.types.is_float_dtype(X[c]) else X[c].nunique()
-              for c in X.columns}
-    wide = [c for c, n in levels.items() if n > MAX_LEVELS]
-    if wide:
-        notes.append(f"Left out {len(wide)} column(s) with more than {MAX_LEVELS} distinct values "
-                     f"(identifiers or free text?): {', '.join(wide[:10])}{', ...' if len(wide) > 10 else ''}. "
-                     "Numbers written with a decimal point are binned instead.")
-        X = X.drop(columns=wide)
+def report_columns(X: pd.DataFrame, y, discretizer: str | None = None, n_bins: int | None = None) -> dict:
+    """:func:`pybnc.web.columns.column_report` with naive Bayes's encoding where none is chosen."""
+    defaults = build(BASELINE).get_params()
+    return columns.column_report(X, y, discretizer=discretizer or defaults["discretizer"],
+                                 n_bins=n_bins or defaults["n_bins"])
+
+
+def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list, report: dict):
+    """Leave out the columns the report flags (identifiers, constants, free text) and
+    refuse tables whose pairwise counts would not fit in memory: one upload must not
+    take the server down."""
+    if report["note"]:
+        notes.append(report["note"])
+    X = X[[c for c in X.columns if str(c) in set(report["kept"])]]
     if X.shape[1] == 0:
-        raise UserError("No feature column is left to learn from.")
-    width = sum(n for c, n in levels.items() if c not in wide) + X.shape[1]
+        raise UserError(" ".join(["No feature column is left to learn from.", report["note"] or ""]).strip())
+    width = sum(len(r["cuts"]) + 1 if r["cuts"] is not None else r["levels"]
+                for r in report["columns"] if r["flag"] is None) + X.shape[1]
     if y.nunique() * width**2 * 8 > MAX_COUNT_BYTES:
         raise UserError(f"The table is too wide for this page: {X.shape[1]} features with {width} "
                         f"values in all and {y.nunique()} classes. Use fewer columns or values.")

@@ -6,6 +6,8 @@ Routes
     The form: a CSV file or a bundled dataset, the class column, the models.
 ``POST /result`` (also ``GET /result?dataset=chess&models=tan``)
     Start a job (:mod:`pybnc.web.jobs`) and go to its page.
+``POST /api/columns``
+    The column report of the chosen table (an HTML fragment the form shows).
 ``GET /jobs/<job>``, ``GET /api/jobs/<job>``, ``POST /jobs/<job>/cancel``
     The job's progress page, its status as JSON (each poll says the page is still
     there), and its cancel button. ``POST /api/jobs/<job>/leave``: the page is closing.
@@ -47,6 +49,8 @@ MAX_UPLOAD_MB = 50
 KEEP_RUNS = 20
 #: Rows of a second file's predictions shown on the page (the download has them all).
 SHOWN_PREDICTIONS = 200
+#: File types the upload fields offer (pybnc.io.read_table reads them all).
+ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.gz,text/csv"
 _ID = re.compile(r"^[0-9a-f]{32}$")
 _FILE = re.compile(r"^[a-z]+(-predictions\.csv|\.pybnc)$|^new-[0-9a-f]{32}\.csv$")
 
@@ -134,6 +138,7 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
     manager = jobs.JobManager(max_jobs, job_time_limit, client_timeout, user_errors=(UserError,))
     app.extensions["pybnc_runs"] = runs
     app.extensions["pybnc_jobs"] = manager
+    app.jinja_env.globals["accept"] = ACCEPT
 
     def form(error=None, status=200, **chosen):
         # The form comes back with the user's choices, so a fix is one change away.
@@ -151,6 +156,25 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
     @app.get("/")
     def index():
         return form(models=chosen_models(request.args), dataset=request.args.get("dataset", ""))
+
+    @app.post("/api/columns")
+    def columns():
+        """The column report of the chosen table: ``{"html": fragment, "columns": names,
+        "target": class column}``, for the form."""
+        values = request.values
+        try:
+            payload = analysis.table_payload(request.files.get("file"), (values.get("dataset") or "").strip(),
+                                             (values.get("target") or "").strip())
+            X, y, source, target, notes = analysis.load_input(payload)
+            discretizer = values.get("discretizer") or None
+            if discretizer and discretizer not in analysis.DISCRETIZERS:
+                raise UserError(f"unknown discretiser {discretizer!r}.")
+            report = analysis.report_columns(X, y, discretizer, _bins(values.get("n_bins") or ""))
+        except (UserError, ValueError) as exc:
+            return jsonify({"html": render_template("_columns.html", error=str(exc))}), 400
+        page = render_template("_columns.html", report=report, source=source, target=target, notes=notes,
+                               n_rows=len(X), n_classes=int(y.nunique()))
+        return jsonify({"html": page, "columns": payload["columns"], "target": target})
 
     @app.route("/result", methods=["GET", "POST"])
     def result():

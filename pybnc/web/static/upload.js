@@ -1,39 +1,42 @@
-// The form: fill the class-column list from the chosen file's header (read here, nothing
-// is sent), and keep the button from being pressed twice.
+// The form: when a table is chosen (a file or a bundled dataset), the server reads it as
+// the job will and sends back its columns (for the class list) and the column report;
+// changing the class column or the discretiser redoes the report. Nothing is learned yet.
 "use strict";
 (() => {
-  const file = document.getElementById("file"), target = document.getElementById("target");
-  const dataset = document.getElementById("dataset");
+  const $ = id => document.getElementById(id);
+  const form = $("run"), file = $("file"), target = $("target"), dataset = $("dataset"), report = $("report");
+  let asked = 0;
 
-  function splitLine(line, sep) {  // one CSV line, with quoted fields
-    const out = [];
-    let field = "", quoted = false;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quoted) {
-        if (ch === '"' && line[i + 1] === '"') { field += '"'; i++; }
-        else if (ch === '"') quoted = false;
-        else field += ch;
-      } else if (ch === '"') quoted = true;
-      else if (ch === sep) { out.push(field.trim()); field = ""; }
-      else field += ch;
+  async function describe(fillTargets) {
+    if (!file.files.length && !dataset.value) { report.hidden = true; return; }
+    const mine = ++asked, body = new FormData(form);
+    if (fillTargets) body.set("target", "");  // a new table: its own last column
+    report.hidden = false;
+    report.setAttribute("aria-busy", "true");
+    try {
+      const response = await fetch(report.dataset.url, {method: "POST", body});
+      const answer = await response.json();
+      if (mine !== asked) return;  // a newer choice is on its way
+      report.innerHTML = answer.html;  // rendered by the server's templates, names escaped there
+      if (fillTargets && answer.columns) {
+        target.replaceChildren(...answer.columns.map(name => new Option(name, name, false, name === answer.target)));
+      }
+    } catch (err) {
+      if (mine === asked) report.textContent = "Could not reach the server for the column report.";
+    } finally {
+      if (mine === asked) report.removeAttribute("aria-busy");
     }
-    out.push(field.trim());
-    return out;
   }
 
   file.addEventListener("change", () => {
-    const f = file.files[0];
-    if (!f) return;
-    dataset.value = "";  // a chosen file wins over a bundled dataset
-    f.slice(0, 65536).text().then(text => {
-      const line = text.replace(/^\ufeff/, "").split(/\r?\n/)[0];
-      const sep = [",", ";", "\t", "|"].reduce((a, b) => line.split(b).length > line.split(a).length ? b : a);
-      const names = splitLine(line, sep);
-      target.replaceChildren(...names.map((name, i) => new Option(name, name, false, i === names.length - 1)));
-    });
+    if (file.files.length) dataset.value = "";  // a chosen file wins over a bundled dataset
+    describe(true);
   });
-  document.getElementById("run").addEventListener("submit", () => {
-    document.getElementById("go").disabled = true;
+  dataset.addEventListener("change", () => {
+    if (dataset.value) file.value = "";
+    describe(true);
   });
+  for (const id of ["target", "discretizer", "n_bins"]) $(id).addEventListener("change", () => describe(false));
+  form.addEventListener("submit", () => { $("go").disabled = true; });
+  if (dataset.value || file.files.length) describe(!target.value);  // back button: choices kept
 })();
