@@ -193,8 +193,16 @@ def test_evidence_gives_predict_proba(server, browser, car_file, figures):
     expected = model.predict_proba(row)[0]
     np.testing.assert_allclose(shown(), expected, atol=5e-4)  # the same to 3 decimals
     assert "buying = high" in buying.text
-    influence = by_id(browser, "evidence").find_elements("css selector", "li.set .influence")
-    assert len(influence) == 2 and all(i.text for i in influence)
+    # Then each value's influence: the change in the log-odds of the top class it brings.
+    wait_for(browser, lambda b: by_id(b, "evidence").get_attribute("data-influence") == '{"0":0,"5":1}',
+             "the influence of each set feature")
+    shown_moves = [float(i.text.replace("−", "-")) for i in css(browser, "#evidence li.set .influence")]
+    top = int(np.argmax(expected))
+    logit = lambda p: np.log(p[top]) - np.log1p(-p[top])  # noqa: E731
+    for feature, move in zip(["buying", "safety"], shown_moves):
+        without = row.copy()
+        without[feature] = None
+        assert move == pytest.approx(logit(expected) - logit(model.predict_proba(without)[0]), abs=0.006)
     # Hovering an augmenting arc names its conditional mutual information.
     arc = css(browser, "#network-svg .arc .hit")[0]
     ActionChains(browser).move_to_element(arc).perform()

@@ -139,6 +139,8 @@ def test_posterior_endpoint_is_predict_proba_with_the_rest_missing(client, car_r
         without = row.copy()
         without.iloc[0, item["feature"]] = None
         assert item["delta"] == pytest.approx(logit(expected) - logit(model.predict_proba(without)[0]), abs=1e-9)
+    quick = client.post(f"/api/runs/{run}/tan/posterior", json={"evidence": evidence, "influence": False})
+    assert quick.get_json()["proba"] == answer["proba"] and quick.get_json()["influence"] is None
     prior = client.post(f"/api/runs/{run}/tan/posterior", json={"evidence": {}}).get_json()
     np.testing.assert_allclose(prior["proba"], model.predict_proba(row.map(lambda _: None))[0], atol=1e-12)
     for bad in ({"evidence": {"9": 0}}, {"evidence": {"0": 7}}, {"evidence": {"x": 0}}, {"evidence": [1]}):

@@ -15,7 +15,7 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind; the default lets only this machine connect.")
 @click.option("--max-upload-mb", default=50.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Largest CSV file accepted, in megabytes.")
+              help="Largest uploaded file accepted, in megabytes.")
 @click.option("--max-jobs", default=2, show_default=True, type=click.IntRange(min=1),
               help="Jobs (fits and cross-validations) that may run at once; more are refused.")
 @click.option("--job-time-limit", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
@@ -23,9 +23,10 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--client-timeout", default=90.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds without news from a job's page (closed, lost) before the job is stopped.")
 def serve(port, host, max_upload_mb, max_jobs, job_time_limit, client_timeout):
-    """Open a local web page: upload a CSV (or pick a bundled dataset), choose the
-    class column and the models, and compare them by cross-validation next to naive
-    Bayes; question each learned network with evidence, and predict new files.
+    """Open a local web page: upload a table (CSV, ARFF, Parquet; or pick a bundled
+    dataset), see its column report, choose the class column and the models, and
+    compare them by cross-validation next to naive Bayes; question each learned
+    network with evidence, and predict new files.
 
     Each fit runs as a job in a process of its own, with a progress bar, a cancel
     button and a time limit.

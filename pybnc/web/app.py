@@ -15,7 +15,8 @@ Routes
     The result: the comparison of every model, and the chosen model's network, its
     evidence panel and its tables.
 ``POST /api/runs/<run>/<model>/posterior``
-    ``{"evidence": {feature index: level index}}`` to the class posterior (JSON).
+    ``{"evidence": {feature index: level index}, "influence": true}`` to the class
+    posterior and each set feature's influence (JSON; ``"influence": false`` skips it).
 ``POST /runs/<run>/<model>/predict``
     Predictions for the rows of a second file.
 ``GET /download/<run>/<file>``
@@ -247,7 +248,7 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
         if key not in learned.models:
             abort(404)
         view = learned.views[key]
-        prior = network.posterior(learned.models[key], view["domains"], {})
+        prior = network.posterior(learned.models[key], view["domains"], {}, influence=False)
         return render_template("result.html", o=learned, run=run, key=key, view=view, prior=prior)
 
     @app.post("/api/runs/<run>/<key>/posterior")
@@ -256,13 +257,15 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
         if key not in learned.models:
             abort(404)
         domains = learned.views[key]["domains"]
+        question = request.get_json(silent=True)
         try:
-            evidence = {int(f): int(v) for f, v in ((request.get_json(silent=True) or {}).get("evidence") or {}).items()}
+            evidence = {int(f): int(v) for f, v in ((question or {}).get("evidence") or {}).items()}
             if any(not (0 <= f < len(domains) and 0 <= v < len(domains[f][1])) for f, v in evidence.items()):
                 raise ValueError
         except (TypeError, ValueError, AttributeError):
             return jsonify({"error": "evidence must map feature indices to level indices of this model"}), 400
-        return jsonify(network.posterior(learned.models[key], domains, evidence))
+        influence = question.get("influence", True) is not False
+        return jsonify(network.posterior(learned.models[key], domains, evidence, influence))
 
     @app.post("/runs/<run>/<key>/predict")
     def predict(run, key):

@@ -99,13 +99,15 @@ def evidence_domains(model) -> list:
     return out
 
 
-def posterior(model, domains: list, evidence: dict) -> dict:
+def posterior(model, domains: list, evidence: dict, influence: bool = True) -> dict:
     """The class posterior given ``evidence`` ``{feature index: level index}``, and how
     much each set feature moves it.
 
     One call of ``model.predict_proba`` on ``1 + len(evidence)`` rows: all the
-    evidence, then the evidence less one feature each. Unset features are missing
-    values, summed out exactly.
+    evidence, then the evidence less one feature each (only the first row when
+    ``influence`` is false: the page asks for the posterior first, so that it shows at
+    once even where rows with different missing features are slow, as in TBMATAN).
+    Unset features are missing values, summed out exactly.
 
     Returns
     -------
@@ -113,24 +115,26 @@ def posterior(model, domains: list, evidence: dict) -> dict:
         ``proba`` (list over ``classes_``); ``top`` (index of the most probable
         class); ``influence``: ``[{"feature", "level", "delta"}]`` where ``delta`` is
         the change in the log-odds of the top class that the feature's value brings,
-        ``logit P(top | e) - logit P(top | e without it)``; ``millis``: the time spent.
+        ``logit P(top | e) - logit P(top | e without it)`` (``None`` without
+        ``influence``); ``millis``: the time spent.
     """
     start = time.perf_counter()
     names = [name for name, _, _ in domains]
     items = sorted(evidence.items())
-    rows = np.full((1 + len(items), len(names)), None, dtype=object)
+    rows = np.full((1 + len(items) if influence else 1, len(names)), None, dtype=object)
     for j, (feature, level) in enumerate(items):
         rows[:, feature] = domains[feature][2][level]
-        rows[1 + j, feature] = None
+        if influence:
+            rows[1 + j, feature] = None
     frame = pd.DataFrame(rows, columns=list(getattr(model, "feature_names_in_", names)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the page shows numbers, not notes about them
         proba = model.predict_proba(frame)
     top = int(np.argmax(proba[0]))
     logit = np.log(proba[:, top]) - np.log1p(-np.minimum(proba[:, top], 1 - 1e-16))
-    influence = [{"feature": feature, "level": level, "delta": float(logit[0] - logit[1 + j])}
-                 for j, (feature, level) in enumerate(items)]
-    return {"proba": proba[0].tolist(), "top": top, "influence": influence,
+    moves = [{"feature": feature, "level": level, "delta": float(logit[0] - logit[1 + j])}
+             for j, (feature, level) in enumerate(items)] if influence else None
+    return {"proba": proba[0].tolist(), "top": top, "influence": moves,
             "millis": (time.perf_counter() - start) * 1e3}
 
 

@@ -22,15 +22,21 @@
   }
 
   // -- the answer -------------------------------------------------------------------------
+  // The posterior first (one row: at once), then each set feature's influence (one more
+  // row per feature, which some models answer more slowly).
   async function ask() {
     const mine = ++asked, start = performance.now();
-    const response = await fetch(D.posterior, {
+    const question = influence => fetch(D.posterior, {
       method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({evidence: Object.fromEntries(evidence)}),
+      body: JSON.stringify({evidence: Object.fromEntries(evidence), influence}),
     });
+    const response = await question(false);
     if (!response.ok || mine !== asked) return;  // a newer question is on its way
-    const answer = await response.json();
-    showAnswer(answer, performance.now() - start);
+    showAnswer(await response.json(), performance.now() - start);
+    if (!evidence.size) return;
+    const moves = await question(true);
+    if (!moves.ok || mine !== asked) return;
+    showInfluence(await moves.json());
   }
 
   function showAnswer(answer, took) {
@@ -52,6 +58,17 @@
     $("answer-time").textContent = evidence.size ?
       `${evidence.size} feature(s) set · answered in ${took.toFixed(0)} ms (model ${answer.millis.toFixed(1)} ms)` :
       "No evidence: the class prior.";
+    for (const li of document.querySelectorAll("#evidence li")) {
+      const set = evidence.has(Number(li.dataset.feature)), span = li.querySelector(".influence");
+      li.classList.toggle("set", set);
+      span.textContent = set ? "…" : "";
+      span.className = "influence";
+      span.title = "";
+    }
+    $("evidence").dataset.influence = "";
+  }
+
+  function showInfluence(answer) {
     const moved = new Map(answer.influence.map(i => [i.feature, i.delta]));
     for (const li of document.querySelectorAll("#evidence li")) {
       const span = li.querySelector(".influence"), delta = moved.get(Number(li.dataset.feature));
@@ -60,8 +77,8 @@
       span.className = "influence" + (delta === undefined ? "" : delta >= 0 ? " up" : " down");
       span.title = delta === undefined ? "" :
         `moves the log-odds of ${D.classes[answer.top]} by ${delta.toFixed(3)}`;
-      li.classList.toggle("set", delta !== undefined);
     }
+    $("evidence").dataset.influence = JSON.stringify(Object.fromEntries(evidence));
   }
 
   function setLevel(feature, level) {
