@@ -13,21 +13,11 @@ sum of the cardinalities), whatever the number of rows.
 * :func:`fit_dask`: a Dask DataFrame; the encoding is learned in one Dask pass,
   every partition is counted in parallel and the counts are summed by a tree.
 
-Encoding policies (``docs/large-data.md``)
-------------------------------------------
-* Block by block, the encoding is learned on the first block. A categorical level
-  first seen in a later block is added (:func:`grow_encoder`) and the running
-  counts are padded to the new width (:func:`remap_counts`); the levels stay in the
-  order :class:`~pybnc.encode.TableEncoder` gives the whole table (sorted distinct
-  values; declared categories of a pandas ``category`` column first, categories
-  declared only by a later block appended), so the block-wise model equals the
-  in-memory one. A float column keeps the kind (discretised or categorical) and
-  the cut points it got on the first block.
-* With Dask the encoding is learned from all the data: distinct levels of every
-  categorical column exactly, cut points of float columns from Dask's approximate
-  quantiles (``discretizer="quantile"``) or its exact minimum and maximum
-  (``"uniform"``); ``"mdl"`` needs the sorted column with its classes and is
-  refused.
+Encoding (``docs/large-data.md``): block by block, the first block decides each
+column's kind and new levels are added as they come (:func:`pybnc.encode.grow_encoder`,
+the running counts padded by :func:`remap_counts`); with Dask the encoding is learned
+from all the data in one pass (:mod:`pybnc.encode.grow` says how, and what is
+refused).
 """
 
 from __future__ import annotations
@@ -38,92 +28,10 @@ import numpy as np
 import pandas as pd
 
 from .counts import Counts, count
-from .discretize import cut_points
-from .encode import (
-    TableEncoder,
-    _as_frame,
-    _float_values,
-    _interval_labels,
-    _is_float_column,
-    _lookup_levels,
-    _sortable_levels,
-)
+from .encode import finish_encoder, grow_encoder, plan_encoder
+from .encode.labels import check_labels
 
 __all__ = ["fit_blocks", "fit_dask", "grow_encoder", "remap_counts"]
-
-
-def _too_many_levels(name, n_levels: int, limit: int) -> ValueError:
-    return ValueError(
-        f"Column {name!r} has {n_levels} levels (limit max_levels={limit}). A column with about "
-        "one level per row (an identifier) carries no class information; drop it, cast it to "
-        "float so that it is discretised, or raise max_levels."
-    )
-
-
-def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """The levels ``TableEncoder.fit`` would give the rows seen so far plus ``col``."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        # Declared categories keep their declared order; new ones go after the old.
-        known = set(old.tolist())
-        extra = [c for c in col.cat.categories if c not in known]
-        return np.concatenate([old, np.asarray(extra, dtype=object)])
-    return _sortable_levels(np.concatenate([old, fresh]))
-
-
-def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
-    """Add the categorical levels of ``X`` that ``encoder`` has not seen.
-
-    Parameters
-    ----------
-    encoder : TableEncoder
-        A fitted encoder; it is not modified.
-    X : table
-        A block with the encoder's columns, in its column order.
-
-    Returns
-    -------
-    encoder : TableEncoder
-        ``encoder`` itself when nothing is new, else a grown copy.
-    moves : list of ndarray or None
-        Per column, the new code of each old code (``None`` when nothing is new);
-        pass it to :func:`remap_counts`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> enc = TableEncoder().fit(pd.DataFrame({"a": ["b", "d"]}))
-    >>> grown, moves = grow_encoder(enc, pd.DataFrame({"a": ["c", "a", None]}))
-    >>> grown.categories_[0].tolist(), moves[0].tolist()
-    (['a', 'b', 'c', 'd'], [1, 3])
-    """
-    frame = _as_frame(X)
-    categories = list(encoder.categories_)
-    changed = False
-    for j, (kind, old) in enumerate(zip(encoder.kinds_, encoder.categories_)):
-        if kind != "categorical":
-            continue  # discretised columns keep their cut points: every value has a bin
-        col = frame.iloc[:, j]
-        if _is_float_column(col):
-            _float_values(col, encoder.columns_[j])  # an infinity is an error, not a level
-        unseen = (_lookup_levels(col, old) < 0) & col.notna().to_numpy()
-        declared_more = isinstance(col.dtype, pd.CategoricalDtype) and len(col.cat.categories) > len(old)
-        if not unseen.any() and not declared_more:
-            continue
-        fresh = pd.unique(col.to_numpy(dtype=object)[unseen])
-        levels = _merged_levels(col, np.asarray(old, dtype=object), np.asarray(fresh, dtype=object))
-        if len(levels) == len(old):
-            continue
-        if len(levels) > encoder.max_levels:
-            raise _too_many_levels(encoder.columns_[j], len(levels), encoder.max_levels)
-        categories[j], changed = levels, True
-    if not changed:
-        return encoder, None
-    moves = [pd.Index(new, dtype=object).get_indexer(np.asarray(old, dtype=object)).astype(np.int64)
-             for new, old in zip(categories, encoder.categories_)]
-    grown = copy.copy(encoder)
-    grown.categories_ = categories
-    grown.cardinalities_ = np.array([len(c) for c in categories], dtype=np.int64)
-    return grown, moves
 
 
 def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
@@ -202,76 +110,12 @@ def fit_blocks(model, blocks, target=None, classes=None):
 
 
 # -- Dask ---------------------------------------------------------------------------------
-def _few_distinct(series: pd.Series, limit: int) -> pd.Series:
-    """At most ``limit`` distinct observed values of one partition: enough to tell a
-    float column with few values (categorical) from a continuous one."""
-    return series.dropna().drop_duplicates().iloc[:limit]
-
-
-def _plan_encoder(model, X_meta, ddf):
-    """Lazy Dask results describing every column, computed later in one pass."""
-    encoder = model._encoder()
-    if encoder.discretizer not in ("quantile", "uniform"):
-        raise ValueError(
-            f"fit_dask supports discretizer='quantile' or 'uniform', not {encoder.discretizer!r}: "
-            "MDL cut points need each column sorted with its classes in one place."
-        )
-    quantiles = np.arange(1, encoder.n_bins) / encoder.n_bins
-    plan = {}
-    for name in X_meta.columns:
-        col, meta = ddf[name], X_meta[name]
-        if _is_float_column(meta):
-            plan[name] = (col.map_partitions(_few_distinct, encoder.n_bins + 1, meta=meta),
-                          col.min(), col.max(), col.quantile(quantiles))
-        elif isinstance(meta.dtype, pd.CategoricalDtype) and col.cat.known:
-            plan[name] = None  # declared categories: the levels are in the metadata
-        else:
-            plan[name] = col.dropna().drop_duplicates()
-    return encoder, plan
-
-
-def _finish_encoder(encoder, X_meta, found):
-    encoder.columns_ = list(X_meta.columns)
-    encoder.kinds_, encoder.categories_, encoder.cut_points_ = [], [], []
-    for name in encoder.columns_:
-        meta = X_meta[name]
-        kind, cuts = "categorical", None
-        if _is_float_column(meta):
-            distinct, lo, hi, qs = found[name]
-            distinct = np.unique(distinct.to_numpy(dtype=np.float64))
-            if distinct.size > encoder.n_bins:
-                kind = "discretised"
-                if encoder.discretizer == "uniform":
-                    cuts = cut_points(np.array([lo, hi], dtype=np.float64), "uniform", encoder.n_bins)
-                else:
-                    # Dask's quantiles are approximate and may be observed values (they then
-                    # open the upper bin); a cut at the minimum would leave bin 0 empty.
-                    qs = np.asarray(qs, dtype=np.float64)
-                    cuts = np.unique(qs[np.isfinite(qs) & (qs > lo)])
-                levels = _interval_labels(cuts)
-            else:
-                levels = distinct.astype(object)
-        elif found[name] is None:
-            levels = np.asarray(meta.cat.categories, dtype=object)
-        else:
-            levels = _sortable_levels(found[name].to_numpy(dtype=object))
-        if kind == "categorical" and len(levels) > encoder.max_levels:
-            raise _too_many_levels(name, len(levels), encoder.max_levels)
-        encoder.kinds_.append(kind)
-        encoder.cut_points_.append(cuts)
-        encoder.categories_.append(levels)
-    encoder.cardinalities_ = np.array([len(c) for c in encoder.categories_], dtype=np.int64)
-    return encoder
-
-
 def _count_partition(frame, encoder, classes, target):
-    from .estimators.base import _check_labels  # the estimators import this module
-
-    y = _check_labels(frame[target], len(frame)) if len(frame) else frame[target].to_numpy()
+    y = check_labels(frame[target], len(frame)) if len(frame) else frame[target].to_numpy()
     y_codes = pd.Index(classes).get_indexer(y)
     if (y_codes < 0).any():
         raise ValueError(f"y holds the label {y[y_codes < 0][0]!r}, not in classes={list(classes)}.")
-    codes = encoder.transform(frame[encoder.columns_])
+    codes = encoder.transform(frame.drop(columns=[target]))
     return count(codes, y_codes, encoder.cardinalities_, len(classes))
 
 
@@ -324,10 +168,11 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     if target not in ddf.columns:
         raise ValueError(f"target={target!r} is not a column of the Dask DataFrame.")
     X_meta = ddf._meta.drop(columns=[target])
-    encoder, plan = _plan_encoder(model, X_meta, ddf)
+    encoder = model._encoder()
+    plan = plan_encoder(encoder, X_meta, ddf)
     labels = ddf[target].dropna().drop_duplicates() if classes is None else None
     found, labels = dask.compute(plan, labels, **compute_kwargs)
-    encoder = _finish_encoder(encoder, X_meta, found)
+    encoder = finish_encoder(encoder, X_meta, found)
     classes = np.unique(np.asarray(labels if classes is None else classes))
     if classes.shape[0] < 2:
         raise ValueError(f"The classes are {list(classes)}; a classifier needs at least 2 classes.")

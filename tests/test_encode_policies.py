@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 import pybnc
+from pybnc.encode import EncodingWarning, column_report, detect_id_columns
+from pybnc.evaluation import cross_validate
 from pybnc.estimators.base import BaseBNC
 
 CLASSIFIERS = [getattr(pybnc, name) for name in pybnc.__all__
@@ -36,3 +38,211 @@ def test_predict_is_argmax_of_predict_proba_on_exact_ties(Model):
     assert proba[0, 0] == proba[0, 2]
     np.testing.assert_array_equal(model.predict(query), model.classes_[np.argmax(proba, axis=1)])
     assert model.predict(query)[0] == "p"
+
+
+# -- 9.5: one warning per call for each silent surprise; refusals that say what to convert
+def _fitted():
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"] * 5, "b": [0, 1, 1, 0] * 5})
+    return pybnc.NaiveBayes().fit(X, [0, 1, 0, 1] * 5), X
+
+
+def test_extra_columns_at_predict_warn_once_naming_them():
+    model, X = _fitted()
+    with pytest.warns(EncodingWarning, match=r"not fitted on: \['extra', 'more'\]") as caught:
+        model.predict(X.assign(extra=1, more="m"))
+    assert sum(issubclass(w.category, EncodingWarning) for w in caught) == 1
+
+
+def test_integers_where_strings_were_fitted_warn_naming_the_column():
+    model, X = _fitted()
+    with pytest.warns(EncodingWarning, match=r"'a' got 1.*treated as missing.*columns 'a'"):
+        proba = model.predict_proba(X.assign(a=[1, 2, 1, 2] * 5))
+    np.testing.assert_allclose(proba, model.predict_proba(X.assign(a=None)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(X.assign(a=["x", "unseen", "x", "y"] * 5))  # an unseen category of the same type: silent
+
+
+@pytest.mark.parametrize("cell, kind", [([1, 2], "list"), ({"k": 1}, "dict")])
+def test_containers_in_a_column_name_it(cell, kind):
+    X = pd.DataFrame({"a": ["x", "y", "x"], "b": ["u", "v", "u"]})
+    X["b"] = pd.Series(["u", cell, "v"], dtype=object)
+    with pytest.raises(TypeError, match=rf"Column 'b' holds a {kind} at row 1.*string or a number"):
+        pybnc.TAN().fit(X, [0, 1, 0])
+    model = pybnc.TAN().fit(X.assign(b="u"), [0, 1, 0])
+    with pytest.raises(TypeError, match="Column 'b' holds a"):
+        model.predict(X)
+
+
+@pytest.mark.parametrize("column, match", [
+    (pd.to_datetime(["2020-01-01", "2021-05-01", "2022-01-01"]), r"Column 'd' holds dates.*\.dt\.year"),
+    (pd.to_timedelta([1, 2, 3], unit="D"), r"Column 'd' holds durations.*total_seconds"),
+    (pd.Series([b"x", b"y", b"x"], dtype=object), r"Column 'd' holds bytes.*decode"),
+    (pd.Series([pd.Timestamp("2020-01-01"), "x", "y"], dtype=object), r"Column 'd' holds dates or times"),
+])
+def test_unsavable_columns_refused_at_fit_saying_what_to_convert(column, match):
+    X = pd.DataFrame({"a": ["x", "y", "x"], "d": column})
+    with pytest.raises(TypeError, match=match):
+        pybnc.NaiveBayes().fit(X, [0, 1, 0])
+
+
+# -- 13.1: identifier columns by rule
+def _with_identifier(n=100, distinct=90, name="ref", seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    ids = np.array([f"r{i % distinct}" for i in range(n)])  # exactly `distinct` values
+    X = pd.DataFrame({name: ids, "a": np.where(rng.random(n) < 0.85, y, 1 - y).astype(str),
+                      "b": rng.choice(["u", "v"], n)})
+    return X, y
+
+
+def test_identifier_of_90_percent_distinct_is_left_out_with_a_warning():
+    X, y = _with_identifier()
+    with pytest.warns(EncodingWarning, match=r"row identifiers.*'ref'.*id_columns='keep'"):
+        model = pybnc.TAN().fit(X, y)
+    assert model.encoder_.columns_ == ["a", "b"] and model.encoder_.dropped_columns_ == ["ref"]
+    assert model.n_features_in_ == 3 and all("ref" not in arc for arc in model.arcs_)
+    np.testing.assert_array_equal(model.predict_proba(X), pybnc.TAN().fit(X[["a", "b"]], y).predict_proba(X[["a", "b"]]))
+    with pytest.raises(ValueError, match=r"Column 'ref' looks like a row identifier: 90 distinct values in 100"):
+        pybnc.TAN(id_columns="error").fit(X, y)
+    assert pybnc.TAN(id_columns="keep").fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
+    assert pybnc.TAN(categorical_features=["ref"]).fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
+
+
+def test_identifier_rule_thresholds_and_name_test():
+    assert pybnc.TAN().fit(*_with_identifier(distinct=80)).encoder_.columns_ == ["ref", "a", "b"]  # 80 %: kept
+    with pytest.warns(EncodingWarning, match="'customer_id'"):  # 60 %, but the name says identifier
+        assert pybnc.TAN().fit(*_with_identifier(distinct=60, name="customer_id")).encoder_.columns_ == ["a", "b"]
+    assert pybnc.TAN().fit(*_with_identifier(distinct=40, name="name")).encoder_.columns_ == ["name", "a", "b"]
+    # an integer running number named id: a number by the integer rule, an identifier by its name
+    X, y = _with_identifier()
+    with pytest.warns(EncodingWarning, match="'id'"):
+        assert pybnc.NaiveBayes().fit(X.assign(id=np.arange(100)), y).encoder_.columns_ == ["a", "b"]
+
+
+def test_column_report_is_what_fit_decides():
+    X, y = _with_identifier()
+    X["m"] = np.arange(100) * 7 % 201
+    X["when"] = pd.to_datetime("2020-01-01") + pd.to_timedelta(np.arange(100), unit="D")
+    report = column_report(X, y).set_index("column")
+    assert report["decision"].to_dict() == {"ref": "identifier", "a": "categorical", "b": "categorical",
+                                            "m": "discretised", "when": "refused"}
+    assert "90 distinct values in 100" in report.loc["ref", "reason"]
+    assert "taken as numbers" in report.loc["m", "reason"] and "dates" in report.loc["when", "reason"]
+    assert detect_id_columns(X.drop(columns="when")) == ["ref"]
+    assert detect_id_columns(X.drop(columns="when"), id_columns="keep") == []
+
+
+def test_cross_validation_fast_path_equals_refits_near_the_identifier_threshold():
+    # 86 distinct of 100 rows: below 90 % on the whole table, above in some training folds.
+    X, y = _with_identifier(distinct=86)
+    models = {"nb": pybnc.NaiveBayes(), "tan": pybnc.TAN()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EncodingWarning)
+        fast = cross_validate(models, X, y, cv=5, verbose=0)
+        slow = cross_validate(models, X, y, cv=5, verbose=0, fast=False)
+    cols = ["accuracy", "log_loss"]
+    np.testing.assert_allclose(fast[cols].to_numpy(), slow[cols].to_numpy(), rtol=1e-12)
+
+
+# -- 13.2: missing as a category
+def _informative_missingness(n=400, seed=1):
+    """``a`` is missing mostly in class 1 ("not applicable"); ``b`` is noise."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = pd.Series(rng.choice(["u", "v", "w"], n), dtype=object)
+    a[(y == 1) & (rng.random(n) < 0.9)] = None
+    a[(y == 0) & (rng.random(n) < 0.05)] = None
+    return pd.DataFrame({"a": a, "b": rng.choice(["p", "q"], n), "c": rng.normal(size=n)}), y
+
+
+@pytest.mark.parametrize("Model", [pybnc.NaiveBayes, pybnc.TAN, pybnc.KDB])
+def test_missing_category_wins_when_missingness_is_informative(Model):
+    X, y = _informative_missingness()
+    scores = {m: cross_validate({"m": quiet(Model, missing=m)}, X, y, cv=5, verbose=0)["accuracy"].mean()
+              for m in ("sum", "category")}
+    assert scores["category"] > 0.85 > scores["sum"] + 0.2, scores
+
+
+def test_missing_category_codes_learning_and_prediction():
+    X, y = _informative_missingness(n=60)
+    model = pybnc.NaiveBayes(missing="category").fit(X, y)
+    enc = model.encoder_
+    assert enc.categories_[0].tolist() == ["u", "v", "w", "(missing)"] and enc.missing_codes_.tolist() == [3, -1, -1]
+    codes = enc.transform(pd.DataFrame({"a": [None, "zz", "u"], "b": ["p", None, "q"], "c": [0.0, np.nan, 1.0]}))
+    assert codes[:, 0].tolist() == [3, -1, 0] and codes[1, 1] == -1 and codes[1, 2] == -1  # unseen: summed out
+    # missing is learned like a level: its table entry is the smoothed count of missing cells
+    counts = model.counts_.feature(0)
+    assert counts[:, 3].tolist() == [float(((y == c) & X["a"].isna()).sum()) for c in (0, 1)]
+    # a label that is taken gets another
+    taken = pybnc.NaiveBayes(missing="category").fit(X.assign(a=X["a"].fillna("(missing)").where(X.index > 0)), y)
+    assert taken.encoder_.categories_[0][-1] == "(missing)_"
+
+
+def test_missing_category_block_by_block_equals_whole_and_cv_fast_path_equals_refits():
+    X, y = _informative_missingness(n=120)
+    X = X[["a", "b"]]
+    order = np.argsort(X["a"].isna().to_numpy(), kind="stable")  # no missing value in the first block
+    X, y = X.iloc[order].reset_index(drop=True), y[order]
+    whole = pybnc.TAN(missing="category").fit(X, y)
+    blocks = pybnc.TAN(missing="category")
+    for rows in np.array_split(np.arange(len(y)), 4):
+        blocks.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+    assert blocks.encoder_.categories_[0].tolist() == whole.encoder_.categories_[0].tolist()
+    np.testing.assert_array_equal(blocks.predict_proba(X), whole.predict_proba(X))
+    models = {"nb": pybnc.NaiveBayes(missing="category"), "tan": pybnc.TAN(missing="category")}
+    fast = cross_validate(models, X, y, cv=5, verbose=0)
+    slow = cross_validate(models, X, y, cv=5, verbose=0, fast=False)
+    np.testing.assert_allclose(fast[["accuracy", "log_loss"]].to_numpy(), slow[["accuracy", "log_loss"]].to_numpy(),
+                               rtol=1e-12)
+
+
+# -- 13.3: integer columns with many values are numbers
+def _integer_measurement(n=600, seed=2):
+    rng = np.random.default_rng(seed)
+    m = rng.permutation(np.resize(np.arange(200), n))  # 200 distinct values
+    y = (m + rng.normal(0, 25, n) > 100).astype(int)
+    return pd.DataFrame({"m": m, "k": rng.integers(0, 3, n)}), y
+
+
+def test_integer_measurement_with_200_values_is_a_number():
+    X, y = _integer_measurement()
+    with pytest.warns(EncodingWarning, match=r"taken as numbers.*'m'.*categorical_features"):
+        model = pybnc.TAN().fit(X, y)
+    assert model.encoder_.kinds_ == ["discretised", "categorical"] and model.encoder_.cardinalities_[0] == 5
+    as_float = pybnc.TAN().fit(X.astype({"m": float}), y)
+    np.testing.assert_array_equal(model.predict_proba(X), as_float.predict_proba(X.astype({"m": float})))
+    # overrides: the list, the pandas dtype; and the reverse for a small integer column
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pybnc.TAN(categorical_features=["m"]).fit(X, y).encoder_.cardinalities_[0] == 200
+        assert pybnc.TAN().fit(X.astype({"m": "category"}), y).encoder_.kinds_[0] == "categorical"
+        small = pybnc.TAN(numeric_features=["k"], n_bins=2).fit(X.assign(m=X["m"] // 20), y)
+    assert small.encoder_.kinds_ == ["categorical", "discretised"]
+    score_num = cross_validate({"t": pybnc.TAN()}, X, y, cv=5, verbose=0)["accuracy"].mean()
+    score_cat = cross_validate({"t": pybnc.TAN(categorical_features=["m"])}, X, y, cv=5, verbose=0)["accuracy"].mean()
+    assert score_num > score_cat
+
+
+def test_feature_lists_are_validated_in_fit():
+    X, y = _integer_measurement()
+    for params, match in [({"categorical_features": ["nope"]}, "lists 'nope', which is not a column"),
+                          ({"numeric_features": "m"}, "must be a list of column names"),
+                          ({"categorical_features": ["m"], "numeric_features": ["m"]}, "both in"),
+                          ({"missing": "drop"}, "missing='drop' is not one of"),
+                          ({"id_columns": "yes"}, "id_columns='yes' is not one of")]:
+        with pytest.raises(ValueError, match=match):
+            pybnc.NaiveBayes(**params).fit(X, y)
+    with pytest.raises(ValueError, match=r"Column 'k' is numeric in this model but holds the value 'x'"):
+        pybnc.NaiveBayes(numeric_features=["k"]).fit(X.assign(k=["x"] + [1] * (len(y) - 1)), y)
+
+
+def test_models_with_left_out_columns_and_missing_levels_save_and_load(tmp_path):
+    X, y = _with_identifier()
+    X.loc[::3, "a"] = None
+    with pytest.warns(EncodingWarning):
+        model = pybnc.TAN(missing="category").fit(X, y)
+    pybnc.save(model, tmp_path / "m.pybnc")
+    loaded = pybnc.load(tmp_path / "m.pybnc")
+    assert loaded.encoder_.dropped_columns_ == ["ref"] and loaded.encoder_.missing_codes_.tolist() == [2, -1]
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))

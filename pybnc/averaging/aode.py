@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts import Counts
+from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
 from ..inference import joint_log_likelihood
@@ -141,6 +142,7 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
     return jll, usable.any(axis=1)
 
 
+@with_encoding_params
 class AODE(BaseBNC):
     """Averaged one-dependence estimators (Webb, Boughton & Wang 2005).
 
@@ -167,6 +169,7 @@ class AODE(BaseBNC):
         Bins for continuous (float) columns.
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
         How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
+    [encoding parameters]
 
     Attributes
     ----------
@@ -195,12 +198,17 @@ class AODE(BaseBNC):
 
     _learns_from_counts = True  # every table comes from the pairwise counts
 
-    def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.min_count = min_count
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
     def _fit_encoded(self, codes, y, counts):
         if self.params not in ("bayes", "mle"):

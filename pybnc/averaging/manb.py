@@ -40,6 +40,7 @@ import numpy as np
 from scipy.special import gammaln, log_expit
 
 from ..counts import Counts
+from ..encode import ENCODING_PARAMS_DOC
 from ..estimators.augmented import _FITTED_DOC, NaiveBayes
 from ..parameters import class_log_prior, conditional_log_table
 
@@ -147,7 +148,7 @@ class MANB(NaiveBayes):
         Bins for continuous (float) columns.
     discretizer : {{"quantile", "uniform", "mdl"}}, default="quantile"
         How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
-{_FITTED_DOC}    arc_posterior_ : ndarray of shape (n_features,)
+{ENCODING_PARAMS_DOC}{_FITTED_DOC}    arc_posterior_ : ndarray of shape (n_features,)
         ``P(arc class -> x_i | D)`` for every feature.
 
     Examples
@@ -160,11 +161,16 @@ class MANB(NaiveBayes):
     [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     """
 
-    def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="quantile"):
+    def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.arc_prior = arc_prior
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
     def _check_hyperparameters(self) -> tuple[float, float]:
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..encode import with_encoding_params
 from .tbmatan import TBMATAN
 
 _LN10 = np.log(10.0)
@@ -52,6 +53,7 @@ def stubborn_log_weights(log_w: np.ndarray, decades: float = 5.0) -> np.ndarray:
     return out
 
 
+@with_encoding_params
 class SSTBMATAN(TBMATAN):
     """Structure-stubborn TBMATAN (Cerquides & López de Màntaras 2003, eqs. 25-29).
 
@@ -69,6 +71,7 @@ class SSTBMATAN(TBMATAN):
         See :class:`TBMATAN`.
     n_bins : int, default=5
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+    [encoding parameters]
 
     Attributes
     ----------
@@ -84,12 +87,17 @@ class SSTBMATAN(TBMATAN):
     (0.0, -inf)
     """
 
-    def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile"):
+    def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.decades = decades
         self.ess = ess
         self.max_missing_combinations = max_missing_combinations
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
     def _validate_params(self):
         super()._validate_params()

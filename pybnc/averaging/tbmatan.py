@@ -44,6 +44,7 @@ from scipy.special import gammaln
 
 from .._logsumexp import logsumexp
 from ..counts import Counts
+from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
@@ -137,6 +138,7 @@ def log_bayes_factors(counts: Counts, ess: float):
     return log_w, log_h
 
 
+@with_encoding_params
 class TBMATAN(BaseBNC):
     """Exact Bayesian model averaging over all TANs (Cerquides & López de Màntaras 2003).
 
@@ -177,6 +179,7 @@ class TBMATAN(BaseBNC):
         Bins for continuous (float) columns.
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
         How continuous columns are cut (the paper: equal frequency, 5 bins).
+    [encoding parameters]
 
     Attributes
     ----------
@@ -205,11 +208,16 @@ class TBMATAN(BaseBNC):
 
     _learns_from_counts = True  # every table comes from the pairwise counts
 
-    def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile"):
+    def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.ess = ess
         self.max_missing_combinations = max_missing_combinations
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
     # -- learning -----------------------------------------------------------------
     def _validate_params(self):

@@ -69,18 +69,41 @@ def _count(model, name: str, minimum: int) -> int:
     return int(value)
 
 
+def _check_layout(encoder, n_inputs: int):
+    """Input positions and missing codes of the used columns (older encoders lack them)."""
+    columns = getattr(encoder, "columns_", None)
+    if not isinstance(columns, list) or not 1 <= len(columns) <= n_inputs:
+        raise InconsistentState("encoder_.columns_", f"not a list of 1 to n_features_in_={n_inputs} names")
+    n_used = len(columns)
+    if n_used + len(getattr(encoder, "dropped_columns_", None) or ()) != n_inputs:
+        raise InconsistentState("encoder_.columns_", f"not a list of n_features_in_={n_inputs} entries "
+                                "(with the columns left out)")
+    if getattr(encoder, "n_input_columns_", n_inputs) != n_inputs:
+        raise InconsistentState("encoder_.n_input_columns_", f"differs from n_features_in_={n_inputs}")
+    positions = fitted_array(None, "encoder_.positions_", (n_used,), "iu",
+                             value=getattr(encoder, "positions_", np.arange(n_used)))
+    if n_used != n_inputs and not hasattr(encoder, "positions_") or \
+            (positions.size and (positions[0] < 0 or positions[-1] >= n_inputs)) or np.any(np.diff(positions) <= 0):
+        raise InconsistentState("encoder_.positions_", f"not increasing positions among {n_inputs} columns")
+    missing = fitted_array(None, "encoder_.missing_codes_", (n_used,), "iu",
+                           value=getattr(encoder, "missing_codes_", np.full(n_used, -1)))
+    return positions, missing
+
+
 def check_encoder(model, n_features: int) -> np.ndarray:
     """The encoder's cardinalities, once its levels and cut points are consistent."""
     encoder = getattr(model, "encoder_", None)
     if not isinstance(encoder, TableEncoder):
         raise InconsistentState("encoder_", f"a {type(encoder).__name__}, not a TableEncoder")
+    positions, missing_codes = _check_layout(encoder, n_features)
+    n_used = positions.size
     lists = {}
     for name in ("columns_", "kinds_", "categories_", "cut_points_"):
         value = getattr(encoder, name, None)
-        if not isinstance(value, list) or len(value) != n_features:
-            raise InconsistentState(f"encoder_.{name}", f"not a list of n_features_in_={n_features} entries")
+        if not isinstance(value, list) or len(value) != n_used:
+            raise InconsistentState(f"encoder_.{name}", f"not a list of {n_used} entries (the used columns)")
         lists[name] = value
-    cards = fitted_array(None, "encoder_.cardinalities_", (n_features,), "iu",
+    cards = fitted_array(None, "encoder_.cardinalities_", (n_used,), "iu",
                          value=getattr(encoder, "cardinalities_", None))
     for j, (kind, levels, cuts) in enumerate(zip(lists["kinds_"], lists["categories_"], lists["cut_points_"])):
         where = f"encoder_.categories_[{j}]"
@@ -89,8 +112,11 @@ def check_encoder(model, n_features: int) -> np.ndarray:
         if cards[j] != levels.size:
             raise InconsistentState(f"encoder_.cardinalities_[{j}]",
                                     f"{cards[j]}, but the column has {levels.size} levels")
+        if not (missing_codes[j] == -1 or missing_codes[j] == levels.size - 1):
+            raise InconsistentState(f"encoder_.missing_codes_[{j}]", "neither -1 nor the last level")
         if kind == "discretised":
-            cuts = fitted_array(None, f"encoder_.cut_points_[{j}]", (levels.size - 1,), "f", value=cuts)
+            n_bins = levels.size - (missing_codes[j] >= 0)
+            cuts = fitted_array(None, f"encoder_.cut_points_[{j}]", (n_bins - 1,), "f", value=cuts)
             if np.any(np.diff(cuts) <= 0):
                 raise InconsistentState(f"encoder_.cut_points_[{j}]", "not strictly increasing")
         elif kind == "categorical":
@@ -108,7 +134,7 @@ def check_encoder(model, n_features: int) -> np.ndarray:
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         fitted_array(model, "feature_names_in_", (n_features,), "OU")
-        if [str(c) for c in lists["columns_"]] != [str(c) for c in names]:
+        if [str(c) for c in lists["columns_"]] != [str(names[p]) for p in positions]:
             raise InconsistentState("feature_names_in_", "differs from encoder_.columns_")
     return cards
 
@@ -192,7 +218,7 @@ def check_fitted_state(model) -> None:
     if hasattr(model, "log_cpts_"):
         check_network(model, cards, n_classes)
     if hasattr(model, "feature_weights_"):
-        fitted_array(model, "feature_weights_", (n_features,))
+        fitted_array(model, "feature_weights_", (cards.size,))
     params = model.get_params(deep=False)
     for name, value in vars(model).items():
         if name not in params:
@@ -212,8 +238,9 @@ def _probe_rows(model):
             else:
                 row.append(levels[pick] if levels.size else None)
         rows.append(row)
-    table = np.empty((2, len(encoder.kinds_)), dtype=object)
-    table[:] = rows
+    positions = getattr(encoder, "positions_", np.arange(len(encoder.kinds_)))
+    table = np.full((2, getattr(encoder, "n_input_columns_", len(encoder.kinds_))), None, dtype=object)
+    table[:, positions] = rows
     if hasattr(model, "feature_names_in_"):
         return pd.DataFrame(table, columns=list(model.feature_names_in_))
     return table

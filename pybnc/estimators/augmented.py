@@ -7,6 +7,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..counts import Counts
+from ..encode import ENCODING_PARAMS_DOC
 from ..parameters import learn_parameters, n_free_parameters
 from ..scores import penalised
 from ..structure import Structure, chow_liu
@@ -27,7 +28,7 @@ _PARAMS_DOC = """
         Bins for continuous (float) columns.
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
         How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
-"""
+""" + ENCODING_PARAMS_DOC
 
 _WEIGHTING_DOC = """
     weighting : {None, "awnb", "wanbia"}, default=None
@@ -187,11 +188,16 @@ class NaiveBayes(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
         self.weighting = weighting
         self.awnb_tree = awnb_tree
         self.random_state = random_state
@@ -223,12 +229,17 @@ class TAN(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.criterion = criterion
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
         self.weighting = weighting
         self.awnb_tree = awnb_tree
         self.random_state = random_state
@@ -261,11 +272,16 @@ class FAN(AugmentedNaiveBayes):
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.params = params
         self.alpha = alpha
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
         self.weighting = weighting
         self.awnb_tree = awnb_tree
         self.random_state = random_state

@@ -131,10 +131,16 @@ class _Encoded:
     def restriction(self, counts, n_train):
         """Levels of each column and classes that a refit on these rows would know,
         or ``None`` where the fold's encoder would reject the column (refit instead)."""
-        present = [np.ones(r, dtype=bool) if keep else counts.feature(i).sum(axis=0) > 0
-                   for i, (r, keep) in enumerate(zip(self.cards, self.keeps_all_levels))]
+        seen = [counts.feature(i).sum(axis=0) for i in range(self.cards.size)]
+        present = [np.ones(r, dtype=bool) if keep else n > 0
+                   for r, keep, n in zip(self.cards, self.keeps_all_levels, seen)]
+        for j, m in enumerate(self.encoder.missing_codes_):
+            if m >= 0:  # the missing level exists in a fold's encoder only if the fold has missing values
+                present[j][m] = seen[j][m] > 0
         if any(p.sum() > max(n_train, 1) or p.sum() > self.encoder.max_levels for p in present):
             return None
+        if any(self.encoder.drops_in_part(j, n) for j, n in enumerate(seen)):
+            return None  # a column the fold's encoder would take for an identifier
         return present, counts.class_counts > 0
 
 
@@ -201,7 +207,7 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
         key = (type(encoder), repr(sorted(vars(encoder).items())))
         if key not in by_key:
             encoder.fit(X, y_codes)
-            ok = all(kind == "categorical" for kind in encoder.kinds_)
+            ok = all(kind == "categorical" for kind in encoder.kinds_) and not encoder.dropped_columns_
             by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype) if ok else None
         if by_key[key] is not None:
             out[name] = by_key[key]

@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._progress import progress
+from ..encode import ENCODING_PARAMS_DOC
 from ._engine import CVScorer
 
 _WRAPPER_DOC = """
@@ -52,7 +53,7 @@ _WRAPPER_DOC = """
         Bins for continuous (float) columns.
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
         How continuous columns are cut.
-"""
+""" + ENCODING_PARAMS_DOC
 
 _TRACE_DOC = """
     search_trace_ : list of dict
@@ -73,7 +74,8 @@ class WrapperParams:
     """The constructor shared by the wrappers whose arguments are exactly bnclassify's."""
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
-                 n_bins=5, discretizer="quantile"):
+                 n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.k = k
         self.epsilon = epsilon
         self.params = params
@@ -82,6 +84,10 @@ class WrapperParams:
         self.verbose = verbose
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
 
 def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k"):

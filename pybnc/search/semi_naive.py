@@ -75,7 +75,8 @@ class _SemiNaiveParams:
     """The constructor of FSSJ and BSEJ: bnclassify's arguments and ``join_smoothing``."""
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
-                 random_state=None, verbose=1, n_bins=5, discretizer="quantile"):
+                 random_state=None, verbose=1, n_bins=5, discretizer="quantile",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.k = k
         self.epsilon = epsilon
         self.params = params
@@ -85,6 +86,10 @@ class _SemiNaiveParams:
         self.verbose = verbose
         self.n_bins = n_bins
         self.discretizer = discretizer
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
 
 
 class _SemiNaiveSearch(BaseBNC):

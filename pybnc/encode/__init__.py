@@ -1,0 +1,172 @@
+"""Encode a raw table into small integer codes: the first stage of every learner.
+
+Every column becomes ``int32`` codes ``0 .. r_i - 1`` with ``-1`` for a missing
+value (the convention of pandas categorical codes). The labels of each code are
+kept so that learned tables can be shown with the user's own category names.
+
+Column kinds
+------------
+* bool, category, string/object columns and integer columns with at most
+  :data:`INTEGER_AS_NUMBER_ABOVE` (20) distinct values are categorical: their
+  levels are the declared categories (pandas ``category``) or the sorted distinct
+  non-missing values seen at fit time.
+* float columns, and integer columns with more distinct values (an
+  :class:`EncodingWarning` says so), are numbers: with more than ``n_bins``
+  distinct values they are discretised with the cut points of
+  :func:`pybnc.discretize.cut_points` learned at fit time, else categorical.
+* ``categorical_features=[...]`` and ``numeric_features=[...]`` override both rules.
+* A categorical column that looks like a row identifier (distinct values in at
+  least 90 % of its observed rows, or 50 % when its name says ``id`` or ``name``;
+  at least 10 values) is left out with an :class:`EncodingWarning`
+  (``id_columns="drop"``, the default), refused (``"error"``) or kept (``"keep"``).
+  The default leaves it out because the decision depends on the rows: a column on
+  the threshold can be an identifier in one cross-validation fold and not in
+  another, and an error in one fold would fail a whole grid search, while leaving
+  the column out is what the user almost always wants and the warning names it.
+* Dates, durations, bytes and containers (lists, dicts) are refused at fit with a
+  message that says what to convert them to.
+
+Policies
+--------
+* ``missing="sum"`` (default): missing values (NaN, None, ``pd.NA``) become code
+  ``-1``; learners count them by available-case analysis and prediction sums them
+  out exactly, the papers' treatment, right when values are missing at random.
+  ``missing="category"``: missing is a level of its own (``"(missing)"``, last) in
+  every column with missing values at fit, right when the absence itself says
+  something (``?`` for "not applicable", a test not ordered).
+* A category never seen at fit time is treated as missing at predict time
+  (documented policy; it never raises). Values of another type than the fitted
+  levels (integers where strings were fitted) are treated so too, with an
+  :class:`EncodingWarning` naming the column.
+* Infinite values raise a ``ValueError`` naming the column: they are neither a
+  category nor a point on the real line that a bin can hold.
+
+Speed: string and object columns are factorised by pandas (pyarrow for Arrow
+strings), integer arrays by a lookup table; see :mod:`pybnc.encode._levels`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ._columns import (
+    ID_MIN_DISTINCT,
+    ID_SHARE,
+    ID_SHARE_BY_NAME,
+    INTEGER_AS_NUMBER_ABOVE,
+    EncodingWarning,
+    identifier_reason,
+)
+from ._levels import MISSING, sort_levels
+from .grow import finish_encoder, grow_encoder, plan_encoder
+from .table import MISSING_LABEL, TableEncoder, as_frame, float_values, interval_labels
+
+# Model files name the encoder's class by module: keep the public one.
+TableEncoder.__module__ = __name__
+
+ENCODING_PARAMS_DOC = """\
+    id_columns : {"drop", "error", "keep"}, default="drop"
+        A column that looks like a row identifier (distinct values in >= 90 % of its
+        observed rows, >= 50 % if its name says id/name) is left out with a warning,
+        refused, or kept. See :mod:`pybnc.encode`.
+    missing : {"sum", "category"}, default="sum"
+        ``"sum"``: missing values are summed out (available-case learning, exact
+        marginalisation); ``"category"``: missing is a level of its own, for data
+        where the absence itself is informative.
+    categorical_features, numeric_features : list of column names, default=None
+        Override the column rules: integers with more than 20 distinct values are
+        numbers (discretised), other integers, strings and booleans categories.
+"""
+
+def with_encoding_params(cls):
+    """Class decorator: put :data:`ENCODING_PARAMS_DOC` in place of the docstring line
+    ``[encoding parameters]`` (the parameters every classifier shares)."""
+    cls.__doc__ = cls.__doc__.replace("    [encoding parameters]\n", ENCODING_PARAMS_DOC)
+    return cls
+
+
+__all__ = ["TableEncoder", "EncodingWarning", "MISSING", "MISSING_LABEL", "column_report",
+           "detect_id_columns", "grow_encoder", "plan_encoder", "finish_encoder", "INTEGER_AS_NUMBER_ABOVE",
+           "ID_SHARE", "ID_SHARE_BY_NAME", "ID_MIN_DISTINCT"]
+
+# Older names other modules import.
+_as_frame, _float_values, _interval_labels, _sortable_levels = as_frame, float_values, interval_labels, sort_levels
+
+
+def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
+    """What the encoder makes of each column of ``X``, one row per column.
+
+    Parameters
+    ----------
+    X : table
+    y : array-like, optional
+        Class labels (only the supervised ``discretizer="mdl"`` uses them).
+    **encoder_params
+        :class:`TableEncoder` parameters (``n_bins``, ``discretizer``,
+        ``categorical_features``, ...), as given to a classifier.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``column, dtype, n_missing, n_distinct, decision, levels, reason``:
+        ``decision`` is ``"categorical"``, ``"discretised"``, ``"identifier"`` (left
+        out, or refused with ``id_columns="error"``) or ``"refused"`` (``reason``
+        holds the message); ``levels`` is the number of codes the model gets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"id": range(40), "colour": ["red", "blue"] * 20})
+    >>> column_report(X)[["column", "decision", "levels"]].values.tolist()
+    [['id', 'identifier', 0], ['colour', 'categorical', 2]]
+    """
+    frame = as_frame(X)
+    y_codes = None if y is None else pd.factorize(np.asarray(y))[0]
+    keep_ids = encoder_params.get("id_columns", "drop") == "keep"
+    encoder = TableEncoder(**{**encoder_params, "id_columns": "keep" if keep_ids else "drop"})
+    categorical, numeric = encoder._validate(frame)
+    rows = []
+    for pos, name in enumerate(frame.columns):
+        col = frame.iloc[:, pos]
+        row = {"column": name, "dtype": str(col.dtype), "n_missing": int(col.isna().sum())}
+        try:
+            row["n_distinct"] = int(col.nunique())
+        except TypeError:  # lists or dicts: the encoder says so below
+            row["n_distinct"] = -1
+        single = TableEncoder(**{**encoder.__dict__,
+                                 "categorical_features": [name] if name in categorical else None,
+                                 "numeric_features": [name] if name in numeric else None})
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", EncodingWarning)
+                single._learn(frame.iloc[:, [pos]], y_codes)
+        except (TypeError, ValueError) as error:
+            rows.append({**row, "decision": "refused", "levels": 0, "reason": str(error)})
+            continue
+        reason = " ".join(str(w.message) for w in caught)
+        if single.dropped_columns_:
+            why = identifier_reason(name, row["n_distinct"], len(frame) - row["n_missing"],
+                                    by_name_only=pd.api.types.is_integer_dtype(col.dtype))
+            rows.append({**row, "decision": "identifier", "levels": 0,
+                         "reason": f"looks like a row identifier: {why}"})
+            continue
+        rows.append({**row, "decision": single.kinds_[0], "levels": int(len(single.categories_[0])),
+                     "reason": reason})
+    return pd.DataFrame(rows, columns=["column", "dtype", "n_missing", "n_distinct", "decision", "levels",
+                                       "reason"])
+
+
+def detect_id_columns(X, **encoder_params) -> list:
+    """Names of the columns of ``X`` that the encoder would take for row identifiers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> detect_id_columns(pd.DataFrame({"name": [f"n{i}" for i in range(30)], "a": [0, 1] * 15}))
+    ['name']
+    """
+    report = column_report(X, **encoder_params)
+    return report.loc[report["decision"] == "identifier", "column"].tolist()

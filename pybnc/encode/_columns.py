@@ -1,0 +1,150 @@
+"""What each column is: the documented rules the encoder applies before coding.
+
+* **Unsupported values** are refused at fit, naming the column and the fix: dates
+  and durations (a model file stores labels as text, numbers or booleans only),
+  bytes, and containers such as lists or dicts (they are not hashable labels).
+* **Integer columns with many values are numbers.** An integer column (numpy or
+  pandas nullable) with more than :data:`INTEGER_AS_NUMBER_ABOVE` distinct values
+  is a measurement or an amount, not a code: it is discretised like a float
+  column. Fewer values stay categories (codes, counts, small ordinals).
+* **Identifier-like columns.** A categorical column whose distinct values make up
+  at least :data:`ID_SHARE` of its observed rows (at least :data:`ID_MIN_DISTINCT`
+  values), or at least :data:`ID_SHARE_BY_NAME` when its name says identifier
+  (a word ``id``, ``identifier``, ``uuid``, ``guid`` or ``name``), names rows rather
+  than describing them: nearly every level is seen once, so it cannot generalise,
+  yet it enters every table and can swamp the model. An integer column with many
+  values (a number, see above) is an identifier only when its name says so.
+
+``categorical_features`` and ``numeric_features`` override the integer rule and
+exempt a column from the identifier rule; pandas ``category`` columns are always
+categorical.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+#: Integer columns with more distinct values than this are treated as numbers.
+INTEGER_AS_NUMBER_ABOVE = 20
+#: Share of distinct values among observed rows from which a column is an identifier.
+ID_SHARE = 0.9
+#: The same share for a column whose name says identifier.
+ID_SHARE_BY_NAME = 0.5
+#: Columns with fewer distinct values are never called identifiers (tiny tables).
+ID_MIN_DISTINCT = 10
+_ID_WORDS = {"id", "ids", "identifier", "uuid", "guid", "name"}
+
+
+class EncodingWarning(UserWarning):
+    """The encoder decided something about a column that changes the model: a column
+    left out, an integer column taken as a number, values that became missing."""
+
+
+def warn_columns(message: str, names, stacklevel: int = 4) -> None:
+    """One warning for the whole call, naming every column concerned (``{columns}`` in
+    ``message``)."""
+    names = list(names)
+    if names:
+        shown = ", ".join(repr(n) for n in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        warnings.warn(message.replace("{columns}", shown), EncodingWarning, stacklevel=stacklevel)
+
+
+def name_says_identifier(name) -> bool:
+    """True when a word of the column name is ``id``, ``name``, ... (``customerID``,
+    ``animal_name``; not ``paid`` or ``valid``)."""
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", str(name))
+    return any(w.lower() in _ID_WORDS for w in words)
+
+
+def identifier_reason(name, n_distinct: int, n_observed: int, by_name_only: bool = False) -> str | None:
+    """Why a column looks like a row identifier, or None if it does not. Integer
+    columns taken as numbers are tested ``by_name_only``: a measurement too has nearly
+    one value per row."""
+    if n_distinct < ID_MIN_DISTINCT or n_observed == 0:
+        return None
+    share = n_distinct / n_observed
+    if share >= ID_SHARE and not by_name_only:
+        return f"{n_distinct} distinct values in {n_observed} observed rows ({share:.0%} >= {ID_SHARE:.0%})"
+    if share >= ID_SHARE_BY_NAME and name_says_identifier(name):
+        return (f"its name says identifier and it has {n_distinct} distinct values in {n_observed} "
+                f"observed rows ({share:.0%} >= {ID_SHARE_BY_NAME:.0%})")
+    return None
+
+
+def is_integer_column(col: pd.Series) -> bool:
+    return pd.api.types.is_integer_dtype(col.dtype) and not isinstance(col.dtype, pd.CategoricalDtype)
+
+
+def is_float_column(col: pd.Series) -> bool:
+    return pd.api.types.is_float_dtype(col.dtype)
+
+
+def refuse_unsupported_dtype(col: pd.Series, name) -> None:
+    """Dates, durations and periods cannot be labels of a saved model: say what to convert."""
+    dtype = col.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        raise TypeError(
+            f"Column {name!r} holds dates ({dtype}); pybnc needs categories or numbers. Convert it, "
+            f"for example X[{name!r}].dt.year, X[{name!r}].dt.dayofweek (categories), or "
+            f"X[{name!r}].astype('int64') / 1e9 (seconds, a number that is discretised)."
+        )
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        raise TypeError(
+            f"Column {name!r} holds durations ({dtype}); convert it to a number, for example "
+            f"X[{name!r}].dt.total_seconds()."
+        )
+    if isinstance(dtype, pd.IntervalDtype) or pd.api.types.is_complex_dtype(dtype):
+        raise TypeError(f"Column {name!r} has dtype {dtype}, which pybnc cannot encode; convert it to "
+                        f"strings with X[{name!r}].astype(str) or to numbers.")
+
+
+def unhashable_error(col: pd.Series, name) -> TypeError:
+    """The error for a column holding lists, dicts or sets, naming the first such row."""
+    values = col.to_numpy(dtype=object)
+    row = next(i for i, v in enumerate(values) if isinstance(v, (list, dict, set, np.ndarray)) or not _hashable(v))
+    return TypeError(
+        f"Column {name!r} holds a {type(values[row]).__name__} at row {row} ({str(values[row])[:40]}): "
+        "a cell must be a string or a number, not a container. Split it into columns, or convert "
+        f"it to text with X[{name!r}].astype(str)."
+    )
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+_LABEL_TYPES = (str, bool, int, float, np.str_, np.bool_, np.integer, np.floating)
+
+
+def refuse_unsupported_levels(levels: np.ndarray, name) -> None:
+    """Levels a model file cannot store as text, numbers or booleans (checked on the
+    few distinct values, not on every row)."""
+    for level in levels:
+        if isinstance(level, _LABEL_TYPES):
+            continue
+        if isinstance(level, (bytes, bytearray)):
+            raise TypeError(f"Column {name!r} holds bytes ({level[:20]!r}); decode it to text first, "
+                            f"for example X[{name!r}].str.decode('utf-8').")
+        if isinstance(level, (pd.Timestamp, pd.Timedelta, np.datetime64, np.timedelta64)) or \
+                type(level).__module__ == "datetime":
+            raise TypeError(f"Column {name!r} holds dates or times ({level!r}); convert them to numbers "
+                            f"or categories, for example pd.to_datetime(X[{name!r}]).dt.year.")
+        raise TypeError(f"Column {name!r} holds a {type(level).__name__} value ({str(level)[:40]}); a cell "
+                        f"must be a string, a number or a boolean. Convert it with X[{name!r}].astype(str).")
+
+
+def label_family(value) -> str:
+    """``"text"``, ``"number"`` or ``"other"``: values of different families never match."""
+    if isinstance(value, (str, np.str_)):
+        return "text"
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return "number"
+    return "other"

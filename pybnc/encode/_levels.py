@@ -1,0 +1,123 @@
+"""Column values to level codes at hash speed.
+
+Strings (object, pandas ``str``, pyarrow strings), nullable integers and mixed
+columns are factorised by :func:`pandas.factorize` (one hash pass in C, pyarrow's
+``dictionary_encode`` for Arrow-backed columns); only the few distinct values are
+then sorted and matched against the fitted levels. Plain numpy integer and
+boolean columns skip hashing: a lookup table over their value range (or a sort
+when the range is much wider than the column) gives the codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._columns import label_family, unhashable_error
+
+MISSING = -1
+
+
+def sort_levels(uniques) -> np.ndarray:
+    """Distinct values as an object array, sorted when they are mutually comparable
+    (else by their text), the order every encoder and block-wise fit shares."""
+    uniques = np.asarray(uniques, dtype=object)
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError:
+        order = np.argsort(np.array([str(u) for u in uniques], dtype=object), kind="stable")
+    return uniques[order]
+
+
+def _plain_integers(col: pd.Series) -> np.ndarray | None:
+    """The values of a numpy integer or boolean column (no missing values), else None."""
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+        values = col.to_numpy()
+        return values.view(np.uint8) if dtype.kind == "b" else values
+    return None
+
+
+def _dense_range(values: np.ndarray) -> tuple[int, int] | None:
+    """``(low, high)`` when a lookup table over the range is cheaper than sorting."""
+    if values.size == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    return (low, high) if high - low <= 4 * values.size + 1024 else None
+
+
+def factorize_column(col: pd.Series, name) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, levels)`` of a non-categorical column: int32 codes into the sorted
+    distinct observed values (an object array), ``-1`` where the value is missing."""
+    values = _plain_integers(col)
+    if values is not None:
+        span = _dense_range(values)
+        if span is None:
+            levels, codes = np.unique(values, return_inverse=True)
+        else:
+            present = np.bincount(values - span[0], minlength=span[1] - span[0] + 1) > 0
+            rank = np.cumsum(present, dtype=np.int32) - 1
+            codes, levels = rank[values - span[0]], np.flatnonzero(present) + span[0]
+        levels = levels.astype(col.dtype)
+        return codes.astype(np.int32, copy=False).ravel(), levels.astype(object)
+    try:
+        codes, uniques = pd.factorize(col, sort=False)
+    except TypeError:
+        raise unhashable_error(col, name) from None
+    uniques = np.asarray(uniques, dtype=object)
+    levels = sort_levels(uniques)
+    rank = np.empty(len(uniques) + 1, dtype=np.int32)
+    rank[:-1] = pd.Index(levels, dtype=object).get_indexer(uniques)
+    rank[-1] = MISSING
+    return rank[codes], levels
+
+
+def lookup_column(col: pd.Series, levels: np.ndarray, name) -> tuple[np.ndarray, object]:
+    """Codes of a column's values among fitted ``levels`` (``-1`` for a missing or unseen
+    value), and an example of an unseen value of another kind than the levels (an
+    integer where strings were fitted), or None."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        # Map the few categories, then take by the column's codes (-1 is missing there too).
+        categories = col.cat.categories.to_numpy(dtype=object)
+        if categories.size == levels.size and all(a == b and type(a) is type(b) for a, b in zip(categories, levels)):
+            return col.cat.codes.to_numpy().astype(np.int32), None  # the levels are the categories
+        uniques, codes = categories, col.cat.codes.to_numpy()
+    else:
+        values = _plain_integers(col)
+        if values is not None and levels.size and all(isinstance(v, (int, np.integer)) for v in levels):
+            codes = _integer_lookup(values, np.asarray(levels, dtype=np.int64))
+            if codes is not None:
+                return codes, None
+        try:
+            codes, uniques = pd.factorize(col, sort=False)
+        except TypeError:
+            raise unhashable_error(col, name) from None
+        uniques = np.asarray(uniques, dtype=object)
+    mapping = np.append(pd.Index(levels, dtype=object).get_indexer(uniques), MISSING).astype(np.int32)
+    return mapping[codes], _foreign_example(uniques[mapping[:-1] < 0], levels)
+
+
+def _integer_lookup(values: np.ndarray, levels: np.ndarray) -> np.ndarray | None:
+    """Codes of integer ``values`` among sorted integer ``levels`` by a lookup table over
+    the levels' range (or a binary search when the range is wide); None if unsorted."""
+    if np.any(np.diff(levels) <= 0):
+        return None
+    low, high = int(levels[0]), int(levels[-1])
+    if high - low > 4 * levels.size + 1024:
+        pos = np.minimum(np.searchsorted(levels, values), levels.size - 1)
+        return np.where(levels[pos] == values, pos, MISSING).astype(np.int32)
+    table = np.full(high - low + 2, MISSING, dtype=np.int32)  # the last slot: out of range
+    table[levels - low] = np.arange(levels.size, dtype=np.int32)
+    if values.dtype.kind == "u" and low == 0:
+        offset = values
+    else:
+        offset = values.astype(np.int64) - low
+        offset[offset < 0] = high - low + 1
+    return table[np.minimum(offset, high - low + 1)]
+
+
+def _foreign_example(unseen: np.ndarray, levels: np.ndarray):
+    if unseen.size == 0 or levels.size == 0:
+        return None
+    fitted = {label_family(v) for v in levels[:50]}
+    return next((v for v in unseen if label_family(v) not in fitted), None)

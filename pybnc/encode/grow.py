@@ -1,0 +1,198 @@
+"""Encodings learned from data seen in parts: grown block by block, or planned and
+finished over a Dask DataFrame in one pass (``docs/large-data.md``).
+
+* Block by block (:func:`grow_encoder`), the first block decides each column's kind
+  (categorical, discretised or left out as an identifier) and the cut points. A
+  categorical level first seen in a later block is added, in the order
+  :class:`TableEncoder` gives the whole table (sorted distinct values; declared
+  categories of a pandas ``category`` column first, categories declared only by a
+  later block appended), and with ``missing="category"`` a missing level is added
+  (last) to a column whose first missing value comes in a later block; so the
+  block-wise model equals the in-memory one whenever the first block fixes the
+  kinds.
+* With Dask (:func:`plan_encoder`, :func:`finish_encoder`), every column's facts
+  come from all the data in one pass: the distinct levels of categorical columns
+  exactly, the distinct values of numeric columns up to the integer rule's limit,
+  Dask's approximate quantiles (``discretizer="quantile"``) or the exact minimum
+  and maximum (``"uniform"``); ``"mdl"`` needs each column sorted with its classes
+  and is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from ..discretize import cut_points
+from ._columns import INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, refuse_unsupported_levels
+from ._levels import MISSING, lookup_column, sort_levels
+from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
+
+
+def too_many_levels(name, n_levels: int, limit: int) -> ValueError:
+    return ValueError(
+        f"Column {name!r} has {n_levels} levels (limit max_levels={limit}). A column with about "
+        "one level per row (an identifier) carries no class information; drop it, cast it to "
+        "float so that it is discretised, or raise max_levels."
+    )
+
+
+def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """The levels ``TableEncoder.fit`` would give the rows seen so far plus ``col``."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        # Declared categories keep their declared order; new ones go after the old.
+        known = set(old.tolist())
+        extra = [c for c in col.cat.categories if c not in known]
+        return np.concatenate([old, np.asarray(extra, dtype=object)])
+    return sort_levels(np.concatenate([old, fresh]))
+
+
+def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
+    """Add the categorical levels of ``X`` that ``encoder`` has not seen.
+
+    Parameters
+    ----------
+    encoder : TableEncoder
+        A fitted encoder; it is not modified.
+    X : table
+        A block with the encoder's input columns, in its column order.
+
+    Returns
+    -------
+    encoder : TableEncoder
+        ``encoder`` itself when nothing is new, else a grown copy.
+    moves : list of ndarray or None
+        Per column, the new code of each old code (``None`` when nothing is new);
+        pass it to :func:`pybnc.streaming.remap_counts`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> enc = TableEncoder().fit(pd.DataFrame({"a": ["b", "d"]}))
+    >>> grown, moves = grow_encoder(enc, pd.DataFrame({"a": ["c", "a", None]}))
+    >>> grown.categories_[0].tolist(), moves[0].tolist()
+    (['a', 'b', 'c', 'd'], [1, 3])
+    """
+    frame = as_frame(X)
+    positions, _, missing_codes = encoder._layout()
+    missing_codes = np.array(missing_codes, dtype=np.int64)
+    as_category = getattr(encoder, "missing", "sum") == "category"
+    categories = list(encoder.categories_)
+    for j, (kind, current) in enumerate(zip(encoder.kinds_, encoder.categories_)):
+        col, name = frame.iloc[:, positions[j]], encoder.columns_[j]
+        new_missing = as_category and missing_codes[j] < 0 and bool(col.isna().any())
+        levels = old = encoder.observed_levels(j)
+        if kind == "categorical":  # discretised columns keep their cut points: every value has a bin
+            if is_float_column(col):
+                float_values(col, name)  # an infinity is an error, not a level
+            unseen = (lookup_column(col, old, name)[0] < 0) & col.notna().to_numpy()
+            declared_more = isinstance(col.dtype, pd.CategoricalDtype) and len(col.cat.categories) > len(old)
+            if unseen.any() or declared_more:
+                fresh = np.asarray(pd.unique(col.to_numpy(dtype=object)[unseen]), dtype=object)
+                refuse_unsupported_levels(fresh, name)
+                levels = _merged_levels(col, np.asarray(old, dtype=object), fresh)
+                if len(levels) > encoder.max_levels:
+                    raise too_many_levels(name, len(levels), encoder.max_levels)
+        if len(levels) == len(old) and not new_missing:
+            continue
+        if missing_codes[j] >= 0 or new_missing:
+            label = current[-1] if missing_codes[j] >= 0 else missing_label(levels)
+            missing_codes[j] = len(levels)
+            levels = np.append(levels, np.array([label], dtype=object))
+        categories[j] = levels
+    if all(new is old for new, old in zip(categories, encoder.categories_)):
+        return encoder, None
+    moves = [pd.Index(new, dtype=object).get_indexer(np.asarray(old, dtype=object)).astype(np.int64)
+             for new, old in zip(categories, encoder.categories_)]
+    grown = copy.copy(encoder)
+    grown.categories_ = categories
+    grown.cardinalities_ = np.array([len(c) for c in categories], dtype=np.int64)
+    grown.missing_codes_ = missing_codes
+    return grown, moves
+
+
+# -- Dask ---------------------------------------------------------------------------------
+def _few_distinct(series: pd.Series, limit: int) -> pd.Series:
+    """At most ``limit`` distinct observed values of one partition: enough to apply the
+    integer rule and to tell a numeric column with few values (categorical)."""
+    return series.dropna().drop_duplicates().iloc[:limit]
+
+
+def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf):
+    """Lazy Dask results describing every column, computed later in one pass."""
+    categorical, numeric = encoder._validate(X_meta)
+    if encoder.discretizer not in ("quantile", "uniform"):
+        raise ValueError(
+            f"fit_dask supports discretizer='quantile' or 'uniform', not {encoder.discretizer!r}: "
+            "MDL cut points need each column sorted with its classes in one place."
+        )
+    quantiles = np.arange(1, encoder.n_bins) / encoder.n_bins
+    limit = max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1
+    plan = {"rows": ddf.index.size}
+    for name in X_meta.columns:
+        col, meta = ddf[name], X_meta[name]
+        facts = (col.count(), col.isna().any())
+        if isinstance(meta.dtype, pd.CategoricalDtype) and name not in numeric and col.cat.known:
+            plan[name] = (None, *facts)  # declared categories: the levels are in the metadata
+        elif (is_float_column(meta) or is_integer_column(meta) or name in numeric) and name not in categorical:
+            plan[name] = ((col.map_partitions(_few_distinct, limit, meta=meta), col.min(), col.max(),
+                           col.quantile(quantiles)), *facts)
+        else:
+            plan[name] = (col.dropna().drop_duplicates(), *facts)
+    return plan
+
+
+def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict) -> TableEncoder:
+    """The fitted encoder from the computed ``plan_encoder`` results."""
+    categorical, numeric = encoder._validate(X_meta)
+    encoder.columns_, encoder.kinds_, encoder.categories_, encoder.cut_points_ = [], [], [], []
+    encoder.dropped_columns_ = []
+    positions, missing_codes, numbered = [], [], []
+    for pos, name in enumerate(X_meta.columns):
+        meta = X_meta[name]
+        seen, n_observed, has_missing = found[name]
+        kind, cuts = "categorical", None
+        if seen is None:
+            levels = np.asarray(meta.cat.categories, dtype=object)
+        elif isinstance(seen, tuple):
+            distinct, lo, hi, qs = seen
+            distinct = np.unique(distinct.to_numpy(dtype=np.float64))
+            integer_levels = is_integer_column(meta) and name not in numeric
+            if integer_levels and distinct.size <= INTEGER_AS_NUMBER_ABOVE:
+                levels = distinct.astype(meta.dtype.numpy_dtype if hasattr(meta.dtype, "numpy_dtype")
+                                         else meta.dtype).astype(object)
+            elif distinct.size > encoder.n_bins:
+                numbered += [name] if integer_levels else []
+                kind = "discretised"
+                if encoder.discretizer == "uniform":
+                    cuts = cut_points(np.array([lo, hi], dtype=np.float64), "uniform", encoder.n_bins)
+                else:
+                    # Dask's quantiles are approximate and may be observed values (they then
+                    # open the upper bin); a cut at the minimum would leave bin 0 empty.
+                    qs = np.asarray(qs, dtype=np.float64)
+                    cuts = np.unique(qs[np.isfinite(qs) & (qs > lo)])
+                levels = interval_labels(cuts)
+            else:
+                levels = distinct.astype(object)
+        else:
+            levels = sort_levels(seen.to_numpy(dtype=object))
+        if kind == "categorical":
+            refuse_unsupported_levels(levels, name)
+            n_distinct = len(levels) if seen is not None else min(len(levels), int(n_observed))
+            if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical, int(found["rows"])):
+                continue
+        if encoder.missing == "category" and has_missing:
+            missing_codes.append(len(levels))
+            levels = np.append(levels, np.array([missing_label(levels)], dtype=object))
+        else:
+            missing_codes.append(MISSING)
+        encoder.columns_.append(name)
+        encoder.kinds_.append(kind)
+        encoder.cut_points_.append(cuts)
+        encoder.categories_.append(levels)
+        positions.append(pos)
+    encoder._store(missing_codes, positions, X_meta.shape[1], numbered)
+    encoder._check_not_empty()
+    return encoder

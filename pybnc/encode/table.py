@@ -1,0 +1,370 @@
+"""The table encoder: learn each column's kind and levels, and code tables with them."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+
+from ..discretize import cut_points
+from ._columns import (
+    INTEGER_AS_NUMBER_ABOVE,
+    identifier_reason,
+    is_float_column,
+    is_integer_column,
+    refuse_unsupported_dtype,
+    refuse_unsupported_levels,
+    warn_columns,
+)
+from ._levels import MISSING, factorize_column, lookup_column
+
+MISSING_LABEL = "(missing)"
+ID_POLICIES = ("drop", "error", "keep")
+MISSING_POLICIES = ("sum", "category")
+DISCRETIZERS = ("quantile", "uniform", "mdl")
+
+
+def as_frame(X) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    if hasattr(X, "to_pandas"):  # pyarrow tables, polars frames
+        return X.to_pandas()
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D table (n_samples, n_features), got an array of shape "
+            f"{arr.shape}. Reshape a single feature with X.reshape(-1, 1) or a single "
+            "sample with X.reshape(1, -1)."
+        )
+    if arr.dtype.kind in "biuf" and arr.shape[1] > 1 and arr.flags.c_contiguous:
+        # One transposing copy, so that every column is contiguous: the per-column passes
+        # run several times faster than over a row-major array's strided columns.
+        arr = np.ascontiguousarray(arr.T).T
+    return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])], copy=False)
+
+
+def interval_labels(cuts: np.ndarray) -> np.ndarray:
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    return np.array(
+        [f"[{lo:.6g}, {hi:.6g})" for lo, hi in zip(edges[:-1], edges[1:])], dtype=object
+    )
+
+
+def float_values(col: pd.Series, name) -> np.ndarray:
+    try:
+        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        example = next((v for v in col.dropna().to_numpy(dtype=object) if not _is_number(v)), None)
+        raise ValueError(
+            f"Column {name!r} is numeric in this model but holds the value {example!r}. Pass numbers "
+            f"(pd.to_numeric(X[{name!r}], errors='coerce') turns text into NaN), or list the column "
+            "in categorical_features."
+        ) from None
+    bad = np.isinf(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Column {name!r} holds the infinite value {values[row]} (row {row}). "
+            "Replace infinities with NaN to treat them as missing, or with a finite value."
+        )
+    return values
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def missing_label(levels: np.ndarray) -> str:
+    """The label of the missing level: ``"(missing)"``, made unique among ``levels``."""
+    label, taken = MISSING_LABEL, {str(v) for v in levels}
+    while label in taken:
+        label += "_"
+    return label
+
+
+def _feature_set(value, frame: pd.DataFrame, param: str) -> set:
+    """Column names of ``categorical_features`` / ``numeric_features`` (names, or
+    positions for columns that have no such name)."""
+    if value is None:
+        return set()
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{param} must be a list of column names, got {value!r}.")
+    names, columns = set(), list(frame.columns)
+    for item in value:
+        if item in columns:
+            names.add(item)
+        elif isinstance(item, Integral) and not isinstance(item, bool) and 0 <= item < len(columns):
+            names.add(columns[item])
+        else:
+            raise ValueError(f"{param} lists {item!r}, which is not a column of X "
+                             f"({columns[:8]}{'...' if len(columns) > 8 else ''}).")
+    return names
+
+
+class TableEncoder:
+    """Learn and apply the column encoding of a table.
+
+    Parameters
+    ----------
+    n_bins : int, default=5
+        Number of bins for numeric columns (floats, and integers with many values).
+    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+        How numeric columns are cut: equal frequency, equal width, or the
+        supervised Fayyad-Irani MDL method (needs ``y`` at fit).
+    max_levels : int, default=1000
+        Largest number of levels a categorical column may have.
+    id_columns : {"drop", "error", "keep"}, default="drop"
+        What to do with a column that looks like a row identifier
+        (:mod:`pybnc.encode._columns` gives the rule): leave it out with an
+        :class:`EncodingWarning` naming it, refuse the table, or keep it.
+    missing : {"sum", "category"}, default="sum"
+        ``"sum"``: a missing value is unknown; learners count it by available-case
+        analysis and prediction sums it out exactly. ``"category"``: missing is a
+        level of its own (labelled ``"(missing)"``) in every column that has missing
+        values at fit, learned and predicted like any other level.
+    categorical_features, numeric_features : list of column names, optional
+        Columns to treat as categories (even floats or integers with many values)
+        or as numbers to discretise (even integers with few values).
+
+    Attributes
+    ----------
+    columns_ : list
+        Names of the columns the model uses (``x0, x1, ...`` for arrays), without
+        the ones left out.
+    kinds_ : list of {"categorical", "discretised"}
+    categories_ : list of ndarray
+        Label of each code, per column.
+    cut_points_ : list of ndarray or None
+        Cut points of discretised columns (``None`` for categorical ones).
+    cardinalities_ : ndarray of int
+        Number of codes per column.
+    missing_codes_ : ndarray of int
+        Code of the missing level of each column, ``-1`` where missing is summed out.
+    positions_ : ndarray of int
+        Position of each used column in the input table.
+    n_input_columns_ : int
+        Columns of the input table.
+    dropped_columns_ : list
+        Columns left out as identifiers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> enc = TableEncoder().fit(pd.DataFrame({"a": ["x", "y", None], "b": [1, 2, 1]}))
+    >>> enc.transform(pd.DataFrame({"a": ["y", "z"], "b": [2, 1]})).tolist()
+    [[1, 1], [-1, 0]]
+    >>> enc = TableEncoder(missing="category").fit(pd.DataFrame({"a": ["x", "y", None]}))
+    >>> enc.categories_[0].tolist(), enc.transform(pd.DataFrame({"a": [None, "z"]})).tolist()
+    (['x', 'y', '(missing)'], [[2], [-1]])
+    """
+
+    def __init__(self, n_bins: int = 5, discretizer: str = "quantile", max_levels: int = 1000,
+                 id_columns: str = "drop", missing: str = "sum", categorical_features=None,
+                 numeric_features=None):
+        self.n_bins = n_bins
+        self.discretizer = discretizer
+        self.max_levels = max_levels
+        self.id_columns = id_columns
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
+
+    # -- parameters ---------------------------------------------------------------------
+    def _validate(self, frame: pd.DataFrame) -> tuple[set, set]:
+        for param, allowed in (("discretizer", DISCRETIZERS), ("id_columns", ID_POLICIES),
+                               ("missing", MISSING_POLICIES)):
+            if getattr(self, param) not in allowed:
+                raise ValueError(f"{param}={getattr(self, param)!r} is not one of "
+                                 f"{', '.join(repr(a) for a in allowed)}.")
+        if not (isinstance(self.n_bins, Integral) and not isinstance(self.n_bins, bool) and self.n_bins >= 2):
+            raise ValueError(f"n_bins must be an integer >= 2, got {self.n_bins!r}.")
+        categorical = _feature_set(self.categorical_features, frame, "categorical_features")
+        numeric = _feature_set(self.numeric_features, frame, "numeric_features")
+        if categorical & numeric:
+            raise ValueError(f"Columns {sorted(map(str, categorical & numeric))} are listed both in "
+                             "categorical_features and numeric_features; list each in one.")
+        return categorical, numeric
+
+    # -- learning -----------------------------------------------------------------------
+    def fit(self, X, y_codes: np.ndarray | None = None) -> "TableEncoder":
+        self.fit_transform(X, y_codes)
+        return self
+
+    def fit_transform(self, X, y_codes: np.ndarray | None = None) -> np.ndarray:
+        """Learn the encoding and return the codes of ``X`` (one pass over each column)."""
+        codes = self._learn(as_frame(X), y_codes)
+        self._check_not_empty()
+        return codes
+
+    def _learn(self, frame: pd.DataFrame, y_codes) -> np.ndarray:
+        categorical, numeric = self._validate(frame)
+        n = len(frame)
+        self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
+        positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
+        for pos, name in enumerate(frame.columns):
+            col = frame.iloc[:, pos]
+            refuse_unsupported_dtype(col, name)
+            codes = levels = cuts = None
+            if isinstance(col.dtype, pd.CategoricalDtype) and name not in numeric:
+                levels = np.asarray(col.cat.categories, dtype=object)
+                codes = col.cat.codes.to_numpy().astype(np.int32)
+            elif is_float_column(col) or name in numeric:
+                pass
+            else:
+                codes, levels = factorize_column(col, name)
+                if is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
+                    observed = int((codes >= 0).sum())
+                    # A number named like an identifier (``id``, 1..n) is one; other numbers are not.
+                    if self._left_out(name, levels.size, observed, 0, categorical, n, by_name_only=True):
+                        continue
+                    codes = levels = None
+                    numbered.append(name)
+            if codes is None:
+                if name in categorical:  # floats asked to be categories
+                    float_values(col, name)
+                    codes, levels = factorize_column(col, name)
+                else:
+                    codes, levels, cuts = self._numeric_column(col, name, y_codes)
+            n_missing = np.count_nonzero(codes < 0)
+            if cuts is None:
+                refuse_unsupported_levels(levels, name)
+                if isinstance(col.dtype, pd.CategoricalDtype):  # declared levels need not occur
+                    n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
+                else:
+                    n_distinct = len(levels)
+                if self._left_out(name, n_distinct, n - n_missing, len(levels), categorical, n):
+                    continue
+            if self.missing == "category" and n_missing:
+                missing_codes.append(levels.size)
+                codes = np.where(codes < 0, levels.size, codes).astype(np.int32)
+                levels = np.append(levels, np.array([missing_label(levels)], dtype=object))
+            else:
+                missing_codes.append(MISSING)
+            self.columns_.append(name)
+            self.kinds_.append("categorical" if cuts is None else "discretised")
+            self.categories_.append(levels)
+            self.cut_points_.append(cuts)
+            positions.append(pos)
+            coded.append(codes)
+        self._store(missing_codes, positions, frame.shape[1], numbered)
+        out = np.empty((n, len(coded)), dtype=np.int32)
+        for j, codes in enumerate(coded):
+            out[:, j] = codes
+        return out
+
+    def _check_not_empty(self) -> None:
+        if not self.columns_:
+            raise ValueError(f"Every column of X was left out as an identifier ({self.dropped_columns_[:5]}); "
+                             "pass id_columns='keep' to use them, or give the model real features.")
+
+    def _store(self, missing_codes, positions, n_input_columns: int, numbered: list) -> None:
+        """Finish a fit (in memory or by Dask): the layout attributes and one warning per
+        kind of decision."""
+        warn_columns("Integer columns with more than " f"{INTEGER_AS_NUMBER_ABOVE} distinct values are taken as "
+                     "numbers (discretised): {columns}. To keep one as categories, list it in "
+                     "categorical_features=[...] or give it the pandas 'category' dtype.", numbered, 5)
+        warn_columns("Left out of the model as row identifiers (nearly one distinct value per row): {columns}. "
+                     "Pass id_columns='keep' to use such columns, or 'error' to refuse such tables.",
+                     self.dropped_columns_, 5)
+        self.cardinalities_ = np.array([len(c) for c in self.categories_], dtype=np.int64)
+        self.missing_codes_ = np.array(missing_codes, dtype=np.int64)
+        self.positions_ = np.array(positions, dtype=np.int64)
+        self.n_input_columns_ = n_input_columns
+
+    def _numeric_column(self, col, name, y_codes):
+        """Codes, levels and cut points (None when few values) of a numeric column."""
+        values = float_values(col, name)
+        observed = ~np.isnan(values)
+        distinct = np.unique(values[observed])
+        if distinct.size <= self.n_bins:
+            codes = np.where(observed, np.searchsorted(distinct, values), MISSING).astype(np.int32)
+            return codes, distinct.astype(object), None
+        y_obs = None if y_codes is None else y_codes[observed]
+        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs),
+                          dtype=np.float64)
+        codes = np.where(observed, np.searchsorted(cuts, values, side="right"), MISSING).astype(np.int32)
+        return codes, interval_labels(cuts), cuts
+
+    def _left_out(self, name, n_distinct: int, n_observed: int, n_levels: int, categorical: set,
+                  n_rows: int, by_name_only: bool = False) -> bool:
+        """Apply the identifier rule and the level limits to a categorical column: True
+        when it is left out (recorded in ``dropped_columns_``)."""
+        if self.id_columns != "keep" and name not in categorical:
+            reason = identifier_reason(name, n_distinct, n_observed, by_name_only)
+            if reason and self.id_columns == "error":
+                raise ValueError(f"Column {name!r} looks like a row identifier: {reason}. Drop it, pass "
+                                 "id_columns='drop' to leave such columns out, or id_columns='keep' (or list "
+                                 "it in categorical_features) to use it.")
+            if reason:
+                self.dropped_columns_.append(name)
+                return True
+        if n_levels > self.max_levels or n_levels > max(n_rows, 1):
+            raise ValueError(
+                f"Column {name!r} has {n_levels} levels for {n_rows} rows (limit "
+                f"max_levels={self.max_levels}). A column with about one level per row "
+                "(an identifier, a free-text field) carries no class information; drop it, "
+                "or cast it to float so that it is discretised, or raise max_levels."
+            )
+        return False
+
+    def drops_in_part(self, j: int, level_counts: np.ndarray) -> bool:
+        """Would an encoder fitted on part of the rows (a cross-validation fold whose
+        counts of column ``j``'s levels are ``level_counts``) leave column ``j`` out as
+        an identifier?"""
+        positions, _, missing_codes = self._layout()
+        exempt = {self.columns_[j], int(positions[j])} & set(self.categorical_features or ())
+        if self.id_columns == "keep" or self.kinds_[j] != "categorical" or exempt:
+            return False
+        observed = np.delete(level_counts, missing_codes[j]) if missing_codes[j] >= 0 else level_counts
+        return identifier_reason(self.columns_[j], int(np.count_nonzero(observed)), int(observed.sum())) is not None
+
+    # -- coding -------------------------------------------------------------------------
+    def _layout(self):
+        """Input positions, input width and missing codes (older fitted encoders lack them)."""
+        k = len(self.columns_)
+        return (getattr(self, "positions_", np.arange(k)), getattr(self, "n_input_columns_", k),
+                getattr(self, "missing_codes_", np.full(k, MISSING)))
+
+    def observed_levels(self, j: int) -> np.ndarray:
+        """Levels of column ``j`` that values can take (without the missing level)."""
+        levels = self.categories_[j]
+        return levels[:-1] if self._layout()[2][j] >= 0 else levels
+
+    def transform(self, X) -> np.ndarray:
+        frame = as_frame(X)
+        positions, width, missing_codes = self._layout()
+        if frame.shape[1] != width:
+            raise ValueError(
+                f"X has {frame.shape[1]} columns but the model was fitted on {width} "
+                f"({self.columns_[:5]}{'...' if len(self.columns_) > 5 else ''})."
+            )
+        codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
+        foreign, examples = [], []
+        for j, (kind, cuts, pos) in enumerate(zip(self.kinds_, self.cut_points_, positions)):
+            col, name = frame.iloc[:, pos], self.columns_[j]
+            if kind == "discretised":
+                values = float_values(col, name)
+                missing = np.isnan(values)
+                out = np.where(missing, MISSING, np.searchsorted(cuts, values, side="right")).astype(np.int32)
+            else:
+                if is_float_column(col):
+                    float_values(col, name)  # infinities are an error, not a level
+                out, example = lookup_column(col, self.observed_levels(j), name)
+                if example is not None:
+                    foreign.append(name)
+                    examples.append(f"{name!r} got {example!r}")
+                missing = col.isna().to_numpy() if missing_codes[j] >= 0 else None
+            if missing_codes[j] >= 0:
+                out[missing] = missing_codes[j]
+            codes[:, j] = out
+        if foreign:
+            warn_columns("Values of another type than the levels fitted (numbers where text was fitted, or "
+                         f"the reverse; {'; '.join(examples[:5])}) match no level and are treated as missing, "
+                         "in columns {columns}. Convert them to the fitted type (for example "
+                         "X[col].astype(str)).", foreign)
+        return codes
