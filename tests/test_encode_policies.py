@@ -246,3 +246,10 @@ def test_models_with_left_out_columns_and_missing_levels_save_and_load(tmp_path)
     loaded = pybnc.load(tmp_path / "m.pybnc")
     assert loaded.encoder_.dropped_columns_ == ["ref"] and loaded.encoder_.missing_codes_.tolist() == [2, -1]
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_nearly_unique_integer_numbers_are_named_as_possible_identifiers():
+    X, y = _with_identifier()
+    X["sample"] = np.random.default_rng(0).permutation(100) * 13 + 1000  # a sample number, unnamed
+    with pytest.warns(EncodingWarning, match=r"nearly every row are taken as numbers, not as row identifiers: 'sample'"):
+        assert pybnc.NaiveBayes().fit(X, y).encoder_.kinds_[-1] == "discretised"

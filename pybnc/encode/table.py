@@ -206,6 +206,7 @@ class TableEncoder:
         n = len(frame)
         self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
+        unique_numbers = []  # integer columns taken as numbers although nearly unique
         for pos, name in enumerate(frame.columns):
             col = frame.iloc[:, pos]
             refuse_unsupported_dtype(col, name)
@@ -222,6 +223,8 @@ class TableEncoder:
                     # A number named like an identifier (``id``, 1..n) is one; other numbers are not.
                     if self._left_out(name, levels.size, observed, 0, categorical, n, by_name_only=True):
                         continue
+                    if observed and identifier_reason(name, len(levels), observed) is not None:
+                        unique_numbers.append(name)
                     codes = levels = None
                     numbered.append(name)
             if codes is None:
@@ -251,7 +254,7 @@ class TableEncoder:
             self.cut_points_.append(cuts)
             positions.append(pos)
             coded.append(codes)
-        self._store(missing_codes, positions, frame.shape[1], numbered)
+        self._store(missing_codes, positions, frame.shape[1], numbered, unique_numbers)
         out = np.empty((n, len(coded)), dtype=np.int32)
         for j, codes in enumerate(coded):
             out[:, j] = codes
@@ -262,12 +265,15 @@ class TableEncoder:
             raise ValueError(f"Every column of X was left out as an identifier ({self.dropped_columns_[:5]}); "
                              "pass id_columns='keep' to use them, or give the model real features.")
 
-    def _store(self, missing_codes, positions, n_input_columns: int, numbered: list) -> None:
+    def _store(self, missing_codes, positions, n_input_columns: int, numbered: list, unique_numbers=()) -> None:
         """Finish a fit (in memory or by Dask): the layout attributes and one warning per
         kind of decision."""
         warn_columns("Integer columns with more than " f"{INTEGER_AS_NUMBER_ABOVE} distinct values are taken as "
                      "numbers (discretised): {columns}. To keep one as categories, list it in "
                      "categorical_features=[...] or give it the pandas 'category' dtype.", numbered, 5)
+        warn_columns("Integer columns with a distinct value in nearly every row are taken as numbers, not as "
+                     "row identifiers: {columns}. If one is an identifier (a sample or customer number), drop "
+                     "it or name it 'id' so that id_columns applies.", unique_numbers, 5)
         warn_columns("Left out of the model as row identifiers (nearly one distinct value per row): {columns}. "
                      "Pass id_columns='keep' to use such columns, or 'error' to refuse such tables.",
                      self.dropped_columns_, 5)
