@@ -99,6 +99,21 @@ class Counts:
             raise ValueError("Counts over different features or classes cannot be combined.")
 
 
+def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int) -> np.ndarray:
+    """Sums of ``a`` over each feature's one-hot columns along ``axis`` (``offsets`` as
+    ``Counts.offsets``); 0 for a feature without levels, where ``np.add.reduceat`` would
+    return a neighbour's column or fail."""
+    pad = [(0, 0)] * a.ndim
+    pad[axis] = (0, 1)
+    out = np.add.reduceat(np.pad(a, pad), offsets[:-1], axis=axis)
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if empty.size:
+        index = [slice(None)] * a.ndim
+        index[axis] = empty
+        out[tuple(index)] = 0
+    return out
+
+
 def _one_hot_columns(codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """One-hot column of every cell; a missing cell points at the spare column ``W``."""
     width = offsets[-1]

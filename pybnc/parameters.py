@@ -4,7 +4,9 @@ Every conditional table has the shape ``(K, q_i, r_i)``: class, parent configura
 (row-major over the feature parents in increasing index; ``q_i = 1`` without feature
 parents) and the feature's own level. Counts come from the available cases: for
 ``theta_ijk = P(x_i = k | pa_i = j)`` the denominator is ``N_ij. = sum_k N_ijk``, the
-rows where the parents *and* the feature are observed (bnclassify's treatment).
+rows where the parents *and* the feature are observed (bnclassify's treatment). A
+feature never observed has no level (``r_i = 0``): its table is empty and it
+contributes nothing (``docs/missing-values.md``).
 
 Estimators (``method``):
 
@@ -86,11 +88,11 @@ def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=No
     )
     size = counts.n_classes * int(np.prod(cards[cols]))
     table = np.bincount(flat, minlength=size).astype(np.float64)
-    return table.reshape(counts.n_classes, -1, int(cards[i]))
+    return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))
 
 
 def _log_normalise(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    r = numerator.shape[-1]
+    r = max(numerator.shape[-1], 1)  # a feature never observed has no level (r = 0): an empty table
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 1.0 / r)
     return np.log(np.maximum(theta, 1e-300))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import Counts
+from .counts import Counts, segment_sums
 
 
 def _xlogy_sum(counts: np.ndarray, axis=None) -> np.ndarray:
@@ -53,10 +53,9 @@ def class_mutual_information(counts: Counts) -> np.ndarray:
 
 
 def _block_sums(joint: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    starts = offsets[:-1]
-    row_margin = np.add.reduceat(joint, starts, axis=2)  # (K, W, d): N(c, x_i = a) within pair (i, j)
-    col_margin = np.add.reduceat(joint, starts, axis=1)  # (K, d, W): N(c, x_j = b) within pair (i, j)
-    pair_total = np.add.reduceat(row_margin, starts, axis=1)  # (K, d, d): N(c) within pair (i, j)
+    row_margin = segment_sums(joint, offsets, axis=2)  # (K, W, d): N(c, x_i = a) within pair (i, j)
+    col_margin = segment_sums(joint, offsets, axis=1)  # (K, d, W): N(c, x_j = b) within pair (i, j)
+    pair_total = segment_sums(row_margin, offsets, axis=1)  # (K, d, d): N(c) within pair (i, j)
     return row_margin, col_margin, pair_total
 
 
@@ -97,7 +96,7 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
         - log(row_margin[:, :, feat])
         - log(col_margin[:, feat, :])
     )
-    per_pair = np.add.reduceat(np.add.reduceat(terms.sum(axis=0), offsets[:-1], axis=0), offsets[:-1], axis=1)
+    per_pair = segment_sums(segment_sums(terms.sum(axis=0), offsets, axis=0), offsets, axis=1)
     n_pair = pair_total.sum(axis=0)
     cmi = np.where(n_pair > 0, per_pair / np.where(n_pair > 0, n_pair, 1.0), 0.0)
     cmi = np.maximum((cmi + cmi.T) / 2.0, 0.0)  # rounding can leave -1e-17
@@ -130,9 +129,12 @@ def ode_arc_weights(counts: Counts, criterion: str = "loglik") -> np.ndarray:
     penalty is Hamine & Helman's threshold ``T_R`` times ``N``, so an arc improves
     the score exactly when its weight is positive.
     """
-    cmi, _ = pairwise_cmi(counts)
+    cmi, n_pair = pairwise_cmi(counts)
     n = counts.n_rows
     weights = n * cmi - penalty_per_parameter(criterion, n) * arc_parameters(counts.cardinalities, counts.n_classes)
+    # Two features never observed in the same row (one of them never observed at all,
+    # say) give no evidence for an arc, and the child would lose its own counts: -inf.
+    weights[n_pair == 0] = -np.inf
     np.fill_diagonal(weights, -np.inf)
     return weights
 

@@ -115,7 +115,11 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
     n, d = codes.shape
     k, width = log_joint.shape
     observed = codes >= 0
-    columns = offsets[:-1] + np.maximum(codes, 0)
+    if width == 0:  # no feature was ever observed: no super-parent anywhere
+        return np.full((n, k), -np.inf), np.zeros(n, dtype=bool)
+    # A missing cell reads column 0 (masked below): offsets[j] itself may be W when
+    # feature j, never observed in training, has no level.
+    columns = np.where(observed, offsets[:-1] + codes, 0)
     usable = observed & qualifies[columns]
     # (W children, W parents * K): one GEMM with the rows' one-hot children gives
     # every (parent value, class) sum of child log-probabilities at once.

@@ -52,6 +52,8 @@ def _log_dirichlet_multinomial(table: np.ndarray, alpha: float) -> np.ndarray:
     row of ``table``).
     """
     r = table.shape[-1]
+    if r == 0:  # a feature never observed: the empty table has probability 1
+        return np.zeros(table.shape[:-1])
     return (
         gammaln(r * alpha)
         - gammaln(table.sum(axis=-1) + r * alpha)

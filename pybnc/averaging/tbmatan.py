@@ -43,7 +43,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from .._logsumexp import logsumexp
-from ..counts import Counts
+from ..counts import Counts, segment_sums
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
@@ -53,21 +53,6 @@ from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
 _BATCH_BYTES = 1 << 25
 
 
-def _segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int) -> np.ndarray:
-    """Sums of ``a`` over each feature's one-hot columns along ``axis`` (``offsets`` as
-    ``Counts.offsets``); 0 for a feature without levels, where ``np.add.reduceat`` would
-    return a neighbour's column or fail."""
-    pad = [(0, 0)] * a.ndim
-    pad[axis] = (0, 1)
-    out = np.add.reduceat(np.pad(a, pad), offsets[:-1], axis=axis)
-    empty = np.flatnonzero(np.diff(offsets) == 0)
-    if empty.size:
-        index = [slice(None)] * a.ndim
-        index[axis] = empty
-        out[tuple(index)] = 0
-    return out
-
-
 def _pair_statistics(counts: Counts):
     """Per-pair available-case margins from the ``(K, W, W)`` joint counts.
 
@@ -75,8 +60,8 @@ def _pair_statistics(counts: Counts):
     counts level ``a`` (of its feature ``u``) over the rows of class ``c`` where both
     ``u`` and ``v`` are observed, ``pair_total[c, u, v]`` those rows.
     """
-    row_margin = _segment_sums(counts.joint, counts.offsets, axis=2)
-    pair_total = _segment_sums(row_margin, counts.offsets, axis=1)
+    row_margin = segment_sums(counts.joint, counts.offsets, axis=2)
+    pair_total = segment_sums(row_margin, counts.offsets, axis=1)
     return row_margin, pair_total
 
 
@@ -117,9 +102,9 @@ def log_bayes_factors(counts: Counts, ess: float):
     prior_class = ess / k  # eq. 11
 
     cell_terms = (gammaln(prior_cell + counts.joint) - gammaln(prior_cell)).sum(axis=0)
-    log_ml_pair = _segment_sums(_segment_sums(cell_terms, counts.offsets, axis=0), counts.offsets, axis=1)
+    log_ml_pair = segment_sums(segment_sums(cell_terms, counts.offsets, axis=0), counts.offsets, axis=1)
     level_terms = (gammaln(prior_level[None, :, None] + row_margin) - gammaln(prior_level)[None, :, None]).sum(axis=0)
-    log_ml_first = _segment_sums(level_terms, counts.offsets, axis=0)  # (n, n): [u, v] -> u's cells in pair (u, v)
+    log_ml_first = segment_sums(level_terms, counts.offsets, axis=0)  # (n, n): [u, v] -> u's cells in pair (u, v)
     class_terms = (gammaln(prior_class + pair_total) - gammaln(prior_class)).sum(axis=0)
     # The class normalisers: ML(pair) has one, ML(u) and ML(v) one each, so one remains.
     log_w = log_ml_pair - log_ml_first - log_ml_first.T + class_terms
@@ -192,7 +177,8 @@ class TBMATAN(BaseBNC):
     log_dependence_ : ndarray of shape (n_classes, W, W)
         ``log h``: the log dependence ratios of eq. 19.
     log_edge_weights_ : ndarray of shape (n_features, n_features)
-        ``log beta*_uv`` of the posterior over trees (eq. 20).
+        ``log beta*_uv`` of the posterior over trees (eq. 20); ``-inf`` (no edge) for a
+        feature never observed in training, which is in no tree.
     log_tree_normaliser_ : float
         ``log Z_beta*`` (eq. 8 with ``beta*``).
 
@@ -233,7 +219,7 @@ class TBMATAN(BaseBNC):
         k = counts.n_classes
         self.class_log_prior_ = np.log(ess / k + counts.class_counts) - np.log(ess + counts.n_rows)
         level_counts = np.diagonal(counts.joint, axis1=1, axis2=2)  # (K, W): N(c, x_u = a)
-        observed = _segment_sums(level_counts, counts.offsets, axis=1)[:, counts.column_feature]
+        observed = segment_sums(level_counts, counts.offsets, axis=1)[:, counts.column_feature]
         col_card = counts.cardinalities[counts.column_feature]
         self.feature_log_prob_ = np.log(ess / (k * col_card) + level_counts) - np.log(ess / k + observed)
         log_w, self.log_dependence_ = log_bayes_factors(counts, ess)
@@ -246,8 +232,15 @@ class TBMATAN(BaseBNC):
         np.fill_diagonal(log_w, -np.inf)
         self.log_dependence_[:, neutral[counts.column_feature], :] = 0.0
         self.log_dependence_[:, :, neutral[counts.column_feature]] = 0.0
-        self.log_edge_weights_ = self._posterior_edge_weights(log_w)
-        self.log_tree_normaliser_ = float(log_tree_sum(self.log_edge_weights_))
+        log_beta = self._posterior_edge_weights(log_w)
+        # A feature never observed (no level) is in no tree: with it, the trees through it
+        # would cut its neighbours apart and change the average; without it, it
+        # contributes nothing, as if the column were not there.
+        present = counts.cardinalities > 0
+        log_beta[~present, :] = -np.inf
+        log_beta[:, ~present] = -np.inf
+        self.log_edge_weights_ = log_beta
+        self.log_tree_normaliser_ = float(log_tree_sum(log_beta[np.ix_(present, present)]))
         self.column_offsets_ = counts.offsets[:-1]
 
     def _check_fitted_state(self):
@@ -334,8 +327,9 @@ class TBMATAN(BaseBNC):
         """The kept (non-neutral) features, the extra weights and the log factor left
         by eliminating the neutral ones once (:func:`~pybnc.averaging._laplacian.kron_reduce`)."""
         neutral = self._neutral()
-        extra, constant = kron_reduce(self.log_edge_weights_, neutral)
-        return np.flatnonzero(~neutral), extra, constant
+        present = self.encoder_.cardinalities_ > 0  # the others are in no tree (see _fit_encoded)
+        extra, constant = kron_reduce(self.log_edge_weights_[np.ix_(present, present)], neutral[present])
+        return np.flatnonzero(present & ~neutral), extra, constant
 
     def _complete_jll(self, codes, drop=None, reduction=None):
         """``log P(x, c | D)`` for rows with every (non-neutral) value present, ``(m, K)``.

@@ -90,7 +90,7 @@ def _log_ratio(numerator, denominator, r_full: float) -> np.ndarray:
         out -= np.log(np.where(empty, 1.0, denominator))
     np.maximum(out, _LOG_FLOOR, out=out)
     if empty.any():
-        out = np.where(empty, -np.log(r_full), out)
+        out = np.where(empty, -np.log(max(r_full, 1.0)), out)  # r_full = 0: an empty table
     return out
 
 

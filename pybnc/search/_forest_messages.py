@@ -22,7 +22,7 @@ from ..structure.dag import Structure
 def _scaled(log_values: np.ndarray):
     """``exp(log_values)`` divided by its largest entry along the last axis, and the log of
     that entry: ``(scaled, top)``; ``top`` is finite wherever one entry is."""
-    top = log_values.max(axis=-1)
+    top = log_values.max(axis=-1, initial=-np.inf)  # -inf on an empty axis (a feature never observed)
     return np.exp(log_values - top[..., None]), top
 
 
@@ -54,6 +54,10 @@ class ForestMessages:
         message = [None] * n_features
         self.tree_total, self.root = {}, np.arange(n_features)
         for v in reversed(order):
+            if belief[v].shape[2] == 0 and self.parent[v] < 0:
+                # Never observed in training (no level), so alone with the class: a factor 1.
+                self.tree_total[v] = np.zeros(belief[v].shape[:2])
+                continue
             allowed = (codes[:, v, None] == np.arange(belief[v].shape[2])) | (codes[:, v, None] < 0)
             belief[v] += np.where(allowed[:, None, :], 0.0, -np.inf)
             if self.parent[v] < 0:

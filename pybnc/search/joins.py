@@ -134,6 +134,8 @@ def gather_rows(table: np.ndarray, groups, parent, child) -> np.ndarray:
     """``table[g, :, parent, child]`` per row, class-major ``(K, rows)``: one take."""
     g, k, q, r = table.shape
     flat = np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(k, -1)
+    if flat.shape[1] == 0:  # a feature never observed in training (no level): nothing to read
+        return np.zeros((k, np.size(child)))
     return flat.take((groups * q + parent) * r + child, axis=1)
 
 

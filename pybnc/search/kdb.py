@@ -22,7 +22,8 @@ def sahami_structure(counts, k: int) -> Structure:
     ``k`` features earlier in that order with the highest ``I(X_i; X_j | C)``.
 
     Ties are broken by feature index (the lower first). Both informations use the
-    available cases, as :mod:`pybnc.scores`.
+    available cases, as :mod:`pybnc.scores`; two features never observed in the same
+    row are never parent and child.
 
     Examples
     --------
@@ -33,11 +34,14 @@ def sahami_structure(counts, k: int) -> Structure:
     ((), (0,), (0,))
     """
     class_mi = class_mutual_information(counts)
-    cmi, _ = pairwise_cmi(counts)
+    cmi, n_pair = pairwise_cmi(counts)
     order = np.lexsort((np.arange(counts.n_features), -class_mi))
     parents = [()] * counts.n_features
     for position, i in enumerate(order):
         earlier = order[:position]
+        # A feature never observed in the same row as X_i cannot inform it (nor be
+        # informed: a feature never observed at all gets no parent).
+        earlier = earlier[n_pair[i, earlier] > 0]
         ranked = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
         parents[i] = tuple(sorted(int(j) for j in ranked[:k]))
     return Structure(tuple(parents))

@@ -258,9 +258,11 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
         unused = [i for i in range(scorer.codes.shape[1]) if i not in used]
         moves = [self._move(scorer, state, (), ((f,),), nodes + ((f,),), ("add", f)) for f in unused]
         # A joined feature comes after the supernode's members (bnclassify's order).
+        # A feature never observed in training (no level) contributes nothing alone and
+        # cannot inform a join: it is not joined.
         moves += [self._move(scorer, state, (s,), (s + (f,),), nodes[:i] + (s + (f,),) + nodes[i + 1:],
                              ("join", f, s))
-                  for f in unused for i, s in enumerate(nodes)]
+                  for f in unused if scorer.cardinalities[f] > 0 for i, s in enumerate(nodes)]
         return moves
 
 
@@ -304,8 +306,9 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
                 kept = [t for t in nodes if t != s] + ([rest] if rest else [])
                 moves.append(self._move(scorer, state, (s,), (rest,) if rest else (), arrange(kept),
                                         ("remove", f)))
-        for ia, a in enumerate(nodes):
-            for b in nodes[ia + 1:]:
+        joinable = [s for s in nodes if scorer.cardinalities[list(s)].all()]  # see FSSJ's step
+        for ia, a in enumerate(joinable):
+            for b in joinable[ia + 1:]:
                 kept = [t for t in nodes if t not in (a, b)] + [b + a]
                 moves.append(self._move(scorer, state, (a, b), (b + a,), arrange(kept), ("join", a, b)))
         return moves

@@ -79,8 +79,11 @@ class _ArcSearch(AugmentedNaiveBayes):
         return describe, score, apply
 
     def _arc_candidates(self, scorer, state: SearchState, arcs) -> list:
+        # A feature never observed in training (no level) is neither a parent nor a child:
+        # it carries nothing, and as a parent it would hide its child's counts.
+        seen = scorer.cardinalities > 0
         return [self._arc_move(scorer, state, {i: state.structure.parents[i] + (j,)}, ("arc", j, i))
-                for j, i in arcs]
+                for j, i in arcs if seen[j] and seen[i]]
 
     def _run_search(self, codes, y, counts, n_folds, step) -> Structure:
         rng = validate_search(self, codes.shape[0], n_folds, self._folds_name)
@@ -156,11 +159,12 @@ class TANHCSP(WrapperParams, _ArcSearch):
     def _learn_structure(self, counts, codes, y):
         def step(scorer, state, rng):
             structure = state.structure
-            orphans = [i for i, p in enumerate(structure.parents) if not p]
+            seen = scorer.cardinalities > 0  # see _arc_candidates
+            orphans = [i for i, p in enumerate(structure.parents) if not p and seen[i]]
             if len(orphans) <= 1:
                 return []
             sp_children = {}
-            for f in range(structure.n_features):
+            for f in np.flatnonzero(seen).tolist():
                 blocked = ancestors(structure, f) | {f}
                 kids = [i for i in orphans if i not in blocked]
                 if kids:

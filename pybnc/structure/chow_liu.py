@@ -18,8 +18,9 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     weights : ndarray of shape (n, n)
         Symmetric edge weights (the diagonal is ignored).
     positive_only : bool
-        Keep only edges of strictly positive weight (a forest); otherwise span
-        every node (a tree, for ``n >= 1``).
+        Keep only edges of strictly positive weight (a forest); otherwise every
+        edge of finite weight, which spans every node when all weights are finite
+        (a tree, for ``n >= 1``). A weight of ``-inf`` marks an edge that may not be used.
 
     Returns
     -------
@@ -39,8 +40,7 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     iu, ju = np.triu_indices(n, k=1)
     w = weights[iu, ju]
     order = np.lexsort((ju, iu, -w))  # by decreasing weight, then (i, j)
-    if positive_only:
-        order = order[w[order] > 0]
+    order = order[w[order] > 0] if positive_only else order[w[order] > -np.inf]
     root = list(range(n))
 
     def find(a):
@@ -95,7 +95,10 @@ def chow_liu(counts: Counts, criterion: str = "loglik") -> Structure:
     ----------
     counts : Counts
     criterion : {"loglik", "aic", "bic", "mdl"}
-        ``loglik`` returns a TAN (a spanning tree: ``n - 1`` arcs). The penalised
+        ``loglik`` returns a TAN (a spanning tree: ``n - 1`` arcs; a forest only when
+        some features are never observed in the same row, see
+        :func:`pybnc.scores.ode_arc_weights`: a feature never observed stays alone
+        with the class and contributes nothing). The penalised
         criteria keep an arc only if its gain beats its penalty, which gives a
         forest; ``mdl`` is Hamine & Helman's algorithm (threshold ``T_R``, maximum
         spanning forest) and coincides with ``bic``.
