@@ -1,14 +1,25 @@
-"""Sufficient statistics: class counts and class-conditional counts of all feature pairs.
+"""Sufficient statistics, counted on demand: what each model needs and no more.
 
-Counts are additive: the counts of a union of row blocks are the sum of the blocks'
-counts. That one fact gives incremental fitting, out-of-core and distributed
+* **Level counts** ``N(c, x_i = a)`` over the rows where ``x_i`` is observed, one
+  ``(K, W)`` array (``W = sum(r_i)``): all naive Bayes and its weightings need.
+* **Pair counts** ``N(c, x_i = a, x_j = b)`` over the rows where both are observed
+  (available-case analysis): Chow-Liu (TAN, FAN), TBMATAN, AODE, MANB-free models.
+  Stored **dense** (``K x W x W``) while that is small, else **sparse**: per class
+  the strictly upper blocks (``i < j``) of the one-hot Gram matrix in CSR, whose
+  nonzeros are at most ``rows x pairs`` whatever the number of levels.
+* **Family counts** for chosen parent sets (kDB, SKDB, AnDE): :func:`count_families`.
+
+Every kind is additive: the counts of a union of row blocks are the sum of the
+blocks' counts. That one fact gives incremental fitting, out-of-core and distributed
 fitting (count each block, sum) and fast cross-validation (training = total - fold).
 
-All pairwise tables come from one Gram matrix per class: with the features one-hot
-encoded into ``W = sum(r_i)`` columns, ``M_c.T @ M_c`` holds ``N(c, x_i = a, x_j = b)``
-for every pair at once in block ``(i, j)``. A missing value is an all-zero one-hot
-block, so every pair table counts exactly the rows where both features are observed
-(available-case analysis) and the diagonal block ``(i, i)`` holds ``N(c, x_i)``.
+Dense pair tables come from one Gram matrix per class: with the features one-hot
+encoded, ``M_c.T @ M_c`` holds every pair in block ``(i, j)``. A missing value is an
+all-zero one-hot block, so each pair counts exactly the rows where both features are
+observed. Memory (``docs/large-data.md``): dense up to ``DENSE_MAX_CELLS`` cells of
+float64; sparse up to ``MAX_SPARSE_CELLS`` stored cells (16 bytes each), bounded
+before counting by ``min(rows x pairs, sum_{i<j} K r_i r_j)``; beyond that a
+``MemoryError`` names the shape and the bound.
 """
 
 from __future__ import annotations
@@ -17,13 +28,16 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
 from threadpoolctl import ThreadpoolController
 
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
 # every single BLAS product under that bound, and the float64 total stays exact to 2**53.
 _CHUNK_ROWS = 1 << 16
-# Above this one-hot width the dense Gram costs more than per-feature bincounts.
-_GRAM_MAX_WIDTH = 1024
+#: Dense pair tables up to this many float64 cells (``K * W * W``; 256 MiB).
+DENSE_MAX_CELLS = 1 << 25
+#: Sparse pair tables up to this many stored cells (16 bytes each: 4 GiB).
+MAX_SPARSE_CELLS = 1 << 28
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,7 +49,7 @@ def _blas_controller() -> ThreadpoolController:
 
 @dataclass
 class Counts:
-    """Class counts and class-conditional counts of all feature pairs.
+    """Class counts, level counts and (when asked for) pair counts.
 
     Attributes
     ----------
@@ -43,14 +57,28 @@ class Counts:
         Number of levels of each feature.
     class_counts : ndarray of shape (n_classes,)
         ``N(c)``: rows of each class.
-    joint : ndarray of shape (n_classes, W, W)
-        ``joint[c, off[i] + a, off[j] + b] = N(c, x_i = a, x_j = b)`` counted over the
-        rows where both features are observed; ``W = sum(cardinalities)``.
+    joint : ndarray of shape (n_classes, W, W) or None
+        Dense pair counts: ``joint[c, off[i] + a, off[j] + b] = N(c, x_i = a, x_j = b)``
+        over the rows where both features are observed; the diagonal block ``(i, i)``
+        holds ``N(c, x_i)`` on its diagonal. None when the pairs are sparse or were not
+        counted.
+    levels : ndarray of shape (n_classes, W)
+        ``N(c, x_i = a)`` over the rows where ``x_i`` is observed, at ``off[i] + a``.
+    sparse : list of scipy.sparse.csr_array or None
+        Sparse pair counts: per class a ``(W, W)`` matrix holding the blocks ``i < j``.
     """
 
     cardinalities: np.ndarray
     class_counts: np.ndarray
-    joint: np.ndarray
+    joint: np.ndarray | None = None
+    levels: np.ndarray | None = None
+    sparse: list | None = None
+
+    def __post_init__(self):
+        if self.levels is None:
+            if self.joint is None:
+                raise ValueError("Counts need the level counts (levels=) or the dense pair counts (joint=).")
+            self.levels = np.diagonal(self.joint, axis1=1, axis2=2).copy()
 
     @property
     def n_classes(self) -> int:
@@ -73,26 +101,86 @@ class Counts:
         """Feature index of each one-hot column (length ``W``)."""
         return np.repeat(np.arange(self.n_features), self.cardinalities)
 
+    @property
+    def has_pairs(self) -> bool:
+        return self.joint is not None or self.sparse is not None
+
+    @property
+    def layout(self) -> str:
+        """``"dense"``, ``"sparse"`` or ``"levels"`` (no pair counts)."""
+        return "dense" if self.joint is not None else "sparse" if self.sparse is not None else "levels"
+
     def block(self, i: int) -> slice:
         off = self.offsets
         return slice(int(off[i]), int(off[i + 1]))
 
     def feature(self, i: int) -> np.ndarray:
         """``N(c, x_i)`` over rows where ``x_i`` is observed, shape ``(K, r_i)``."""
-        b = self.block(i)
-        return np.diagonal(self.joint[:, b, b], axis1=1, axis2=2).copy()
+        return self.levels[:, self.block(i)].copy()
 
     def pair(self, i: int, j: int) -> np.ndarray:
         """``N(c, x_i, x_j)`` over rows where both are observed, shape ``(K, r_i, r_j)``."""
-        return self.joint[:, self.block(i), self.block(j)]
+        if self.joint is not None:
+            return self.joint[:, self.block(i), self.block(j)]
+        if self.sparse is None:
+            raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
+        if i == j:
+            return np.stack([np.diag(row) for row in self.feature(i)])
+        lo, hi = (i, j) if i < j else (j, i)
+        table = np.stack([m[self.block(lo), self.block(hi)].toarray() for m in self.sparse])
+        return table if i < j else table.transpose(0, 2, 1)
+
+    def pair_entries(self, c: int):
+        """Nonzero pair counts of class ``c`` with ``feature(u) < feature(v)``:
+        ``(u, v, n)`` arrays over one-hot columns, read from either layout."""
+        if self.sparse is not None:
+            upper = self.sparse[c].tocoo()
+            return upper.row.astype(np.int64), upper.col.astype(np.int64), upper.data
+        if self.joint is None:
+            raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
+        # Off the diagonal, a diagonal block (i, i) is zero (one level per row), so the
+        # strict upper triangle is exactly the blocks i < j.
+        u, v = np.nonzero(np.triu(self.joint[c], 1))
+        return u, v, self.joint[c, u, v]
+
+    def dense_joint(self) -> np.ndarray:
+        """The ``(K, W, W)`` dense pair counts, built from the sparse ones if need be."""
+        if self.joint is not None:
+            return self.joint
+        if self.sparse is None:
+            raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
+        width = int(self.offsets[-1])
+        _check_dense_fits(self.n_classes, width, "a dense copy of the sparse pair counts")
+        joint = np.zeros((self.n_classes, width, width))
+        for c, m in enumerate(self.sparse):
+            upper = m.toarray()
+            joint[c] = upper + upper.T
+            joint[c][np.diag_indices(width)] = self.levels[c]
+        return joint
+
+    def _combine(self, other: "Counts", sign: float) -> "Counts":
+        self._check_compatible(other)
+        pairs = {}
+        if self.has_pairs and other.has_pairs:
+            if self.joint is not None and other.joint is not None:
+                pairs["joint"] = self.joint + sign * other.joint
+            else:  # one sparse: the sum is sparse (the dense side is small by construction)
+                pairs["sparse"] = [a + sign * b for a, b in zip(self._sparse_form(), other._sparse_form())]
+        elif self.has_pairs or other.has_pairs:
+            raise ValueError("Counts with pair counts cannot be combined with counts without them.")
+        return Counts(self.cardinalities, self.class_counts + sign * other.class_counts,
+                      levels=self.levels + sign * other.levels, **pairs)
+
+    def _sparse_form(self) -> list:
+        if self.sparse is not None:
+            return self.sparse
+        return [scipy.sparse.csr_array(np.triu(j, 1)) for j in self.joint]
 
     def __add__(self, other: "Counts") -> "Counts":
-        self._check_compatible(other)
-        return Counts(self.cardinalities, self.class_counts + other.class_counts, self.joint + other.joint)
+        return self._combine(other, 1.0)
 
     def __sub__(self, other: "Counts") -> "Counts":
-        self._check_compatible(other)
-        return Counts(self.cardinalities, self.class_counts - other.class_counts, self.joint - other.joint)
+        return self._combine(other, -1.0)
 
     def _check_compatible(self, other: "Counts") -> None:
         if not np.array_equal(self.cardinalities, other.cardinalities) or self.n_classes != other.n_classes:
@@ -114,35 +202,83 @@ def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-def _one_hot_columns(codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """One-hot column of every cell; a missing cell points at the spare column ``W``."""
-    width = offsets[-1]
-    return np.where(codes >= 0, offsets[:-1] + codes, width)
+def _check_dense_fits(n_classes: int, width: int, what: str) -> None:
+    cells = n_classes * width * width
+    if cells > DENSE_MAX_CELLS:
+        raise MemoryError(
+            f"{what} needs {n_classes} x {width} x {width} = {cells:,} cells, above the bound of "
+            f"{DENSE_MAX_CELLS:,} (pybnc.counts.DENSE_MAX_CELLS); use a model that reads the sparse "
+            "pair counts, or fewer levels."
+        )
+
+
+def pair_layout(n_rows: int, cardinalities, n_classes: int) -> str:
+    """``"dense"`` or ``"sparse"``: how :func:`count` stores the pair counts of a table.
+
+    Dense while ``K * W * W`` is at most ``DENSE_MAX_CELLS`` and the rows are not few
+    next to the cells; sparse otherwise, if its bound on nonzeros,
+    ``min(rows x pairs, sum_{i<j} K r_i r_j)``, is at most ``MAX_SPARSE_CELLS``.
+
+    Raises
+    ------
+    MemoryError
+        When even the sparse counts cannot fit; the message names the shape and the bound.
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    width, d = int(cards.sum()), cards.size
+    dense_cells = n_classes * width * width
+    pairs = d * (d - 1) // 2
+    cell_bound = n_classes * (int(cards.sum()) ** 2 - int((cards**2).sum())) // 2
+    sparse_bound = min(n_rows * pairs, cell_bound)
+    if dense_cells <= DENSE_MAX_CELLS and 8 * sparse_bound >= dense_cells:
+        return "dense"
+    if sparse_bound > MAX_SPARSE_CELLS:
+        raise MemoryError(
+            f"The pair counts of {n_rows:,} rows x {d:,} features ({width:,} levels in all, "
+            f"{n_classes} classes) may hold up to {sparse_bound:,} nonzero cells, above the bound of "
+            f"{MAX_SPARSE_CELLS:,} (pybnc.counts.MAX_SPARSE_CELLS, 16 bytes a cell). Use naive Bayes "
+            "(level counts only), fewer features or fewer levels, or fit on fewer rows."
+        )
+    return "sparse"
 
 
 def _gram(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
     gram = np.zeros((width + 1, width + 1), dtype=np.float64)
-    for start in range(0, codes.shape[0], _CHUNK_ROWS):
-        chunk = codes[start : start + _CHUNK_ROWS]
+    # Row chunks small enough that the one-hot chunk stays near 64 MiB.
+    step = max(1, min(_CHUNK_ROWS, (1 << 24) // (width + 1)))
+    for start in range(0, codes.shape[0], step):
+        chunk = codes[start : start + step]
         onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
-        onehot[np.arange(chunk.shape[0])[:, None], _one_hot_columns(chunk, offsets)] = 1.0
+        columns = np.where(chunk >= 0, offsets[:-1] + chunk, width)  # missing: the spare column W
+        onehot[np.arange(chunk.shape[0])[:, None], columns] = 1.0
         gram += np.dot(onehot.T, onehot)
     return gram[:width, :width]  # drop the spare column that collected missing cells
 
 
-def _pairs_by_bincount(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
-    """Same table as ``_gram`` for very wide encodings: one bincount per feature."""
-    table = np.zeros(width * width, dtype=np.float64)
-    columns = _one_hot_columns(codes, offsets)
-    columns[columns == width] = -1
-    for i in range(codes.shape[1]):
-        rows = columns[columns[:, i] >= 0]
-        cells = rows[:, i, None] * width + rows
-        table += np.bincount(cells[rows >= 0], minlength=width * width)
-    return table.reshape(width, width)
+def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int):
+    """Blocks ``i < j`` of the one-hot Gram matrix as CSR, one feature's rows at a time,
+    so no more than one feature's products exist beside the result."""
+    rows, features = np.nonzero(codes >= 0)
+    columns = offsets[features] + codes[rows, features]
+    onehot = scipy.sparse.csc_array((np.ones(rows.size), (rows, columns)), shape=(codes.shape[0], width))
+    indptr, indices, data, filled = [np.zeros(1, dtype=np.int64)], [], [], 0
+    for i in range(offsets.size - 1):
+        lo, hi = int(offsets[i]), int(offsets[i + 1])
+        if hi == lo:
+            continue
+        piece = scipy.sparse.csr_array(onehot[:, lo:hi].T @ onehot[:, hi:])
+        piece.sort_indices()
+        indptr.append(piece.indptr[1:].astype(np.int64) + filled)
+        indices.append(piece.indices.astype(np.int64) + hi)
+        data.append(piece.data)
+        filled += piece.nnz
+    cat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
+    return scipy.sparse.csr_array((cat(data, np.float64), cat(indices, np.int64), np.concatenate(indptr)),
+                                  shape=(width, width))
 
 
-def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Counts:
+def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs: bool = True,
+          layout: str = "auto") -> Counts:
     """Count the sufficient statistics of a coded table.
 
     Parameters
@@ -154,6 +290,10 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Co
     cardinalities : array-like of int
         Levels per feature.
     n_classes : int
+    pairs : bool, default=True
+        Count the pairs too; naive Bayes needs only the class and level counts.
+    layout : {"auto", "dense", "sparse"}, default="auto"
+        How to store the pairs; ``"auto"`` asks :func:`pair_layout`.
 
     Returns
     -------
@@ -166,6 +306,9 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Co
     >>> c = count(np.array([[0, 1], [1, -1]]), np.array([0, 1]), [2, 2], 2)
     >>> c.pair(0, 1)[0].tolist(), c.feature(1).tolist()
     ([[0.0, 1.0], [0.0, 0.0]], [[0.0, 1.0], [0.0, 0.0]])
+    >>> s = count(np.array([[0, 1], [1, -1]]), np.array([0, 1]), [2, 2], 2, layout="sparse")
+    >>> s.layout, s.pair(0, 1)[0].tolist()
+    ('sparse', [[0.0, 1.0], [0.0, 0.0]])
     """
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(cardinalities)]).astype(np.int64)
@@ -173,19 +316,31 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int) -> Co
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
     class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-    joint = np.zeros((n_classes, width, width), dtype=np.float64)
+    rows, features = np.nonzero(codes >= 0)
+    cells = y[rows] * width + offsets[features] + codes[rows, features]
+    levels = np.bincount(cells, minlength=n_classes * width).astype(np.float64).reshape(n_classes, width)
+    del rows, features, cells
+    if not pairs:
+        return Counts(cardinalities, class_counts, levels=levels)
+    if layout == "auto":
+        layout = pair_layout(codes.shape[0], cardinalities, n_classes)
+    elif layout not in ("dense", "sparse"):
+        raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'sparse'.")
     order = np.argsort(y, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(class_counts).astype(np.int64)])
-    pair_table = _gram if width <= _GRAM_MAX_WIDTH else _pairs_by_bincount
+    by_class = [order[bounds[c] : bounds[c + 1]] for c in range(n_classes)]
+    if layout == "sparse":
+        upper = [_sparse_upper(codes[r], offsets, width) for r in by_class]
+        return Counts(cardinalities, class_counts, levels=levels, sparse=upper)
+    joint = np.zeros((n_classes, width, width), dtype=np.float64)
     # One BLAS thread: these products are small and memory-bound, and a threaded
     # OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
     # and runs several hundred times slower than one thread.
     with _blas_controller().limit(limits=1, user_api="blas"):
-        for c in range(n_classes):
-            rows = order[bounds[c] : bounds[c + 1]]
-            if rows.size:
-                joint[c] = pair_table(codes[rows], offsets, width)
-    return Counts(cardinalities, class_counts, joint)
+        for c, r in enumerate(by_class):
+            if r.size:
+                joint[c] = _gram(codes[r], offsets, width)
+    return Counts(cardinalities, class_counts, joint, levels)
 
 
 # -- family counts ------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Information-theoretic quantities and decomposable scores, all from counts.
 
 Everything is in nats. Pairwise quantities are computed for all feature pairs at
-once from the ``(K, W, W)`` joint table of :class:`pybnc.counts.Counts`, with block
-sums done by ``np.add.reduceat`` rather than a Python loop over pairs.
+once from the nonzero pair counts of :class:`pybnc.counts.Counts` (dense or sparse),
+by ``np.bincount`` over cells rather than a Python loop over pairs.
 
 Score conventions follow bnclassify: higher is better,
 ``AIC = LL - |theta|`` and ``BIC = LL - |theta| log(N) / 2``.
@@ -52,26 +52,23 @@ def class_mutual_information(counts: Counts) -> np.ndarray:
     return out
 
 
-def _block_sums(joint: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    row_margin = segment_sums(joint, offsets, axis=2)  # (K, W, d): N(c, x_i = a) within pair (i, j)
-    col_margin = segment_sums(joint, offsets, axis=1)  # (K, d, W): N(c, x_j = b) within pair (i, j)
-    pair_total = segment_sums(row_margin, offsets, axis=1)  # (K, d, d): N(c) within pair (i, j)
-    return row_margin, col_margin, pair_total
-
-
 def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     """Conditional mutual information ``I(X_i; X_j | C)`` of every feature pair.
 
     Each pair uses the rows where both features are observed (available-case
     analysis); its marginals are taken from the same rows, so every estimate is a
     true mutual information of one empirical distribution and never negative.
+    Computed from the nonzero pair counts alone (:meth:`~pybnc.counts.Counts.pair_entries`),
+    so the dense and the sparse layouts give the same values and the cost follows the
+    nonzeros, not ``W**2``.
 
     Returns
     -------
     cmi : ndarray of shape (n_features, n_features)
         Symmetric, zero diagonal.
     n_pair : ndarray of shape (n_features, n_features)
-        Number of rows behind each pair's estimate.
+        Number of rows behind each pair's estimate (on the diagonal: the rows where
+        the feature is observed).
 
     Examples
     --------
@@ -82,26 +79,63 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.isclose(cmi[0, 1], np.log(2)))
     True
     """
-    joint = counts.joint
-    offsets = counts.offsets
-    feat = counts.column_feature
-    row_margin, col_margin, pair_total = _block_sums(joint, offsets)
-    # N log(N * N_c / (N_ca * N_cb)) summed cell by cell; cells with N = 0 add nothing,
-    # and a positive cell has positive margins, so every log below is finite.
-    positive = joint > 0
-    log = lambda a: np.log(np.where(positive, a, 1.0))  # noqa: E731
-    terms = joint * (
-        log(joint)
-        + log(pair_total[:, feat][:, :, feat])
-        - log(row_margin[:, :, feat])
-        - log(col_margin[:, feat, :])
-    )
-    per_pair = segment_sums(segment_sums(terms.sum(axis=0), offsets, axis=0), offsets, axis=1)
-    n_pair = pair_total.sum(axis=0)
+    if counts.joint is not None:
+        per_pair, n_pair = _dense_cmi_terms(counts)
+    else:
+        per_pair, n_pair = _sparse_cmi_terms(counts)
     cmi = np.where(n_pair > 0, per_pair / np.where(n_pair > 0, n_pair, 1.0), 0.0)
-    cmi = np.maximum((cmi + cmi.T) / 2.0, 0.0)  # rounding can leave -1e-17
+    # Rounded to 1e-12 nats: pairs whose information is mathematically equal (frequent on
+    # small tables) then tie exactly and are told apart by index, not by the order in
+    # which a layout happened to sum; rounding also clears a -1e-17.
+    cmi = np.maximum(np.round((cmi + cmi.T) / 2.0, 12), 0.0)
     np.fill_diagonal(cmi, 0.0)
+    n_pair[np.diag_indices(counts.n_features)] = segment_sums(counts.levels.sum(axis=0), counts.offsets, axis=0)
     return cmi, n_pair
+
+
+def _xlogx(a: np.ndarray) -> np.ndarray:
+    return a * np.log(np.where(a > 0, a, 1.0))
+
+
+def _dense_cmi_terms(counts: Counts):
+    """``N I(X_i; X_j | C)`` and ``N`` of every pair from dense counts, as
+    ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb`` within each
+    pair, every sum a segment sum: three passes over ``W x W`` per class."""
+    off = counts.offsets
+    d = counts.n_features
+    per_pair, n_pair = np.zeros((d, d)), np.zeros((d, d))
+    for joint in counts.joint:
+        within = segment_sums(joint, off, axis=1)  # (W, d): N(c, x_i = a) within pair (i, j)
+        total = segment_sums(within, off, axis=0)  # (d, d): N(c) within pair (i, j)
+        level_terms = segment_sums(_xlogx(within), off, axis=0)  # (d, d)
+        cell_terms = segment_sums(segment_sums(_xlogx(joint), off, axis=0), off, axis=1)
+        # The joint is symmetric, so the margin of x_j within (i, j) is that of (j, i).
+        per_pair += cell_terms + _xlogx(total) - level_terms - level_terms.T
+        n_pair += total
+    np.fill_diagonal(per_pair, 0.0)
+    return per_pair, n_pair
+
+
+def _sparse_cmi_terms(counts: Counts):
+    """The same as :func:`_dense_cmi_terms` from the nonzero cells of the upper blocks."""
+    d, width = counts.n_features, int(counts.offsets[-1])
+    feat = counts.column_feature
+    per_pair = np.zeros(d * d)
+    n_pair = np.zeros(d * d)
+    for c in range(counts.n_classes):
+        u, v, n = counts.pair_entries(c)
+        fu, fv = feat[u], feat[v]
+        pair_id = fu * d + fv
+        total = np.bincount(pair_id, n, minlength=d * d)  # N(c) within pair (i, j)
+        u_margin = np.bincount(u * d + fv, n, minlength=width * d)  # N(c, x_i = a) within pair (i, j)
+        v_margin = np.bincount(v * d + fu, n, minlength=width * d)  # N(c, x_j = b) within pair (i, j)
+        # N log(N * N_c / (N_ca * N_cb)) summed cell by cell; every cell here is positive,
+        # so are its margins, and every log is finite.
+        terms = n * (np.log(n) + np.log(total[pair_id]) - np.log(u_margin[u * d + fv]) - np.log(v_margin[v * d + fu]))
+        per_pair += np.bincount(pair_id, terms, minlength=d * d)
+        n_pair += total
+    per_pair, n_pair = per_pair.reshape(d, d), n_pair.reshape(d, d)
+    return per_pair + per_pair.T, n_pair + n_pair.T
 
 
 def arc_parameters(cardinalities: np.ndarray, n_classes: int) -> np.ndarray:

@@ -26,6 +26,7 @@ import copy
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 
 from .counts import Counts, count
 from .encode import finish_encoder, grow_encoder, plan_encoder
@@ -47,11 +48,20 @@ def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(cards)])
-    columns = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)])
+    columns = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)]).astype(np.int64)
     width = int(offsets[-1])
-    joint = np.zeros((counts.n_classes, width, width), dtype=np.float64)
-    joint[:, columns[:, None], columns[None, :]] = counts.joint
-    return Counts(cards, counts.class_counts.copy(), joint)
+    levels = np.zeros((counts.n_classes, width))
+    levels[:, columns] = counts.levels
+    pairs = {}
+    if counts.joint is not None:
+        pairs["joint"] = np.zeros((counts.n_classes, width, width), dtype=np.float64)
+        pairs["joint"][:, columns[:, None], columns[None, :]] = counts.joint
+    elif counts.sparse is not None:
+        # Levels move within their feature's block, so blocks i < j stay above the diagonal.
+        move = scipy.sparse.csr_array((np.ones(columns.size), (np.arange(columns.size), columns)),
+                                      shape=(columns.size, width))
+        pairs["sparse"] = [scipy.sparse.csr_array(move.T @ m @ move) for m in counts.sparse]
+    return Counts(cards, counts.class_counts.copy(), levels=levels, **pairs)
 
 
 def _split(block, target):
@@ -110,13 +120,13 @@ def fit_blocks(model, blocks, target=None, classes=None):
 
 
 # -- Dask ---------------------------------------------------------------------------------
-def _count_partition(frame, encoder, classes, target):
+def _count_partition(frame, encoder, classes, target, pairs):
     y = check_labels(frame[target], len(frame)) if len(frame) else frame[target].to_numpy()
     y_codes = pd.Index(classes).get_indexer(y)
     if (y_codes < 0).any():
         raise ValueError(f"y holds the label {y[y_codes < 0][0]!r}, not in classes={list(classes)}.")
     codes = encoder.transform(frame.drop(columns=[target]))
-    return count(codes, y_codes, encoder.cardinalities_, len(classes))
+    return count(codes, y_codes, encoder.cardinalities_, len(classes), pairs=pairs)
 
 
 def _tree_sum(parts, add):
@@ -177,7 +187,7 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     if classes.shape[0] < 2:
         raise ValueError(f"The classes are {list(classes)}; a classifier needs at least 2 classes.")
     count_part = dask.delayed(_count_partition)
-    parts = [count_part(p, encoder, classes, target) for p in ddf.to_delayed()]
+    parts = [count_part(p, encoder, classes, target, model._counts_pairs) for p in ddf.to_delayed()]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     _check_feature_names(model, X_meta, reset=True)
     model.classes_, model.encoder_, model.n_features_in_ = classes, encoder, X_meta.shape[1]

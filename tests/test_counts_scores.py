@@ -42,10 +42,11 @@ def slow_cmi(codes, y, i, j):
     return total
 
 
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
 @pytest.mark.parametrize("missing_rate", [0.0, 0.2])
-def test_pair_counts_match_direct_counting(rng, missing_rate):
+def test_pair_counts_match_direct_counting(rng, missing_rate, layout):
     codes, y = random_codes(rng, 300, CARDS, 3, missing_rate)
-    counts = count(codes, y, CARDS, 3)
+    counts = count(codes, y, CARDS, 3, layout=layout)
     for i, j in itertools.product(range(len(CARDS)), repeat=2):
         expected = slow_pair_counts(codes, y, i, j, CARDS[i], CARDS[j], 3)
         if i == j:
@@ -65,12 +66,42 @@ def test_counts_are_additive(rng):
     np.testing.assert_array_equal(back.joint, count(codes[:200], y[:200], CARDS, 3).joint)
 
 
-def test_bincount_path_equals_gram_path(rng, monkeypatch):
-    codes, y = random_codes(rng, 400, CARDS, 2, 0.15)
-    gram = count(codes, y, CARDS, 2)
-    monkeypatch.setattr(counts_module, "_GRAM_MAX_WIDTH", 0)
-    binc = count(codes, y, CARDS, 2)
-    np.testing.assert_array_equal(gram.joint, binc.joint)
+def test_sparse_counts_equal_dense_exactly(rng):
+    cards = CARDS + [0, 1]  # a feature never observed, a constant one
+    codes, y = random_codes(rng, 400, CARDS, 3, 0.15)
+    codes = np.column_stack([codes, np.full(400, -1), np.zeros(400, int)])
+    dense, sparse = count(codes, y, cards, 3, layout="dense"), count(codes, y, cards, 3, layout="sparse")
+    assert (dense.layout, sparse.layout) == ("dense", "sparse")
+    np.testing.assert_array_equal(sparse.dense_joint(), dense.joint)
+    np.testing.assert_array_equal(sparse.levels, dense.levels)
+    # additive whatever the layouts of the parts, and folds subtract
+    mixed = count(codes[:150], y[:150], cards, 3, layout="sparse") + count(codes[150:], y[150:], cards, 3)
+    np.testing.assert_array_equal(mixed.dense_joint(), dense.joint)
+    fold = sparse - count(codes[150:], y[150:], cards, 3, layout="sparse")
+    np.testing.assert_array_equal(fold.dense_joint(), count(codes[:150], y[:150], cards, 3).joint)
+    # the scores read either layout
+    (cmi_d, n_d), (cmi_s, n_s) = pairwise_cmi(dense), pairwise_cmi(sparse)
+    np.testing.assert_array_equal(n_s, n_d)
+    np.testing.assert_allclose(cmi_s, cmi_d, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(ode_arc_weights(sparse, "bic") == -np.inf, ode_arc_weights(dense, "bic") == -np.inf)
+
+
+def test_level_counts_alone_equal_the_pairs_diagonal(rng):
+    codes, y = random_codes(rng, 300, CARDS, 3, 0.2)
+    levels = count(codes, y, CARDS, 3, pairs=False)
+    assert levels.layout == "levels" and not levels.has_pairs
+    np.testing.assert_array_equal(levels.levels, count(codes, y, CARDS, 3).levels)
+    with pytest.raises(ValueError, match="no pair counts"):
+        levels.pair(0, 1)
+
+
+def test_layout_follows_the_shape_and_an_impossible_one_is_refused(monkeypatch):
+    assert counts_module.pair_layout(1000, [3] * 20, 2) == "dense"
+    assert counts_module.pair_layout(20_000, [500] * 50, 2) == "sparse"  # K W^2 = 1.25e9 cells
+    assert counts_module.pair_layout(50, [40] * 100, 2) == "sparse"  # rows few next to cells
+    monkeypatch.setattr(counts_module, "MAX_SPARSE_CELLS", 10_000)
+    with pytest.raises(MemoryError, match=r"20,000 rows x 50 features \(25,000 levels.*MAX_SPARSE_CELLS"):
+        counts_module.pair_layout(20_000, [500] * 50, 2)
 
 
 def test_gram_is_exact_across_chunks(rng, monkeypatch):
@@ -117,3 +148,25 @@ def test_arc_weights_are_gain_minus_penalty(rng, criterion):
 def test_unknown_criterion_is_rejected():
     with pytest.raises(ValueError, match="criterion"):
         penalty_per_parameter("score", 10)
+
+
+@pytest.mark.parametrize("name", ["TAN", "FAN", "KDB"])
+def test_models_learn_the_same_from_sparse_and_dense_counts(rng, monkeypatch, name):
+    """Few rows next to many cells: the pairs are counted sparse; TAN/FAN/kDB equal
+    the same fits from dense counts, and so does a stream of blocks."""
+    import pybnc
+    from pybnc.streaming import fit_blocks
+
+    X = pd.DataFrame(rng.integers(0, 30, size=(60, 30)).astype(str)).add_prefix("f")
+    X.iloc[::7, 3] = None
+    y = rng.choice(["a", "b"], 60)
+    sparse = getattr(pybnc, name)().fit(X, y)
+    assert sparse.counts_.layout == "sparse"
+    blocks = fit_blocks(getattr(pybnc, name)(), [(X[:25], y[:25]), (X[25:], y[25:])], classes=["a", "b"]) \
+        if hasattr(sparse, "partial_fit") else sparse
+    monkeypatch.setattr(counts_module, "pair_layout", lambda *a: "dense")
+    dense = getattr(pybnc, name)().fit(X, y)
+    assert dense.counts_.layout == "dense"
+    assert sparse.structure_ == dense.structure_ == blocks.structure_
+    np.testing.assert_allclose(sparse.predict_proba(X), dense.predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(blocks.predict_proba(X), dense.predict_proba(X), rtol=1e-12)

@@ -79,6 +79,7 @@ def super_parent_log_tables(counts: Counts, method: str, alpha: float) -> tuple[
     width = int(counts.offsets[-1])
     log_joint = np.empty((k, width))
     log_child = np.zeros((k, width, width))
+    joint = counts.dense_joint()
     for j in range(counts.n_features):
         block = counts.block(j)
         n_cj = counts.feature(j)  # (K, r_j)
@@ -87,7 +88,7 @@ def super_parent_log_tables(counts: Counts, method: str, alpha: float) -> tuple[
         for i in range(counts.n_features):
             if i != j:
                 child = counts.block(i)
-                log_child[:, block, child] = conditional_log_table(counts.joint[:, block, child], method, alpha)
+                log_child[:, block, child] = conditional_log_table(joint[:, block, child], method, alpha)
     return log_joint, log_child
 
 
@@ -223,7 +224,7 @@ class AODE(BaseBNC):
             raise ValueError(f"min_count must be a number of rows >= 0, got {self.min_count!r}.")
         alpha = resolve_alpha(self.params, self.alpha)
         self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.params, alpha)
-        value_counts = counts.joint.diagonal(axis1=1, axis2=2).sum(axis=0)
+        value_counts = counts.levels.sum(axis=0)
         self.super_parent_ok_ = value_counts >= self.min_count
         fallback = learn_parameters(Structure.naive_bayes(counts.n_features), counts, self.params, alpha)
         self.class_log_prior_, self.log_cpts_ = fallback.class_log_prior, fallback.log_cpts

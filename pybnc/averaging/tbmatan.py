@@ -60,7 +60,7 @@ def _pair_statistics(counts: Counts):
     counts level ``a`` (of its feature ``u``) over the rows of class ``c`` where both
     ``u`` and ``v`` are observed, ``pair_total[c, u, v]`` those rows.
     """
-    row_margin = segment_sums(counts.joint, counts.offsets, axis=2)
+    row_margin = segment_sums(counts.dense_joint(), counts.offsets, axis=2)
     pair_total = segment_sums(row_margin, counts.offsets, axis=1)
     return row_margin, pair_total
 
@@ -101,7 +101,7 @@ def log_bayes_factors(counts: Counts, ess: float):
     prior_level = ess / (k * col_card)  # (W,): eq. 10 summed over the partner
     prior_class = ess / k  # eq. 11
 
-    cell_terms = (gammaln(prior_cell + counts.joint) - gammaln(prior_cell)).sum(axis=0)
+    cell_terms = (gammaln(prior_cell + counts.dense_joint()) - gammaln(prior_cell)).sum(axis=0)
     log_ml_pair = segment_sums(segment_sums(cell_terms, counts.offsets, axis=0), counts.offsets, axis=1)
     level_terms = (gammaln(prior_level[None, :, None] + row_margin) - gammaln(prior_level)[None, :, None]).sum(axis=0)
     log_ml_first = segment_sums(level_terms, counts.offsets, axis=0)  # (n, n): [u, v] -> u's cells in pair (u, v)
@@ -113,7 +113,7 @@ def log_bayes_factors(counts: Counts, ess: float):
     pair_rows = pair_total[:, feat][:, :, feat]  # (K, W, W)
     level_a = row_margin[:, :, feat]  # count of a within pair (feat[a], feat[b])
     log_h = (
-        np.log(prior_cell + counts.joint)
+        np.log(prior_cell + counts.dense_joint())
         + np.log(prior_class + pair_rows)
         - np.log(prior_level[None, :, None] + level_a)
         - np.log(prior_level[None, None, :] + np.swapaxes(level_a, 1, 2))
@@ -218,7 +218,7 @@ class TBMATAN(BaseBNC):
         ess = float(self.ess)
         k = counts.n_classes
         self.class_log_prior_ = np.log(ess / k + counts.class_counts) - np.log(ess + counts.n_rows)
-        level_counts = np.diagonal(counts.joint, axis1=1, axis2=2)  # (K, W): N(c, x_u = a)
+        level_counts = counts.levels  # (K, W): N(c, x_u = a)
         observed = segment_sums(level_counts, counts.offsets, axis=1)[:, counts.column_feature]
         col_card = counts.cardinalities[counts.column_feature]
         self.feature_log_prob_ = np.log(ess / (k * col_card) + level_counts) - np.log(ess / k + observed)

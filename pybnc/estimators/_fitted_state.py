@@ -147,10 +147,16 @@ def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
                                        value=getattr(counts, "cardinalities", None)), cards):
         raise InconsistentState("counts_.cardinalities", "differ from encoder_.cardinalities_")
     width = int(cards.sum())
-    for name, shape in (("class_counts", (n_classes,)), ("joint", (n_classes, width, width))):
+    shapes = [("class_counts", (n_classes,)), ("levels", (n_classes, width))]
+    if getattr(counts, "joint", None) is not None:
+        shapes.append(("joint", (n_classes, width, width)))
+    for name, shape in shapes:
         table = fitted_array(None, f"counts_.{name}", shape, "iuf", value=getattr(counts, name, None))
         if (table < 0).any():
             raise InconsistentState(f"counts_.{name}", "holds a negative count")
+    for c, upper in enumerate(getattr(counts, "sparse", None) or []):
+        if upper.shape != (width, width) or (upper.data < 0).any():
+            raise InconsistentState(f"counts_.sparse[{c}]", f"not a ({width}, {width}) table of counts")
 
 
 def check_network(model, cards: np.ndarray, n_classes: int) -> None:

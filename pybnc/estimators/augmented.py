@@ -185,7 +185,8 @@ class NaiveBayes(AugmentedNaiveBayes):
     [1.0, 1.0]
     """
 
-    _learns_from_counts = True  # at most one feature parent: every family is a pair count
+    _counts_pairs = False  # every table is a feature given the class: level counts only
+    _learns_from_counts = True
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,

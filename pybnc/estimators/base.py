@@ -71,6 +71,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     #: estimator can learn block by block (``partial_fit``, :mod:`pybnc.streaming`),
     #: because counts are additive. Subclasses that qualify set it.
     _learns_from_counts = False
+    #: What the counting stage must give ``_fit_encoded`` (:mod:`pybnc.counts`): the pair
+    #: counts too (True), or the class and level counts only (False: naive Bayes).
+    _counts_pairs = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -99,7 +102,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         self.encoder_ = self._encoder()
         codes = self.encoder_.fit_transform(X, y_codes)
         self.n_features_in_ = X.shape[1]
-        counts = count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_))
+        counts = count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_), pairs=self._counts_pairs)
         return codes, y_codes, counts
 
     def _encode(self, X) -> np.ndarray:
@@ -256,7 +259,8 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             running = self.counts_
             if moves is not None:  # new levels: pad the counts to the grown encoding
                 running = remap_counts(running, moves, self.encoder_.cardinalities_)
-        block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_))
+        block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_),
+                      pairs=self._counts_pairs)
         self._fit_from_counts(block if running is None else running + block)
         return self
 

@@ -39,6 +39,7 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import _check_feature_names
@@ -105,13 +106,14 @@ def _check_models(models) -> dict:
 class _Encoded:
     """One table encoded and counted once, for all models sharing an encoder."""
 
-    def __init__(self, encoder, X, y_codes, n_classes, categorical_dtype):
+    def __init__(self, encoder, X, y_codes, n_classes, categorical_dtype, pairs=True):
         self.encoder = encoder
         self.codes = encoder.transform(X)
         self.y_codes = y_codes
         self.n_classes = n_classes
         self.cards = encoder.cardinalities_
-        self.total = count(self.codes, y_codes, self.cards, n_classes)
+        self.pairs = pairs
+        self.total = count(self.codes, y_codes, self.cards, n_classes, pairs=pairs)
         # pandas categories keep their declared levels in every fold's encoder.
         self.keeps_all_levels = categorical_dtype
         self.fold_counts = {}
@@ -122,10 +124,10 @@ class _Encoded:
         if rows.size + test.size == self.codes.shape[0]:
             if fold not in self.fold_counts:
                 self.fold_counts[fold] = count(self.codes[test], self.y_codes[test], self.cards,
-                                               self.n_classes)
+                                               self.n_classes, pairs=self.pairs)
             counts = self.total - self.fold_counts[fold]
         else:
-            counts = count(codes, y, self.cards, self.n_classes)
+            counts = count(codes, y, self.cards, self.n_classes, pairs=self.pairs)
         return codes, y, counts
 
     def restriction(self, counts, n_train):
@@ -159,8 +161,13 @@ def _restrict_counts(counts, present, class_present):
         return counts
     cols = np.flatnonzero(np.concatenate(present))
     cls = np.flatnonzero(class_present)
-    return type(counts)(np.array([p.sum() for p in present], dtype=np.int64),
-                        counts.class_counts[cls], counts.joint[np.ix_(cls, cols, cols)])
+    pairs = {}
+    if counts.joint is not None:
+        pairs["joint"] = counts.joint[np.ix_(cls, cols, cols)]
+    elif counts.sparse is not None:
+        pairs["sparse"] = [scipy.sparse.csr_array(counts.sparse[c][cols][:, cols]) for c in cls]
+    return type(counts)(np.array([p.sum() for p in present], dtype=np.int64), counts.class_counts[cls],
+                        levels=counts.levels[np.ix_(cls, cols)], **pairs)
 
 
 def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
@@ -204,11 +211,13 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
         if not _uses_fast_path(model):
             continue
         encoder = model._encoder()
-        key = (type(encoder), repr(sorted(vars(encoder).items())))
+        # Models that need the pair counts get their own shared encoding with them.
+        key = (type(encoder), repr(sorted(vars(encoder).items())), model._counts_pairs)
         if key not in by_key:
             encoder.fit(X, y_codes)
             ok = all(kind == "categorical" for kind in encoder.kinds_) and not encoder.dropped_columns_
-            by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype) if ok else None
+            by_key[key] = (_Encoded(encoder, X, y_codes, n_classes, categorical_dtype, model._counts_pairs)
+                           if ok else None)
         if by_key[key] is not None:
             out[name] = by_key[key]
     return out

@@ -332,8 +332,11 @@ class Reader:
     def _names(node, key, cls, where) -> dict:
         """The node's map of attribute names, each a plain name that shadows nothing of ``cls``."""
         mapping = _expect(node, key, dict, where)
+        # A dataclass field with a default is also a class attribute; it is still a field.
+        fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
         for name in mapping:
-            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__") or hasattr(cls, name):
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__") or (
+                    hasattr(cls, name) and name not in fields):
                 raise Malformed(f"{where}.{name}", f"not an attribute name a {cls.__name__} can have")
         return mapping
 
