@@ -39,7 +39,9 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     n = weights.shape[0]
     iu, ju = np.triu_indices(n, k=1)
     w = weights[iu, ju]
-    order = np.lexsort((ju, iu, -w))  # by decreasing weight, then (i, j)
+    # By decreasing weight, then (i, j): triu_indices lists the pairs in (i, j) order,
+    # and a stable sort keeps it among equal weights (one sort, not lexsort's three).
+    order = np.argsort(-w, kind="stable")
     order = order[w[order] > 0] if positive_only else order[w[order] > -np.inf]
     root = list(range(n))
 
