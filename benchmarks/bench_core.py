@@ -1,6 +1,8 @@
 """Fit and predict_proba times of pybnc's NaiveBayes, TAN and FAN next to peers.
 
-Run: ``python benchmarks/bench_core.py [--repeats 5] [--large/--no-large]``.
+Run: ``python benchmarks/bench_core.py [--repeats 5] [--large/--no-large] [--no-shapes]``.
+The shapes table (wide and many-levelled tables, issue 10) fits each case in a fresh
+process and reports its peak resident memory, imports included.
 Prints one table: median seconds over repeats on synthetic data drawn from a random
 TAN (cardinalities 2-4, 2 classes), for pybnc and, in the same run, scikit-learn's
 CategoricalNB and, where installed, pyAgrum's and pgmpy's TAN.
@@ -150,12 +152,99 @@ def run_encoding(n_rows: int, n_features: int, repeats: int) -> pd.DataFrame:
                      ignore_index=True)
 
 
+# -- shapes: wide tables and many levels (issue 10), each fit in a fresh process ---------------
+SHAPES = [  # (case, model, rows, columns, levels)
+    ("wide", "NaiveBayes", 200, 5000, 2),
+    ("wide", "TAN", 200, 2000, 2),
+    ("many levels", "TAN", 20_000, 50, 500),
+]
+
+
+def _random_table(n_rows, n_features, levels, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, levels, size=(n_rows, n_features))
+    codes[:, 0] = levels - 1 - np.arange(n_rows) % levels  # every level present
+    y = (codes[:, 1] % 2 ^ (rng.random(n_rows) < 0.2)).astype(int)
+    return codes, y
+
+
+def _fit_once(model_name, n_rows, n_features, levels):
+    """Seconds of one fit and this process's peak resident memory (MiB)."""
+    import resource
+
+    import pybnc
+    from sklearn.naive_bayes import CategoricalNB
+
+    codes, y = _random_table(n_rows, n_features, levels)
+    if model_name == "CategoricalNB":
+        model, table = CategoricalNB(), codes
+    else:  # categorical columns: integers with hundreds of values would be taken as numbers
+        model = getattr(pybnc, model_name)()
+        table = pd.DataFrame({f"x{j}": pd.Categorical.from_codes(codes[:, j], range(levels))
+                              for j in range(n_features)})
+    start = time.perf_counter()
+    model.fit(table, y)
+    seconds = time.perf_counter() - start
+    return seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _pyagrum_once(n_rows, n_features, levels):
+    import resource
+
+    from pyagrum.skbn import createBNClassifier
+
+    codes, y = _random_table(n_rows, n_features, levels)
+    frame = pd.DataFrame(codes.astype(str), columns=[f"x{i}" for i in range(n_features)])
+    start = time.perf_counter()
+    createBNClassifier(learningMethod="TAN").fit(frame, y.astype(str))
+    return time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_shapes(timeout=600.0) -> pd.DataFrame:
+    """Each case and its peers, each fit in a fresh process (peak memory is per process)."""
+    import concurrent.futures
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    rows = []
+    for case, model, n_rows, n_features, levels in SHAPES:
+        runs = [(f"pybnc {model}", _fit_once, (model, n_rows, n_features, levels)),
+                ("sklearn CategoricalNB", _fit_once, ("CategoricalNB", n_rows, n_features, levels))]
+        if model == "TAN":
+            runs.append(("pyAgrum TAN", _pyagrum_once, (n_rows, n_features, levels)))
+        for name, fn, args in runs:
+            with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+                try:
+                    seconds, peak = pool.submit(fn, *args).result(timeout=timeout)
+                except ImportError:
+                    name, seconds, peak = name + " (not installed)", np.nan, np.nan
+                except concurrent.futures.TimeoutError:
+                    name, seconds, peak = name + f" (over {timeout:.0f} s)", np.nan, np.nan
+                    for process in pool._processes.values():
+                        process.terminate()
+            rows.append({"case": case, "shape": f"{n_rows:,} x {n_features:,} x {levels} levels",
+                         "model": name, "fit s": seconds, "peak MiB": peak})
+    table = pd.DataFrame(rows)
+    reference = table[table["model"] == "sklearn CategoricalNB"].set_index("shape")["fit s"]
+    table["fit / CategoricalNB"] = table["fit s"] / table["shape"].map(reference)
+    return table
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-large", action="store_true", help="skip the 200,000 x 50 shape")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--no-shapes", action="store_true", help="skip the wide and many-levels table")
+    parser.add_argument("--only-shapes", action="store_true", help="only the wide and many-levels table")
     args = parser.parse_args()
+    if not args.no_shapes:
+        with pd.option_context("display.width", 140, "display.float_format", "{:,.3f}".format):
+            print(run_shapes().to_string(index=False))
+        print("Targets: NaiveBayes 200 x 5,000 <= 3x CategoricalNB; TAN 200 x 2,000 <= 20x CategoricalNB and "
+              "< 1 s; TAN 20,000 x 50 x 500 levels < 1 GiB peak.\n")
+        if args.only_shapes:
+            return
     shapes = [(20_000, 20)] + ([] if args.no_large else [(200_000, 50)])
     table = run(shapes, args.repeats, peers=not args.no_peers)
     with pd.option_context("display.width", 120, "display.float_format", "{:,.4f}".format):

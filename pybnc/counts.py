@@ -135,7 +135,7 @@ class Counts:
         ``(u, v, n)`` arrays over one-hot columns, read from either layout."""
         if self.sparse is not None:
             upper = self.sparse[c].tocoo()
-            return upper.row.astype(np.int64), upper.col.astype(np.int64), upper.data
+            return upper.row, upper.col, upper.data
         if self.joint is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
         # Off the diagonal, a diagonal block (i, i) is zero (one level per row), so the
@@ -191,6 +191,15 @@ def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int) -> np.ndarray:
     """Sums of ``a`` over each feature's one-hot columns along ``axis`` (``offsets`` as
     ``Counts.offsets``); 0 for a feature without levels, where ``np.add.reduceat`` would
     return a neighbour's column or fail."""
+    widths = np.diff(offsets)
+    if widths.size and widths[0] > 0 and (widths == widths[0]).all():
+        # Every feature as wide (binary tables, say): a reshape and a sum, no copy.
+        r = int(widths[0])
+        view = np.moveaxis(a.reshape(a.shape[:axis] + (widths.size, r) + a.shape[axis + 1:]), axis + 1, 0)
+        out = view[0].copy()
+        for level in view[1:]:  # r strided adds: numpy reduces a short inner axis slowly
+            out += level
+        return out
     pad = [(0, 0)] * a.ndim
     pad[axis] = (0, 1)
     out = np.add.reduceat(np.pad(a, pad), offsets[:-1], axis=axis)
@@ -269,12 +278,15 @@ def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int):
         piece = scipy.sparse.csr_array(onehot[:, lo:hi].T @ onehot[:, hi:])
         piece.sort_indices()
         indptr.append(piece.indptr[1:].astype(np.int64) + filled)
-        indices.append(piece.indices.astype(np.int64) + hi)
+        indices.append((piece.indices + hi).astype(np.int32))  # W < 2**31: half the bytes of int64
         data.append(piece.data)
         filled += piece.nnz
+        del piece
     cat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
-    return scipy.sparse.csr_array((cat(data, np.float64), cat(indices, np.int64), np.concatenate(indptr)),
-                                  shape=(width, width))
+    indptr = np.concatenate(indptr)
+    return scipy.sparse.csr_array(
+        (cat(data, np.float64), cat(indices, np.int32), indptr.astype(np.int32) if filled < 2**31 else indptr),
+        shape=(width, width))
 
 
 def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs: bool = True,

@@ -66,20 +66,25 @@ def resolve_alpha(method: str, alpha) -> float:
     return value
 
 
-def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=None) -> np.ndarray:
+def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=None, families=None) -> np.ndarray:
     """``N(c, pa_i = j, x_i = k)`` as an array ``(K, q_i, r_i)``.
 
-    One feature parent is read from the pairwise table; more parents (kDB) need the
-    coded rows ``codes``/``y`` and are counted with one bincount.
+    One feature parent is read from the pairwise table; more parents (kDB) are read
+    from ``families`` (a :class:`~pybnc.counts.FamilyCounts` holding ``parents + (i,)``)
+    or counted from the coded rows ``codes``/``y`` with one bincount.
     """
     parents = structure.parents[i]
     if len(parents) == 0:
         return counts.feature(i)[:, None, :]
     if len(parents) == 1:
         return counts.pair(parents[0], i)
-    if codes is None:
-        raise ValueError("Families with several feature parents are counted from the coded rows.")
     cards = counts.cardinalities
+    if families is not None and tuple(parents) + (i,) in families.families:
+        table = families.table(families.index(tuple(parents) + (i,)))
+        return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))
+    if codes is None or codes.shape[0] == 0 and counts.n_rows > 0:
+        raise ValueError("Families with several feature parents are counted from the coded rows or "
+                         "given as FamilyCounts.")
     cols = list(parents) + [i]
     sub = codes[:, cols]
     keep = (sub >= 0).all(axis=1)
@@ -121,7 +126,7 @@ def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.n
 
 
 def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes", alpha=None,
-                     codes=None, y=None) -> ParameterTables:
+                     codes=None, y=None, families=None) -> ParameterTables:
     """Estimate every table of a structure.
 
     Parameters
@@ -134,7 +139,10 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
         (``friedman``) or equivalent sample size ``lambda`` (``ms``). ``None`` takes
         the method's default (1, 5, 10).
     codes, y : ndarray, optional
-        Coded rows, needed only when a feature has more than one feature parent.
+        Coded rows, needed only when a feature has more than one feature parent and
+        ``families`` does not hold its family.
+    families : FamilyCounts, optional
+        Counts of the families with several feature parents (out-of-core kDB).
 
     Returns
     -------
@@ -143,7 +151,7 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     alpha = resolve_alpha(method, alpha)
     log_cpts = []
     for i in range(structure.n_features):
-        n_ijk = family_counts(counts, structure, i, codes, y)
+        n_ijk = family_counts(counts, structure, i, codes, y, families)
         marginal = None
         if method == "friedman":
             n_i = counts.feature(i).sum(axis=0)

@@ -94,7 +94,10 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _xlogx(a: np.ndarray) -> np.ndarray:
-    return a * np.log(np.where(a > 0, a, 1.0))
+    out = np.zeros_like(a)
+    np.log(a, out=out, where=a > 0)
+    out *= a
+    return out
 
 
 def _dense_cmi_terms(counts: Counts):
@@ -116,23 +119,32 @@ def _dense_cmi_terms(counts: Counts):
     return per_pair, n_pair
 
 
-def _sparse_cmi_terms(counts: Counts):
-    """The same as :func:`_dense_cmi_terms` from the nonzero cells of the upper blocks."""
+def _sparse_cmi_terms(counts: Counts, chunk: int = 1 << 22):
+    """The same as :func:`_dense_cmi_terms` from the nonzero cells of the upper blocks,
+    ``chunk`` cells at a time so that the temporaries stay small beside the counts."""
     d, width = counts.n_features, int(counts.offsets[-1])
     feat = counts.column_feature
-    per_pair = np.zeros(d * d)
-    n_pair = np.zeros(d * d)
-    for c in range(counts.n_classes):
-        u, v, n = counts.pair_entries(c)
-        fu, fv = feat[u], feat[v]
-        pair_id = fu * d + fv
-        total = np.bincount(pair_id, n, minlength=d * d)  # N(c) within pair (i, j)
-        u_margin = np.bincount(u * d + fv, n, minlength=width * d)  # N(c, x_i = a) within pair (i, j)
-        v_margin = np.bincount(v * d + fu, n, minlength=width * d)  # N(c, x_j = b) within pair (i, j)
-        # N log(N * N_c / (N_ca * N_cb)) summed cell by cell; every cell here is positive,
-        # so are its margins, and every log is finite.
-        terms = n * (np.log(n) + np.log(total[pair_id]) - np.log(u_margin[u * d + fv]) - np.log(v_margin[v * d + fu]))
-        per_pair += np.bincount(pair_id, terms, minlength=d * d)
+    per_pair, n_pair = np.zeros(d * d), np.zeros(d * d)
+    for upper in counts.sparse:
+        row_of = np.repeat(np.arange(width, dtype=np.int64), np.diff(upper.indptr))
+        total = np.zeros(d * d)
+        u_margin = np.zeros(width * d)  # N(c, x_i = a) within pair (i, j), at a * d + j
+        v_margin = np.zeros(width * d)  # N(c, x_j = b) within pair (i, j), at b * d + i
+        cell_terms = np.zeros(d * d)
+        for start in range(0, upper.nnz, chunk):
+            u, v = row_of[start : start + chunk], upper.indices[start : start + chunk].astype(np.int64)
+            n = upper.data[start : start + chunk]
+            fu, fv = feat[u], feat[v]
+            total += np.bincount(fu * d + fv, n, minlength=d * d)
+            u_margin += np.bincount(u * d + fv, n, minlength=width * d)
+            v_margin += np.bincount(v * d + fu, n, minlength=width * d)
+            cell_terms += np.bincount(fu * d + fv, _xlogx(n), minlength=d * d)
+        del row_of
+        level_terms = np.zeros((d, d))
+        u_terms, v_terms = _xlogx(u_margin).reshape(width, d), _xlogx(v_margin).reshape(width, d)
+        level_terms += segment_sums(u_terms, counts.offsets, axis=0)  # [i, j]: x_i's side of (i, j)
+        level_terms += segment_sums(v_terms, counts.offsets, axis=0).T  # [i, j]: x_j's side
+        per_pair += cell_terms + _xlogx(total) - level_terms.ravel()
         n_pair += total
     per_pair, n_pair = per_pair.reshape(d, d), n_pair.reshape(d, d)
     return per_pair + per_pair.T, n_pair + n_pair.T

@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 
-from .counts import Counts, count
+from .counts import Counts, count, count_families
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.labels import check_labels
 
-__all__ = ["fit_blocks", "fit_dask", "grow_encoder", "remap_counts"]
+__all__ = ["fit_blocks", "fit_dask", "grow_encoder", "predict_proba_dask", "remap_counts"]
 
 
 def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
@@ -81,9 +81,11 @@ def fit_blocks(model, blocks, target=None, classes=None):
     ----------
     model : pybnc estimator that learns from counts
         Fitted from scratch, as by ``fit`` (use ``partial_fit`` to continue a fit).
-    blocks : iterable
+    blocks : iterable or callable
         DataFrames (or pyarrow tables / record batches) holding the ``target``
-        column, or ``(X, y)`` pairs when ``target`` is None.
+        column, or ``(X, y)`` pairs when ``target`` is None. Sahami's kDB reads them
+        twice (pairs, then the families of the structure they chose): pass a list, or
+        a function returning a fresh iterable (``lambda: pd.read_csv(path, chunksize=n)``).
     target : str, optional
         Name of the class column of each block.
     classes : array-like
@@ -107,16 +109,37 @@ def fit_blocks(model, blocks, target=None, classes=None):
     model._check_learns_from_counts()
     if classes is None:
         raise ValueError("classes must list every class label of the stream: the first block may not show all.")
-    model.__dict__.pop("counts_", None)  # start afresh, as fit does
+    two_passes = model._learns_in_two_passes()
+    if two_passes and not callable(blocks) and iter(blocks) is blocks:
+        raise TypeError(
+            f"{type(model).__name__} counts its families in a second pass over the blocks, and this "
+            "iterator can be read only once. Pass a list of blocks, or a function that returns a fresh "
+            "iterable, e.g. lambda: pd.read_csv(path, chunksize=100_000)."
+        )
+    source = blocks if callable(blocks) else (lambda: blocks)
+    for name in ("counts_", "family_counts_"):  # start afresh, as fit does
+        model.__dict__.pop(name, None)
     started = False
-    for block in blocks:
+    for block in source():
         X, y = _split(block, target)
-        model.partial_fit(X, y, classes=None if started else classes)
+        model._add_block(X, y, None if started else classes)
         started = True
         del block, X, y  # keep one block alive, not two, while the next one loads
     if not started:
         raise ValueError("blocks is empty: there are no rows to fit.")
+    families = None
+    if two_passes:
+        wanted = model._families_to_count(model.counts_)
+        families = _tree_sum([_count_block_families(model, *_split(block, target), wanted) for block in source()],
+                             lambda a, b: a + b) if wanted else None
+    model._fit_from_counts(model.counts_, families)
     return model
+
+
+def _count_block_families(model, X, y, families):
+    codes = model.encoder_.transform(model._align(X))
+    y_codes = model._encode_labels(y, codes.shape[0])
+    return count_families(codes, y_codes, model.encoder_.cardinalities_, len(model.classes_), families)
 
 
 # -- Dask ---------------------------------------------------------------------------------
@@ -127,6 +150,12 @@ def _count_partition(frame, encoder, classes, target, pairs):
         raise ValueError(f"y holds the label {y[y_codes < 0][0]!r}, not in classes={list(classes)}.")
     codes = encoder.transform(frame.drop(columns=[target]))
     return count(codes, y_codes, encoder.cardinalities_, len(classes), pairs=pairs)
+
+
+def _count_partition_families(frame, encoder, classes, target, families):
+    y_codes = pd.Index(classes).get_indexer(frame[target].to_numpy())
+    codes = encoder.transform(frame.drop(columns=[target]))
+    return count_families(codes, y_codes, encoder.cardinalities_, len(classes), families)
 
 
 def _tree_sum(parts, add):
@@ -143,7 +172,8 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     Two passes over the data: one learns the encoding (distinct levels of
     categorical columns, approximate quantile or exact min/max cut points of float
     columns, the classes), one counts every partition; the counts are summed by a
-    tree reduction and the model is learned from the total.
+    tree reduction and the model is learned from the total. Sahami's kDB takes a
+    third: the families (several feature parents) of the structure the counts chose.
 
     Parameters
     ----------
@@ -191,5 +221,47 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     _check_feature_names(model, X_meta, reset=True)
     model.classes_, model.encoder_, model.n_features_in_ = classes, encoder, X_meta.shape[1]
-    model._fit_from_counts(counts)
+    model.__dict__.pop("family_counts_", None)
+    families = None
+    wanted = model._families_to_count(counts) if model._learns_in_two_passes() else []
+    if wanted:  # a second pass: the families of the structure all the rows chose (kDB)
+        count_part = dask.delayed(_count_partition_families)
+        parts = [count_part(p, encoder, classes, target, wanted) for p in ddf.to_delayed()]
+        (families,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
+    model._fit_from_counts(counts, families)
     return model
+
+
+def predict_proba_dask(model, ddf):
+    """Class probabilities of every row of a Dask DataFrame, partition by partition.
+
+    Parameters
+    ----------
+    model : fitted pybnc classifier
+    ddf : dask.dataframe.DataFrame
+        The model's feature columns (a class column, if any, is left out by name).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy; one column per class (``model.classes_``), the partitions' index.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from pybnc import NaiveBayes
+    >>> frame = pd.DataFrame({"a": list("xyxzyx"), "y": list("nyynyn")})
+    >>> model = NaiveBayes().fit(frame[["a"]], frame["y"])
+    >>> proba = predict_proba_dask(model, dd.from_pandas(frame[["a"]], npartitions=2))
+    >>> bool(abs(proba.compute().to_numpy() - model.predict_proba(frame[["a"]])).max() == 0)
+    True
+    """
+    columns = [str(c) for c in model.classes_]
+    features = list(getattr(model, "feature_names_in_", ddf.columns))
+    meta = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in columns})
+
+    def part(frame):
+        return pd.DataFrame(model.predict_proba(frame[features]), columns=columns, index=frame.index)
+
+    return ddf.map_partitions(part, meta=meta)

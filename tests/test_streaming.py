@@ -98,13 +98,16 @@ def test_unsupported_estimators_have_no_partial_fit():
     assert hasattr(TAN(), "partial_fit") and not hasattr(KDB(), "partial_fit")
     # The reason is the cause of scikit-learn's AttributeError (shown in the traceback).
     with pytest.raises(AttributeError, match="no attribute 'partial_fit'") as info:
-        KDB().partial_fit(X, y, classes=["no", "yes"])
+        KDB(search="hc").partial_fit(X, y, classes=["no", "yes"])
     assert re.search("KDB reads the training rows.*NaiveBayes, TAN", str(info.value.__cause__))
+    with pytest.raises(AttributeError) as info:
+        KDB().partial_fit(X, y, classes=["no", "yes"])
+    assert re.search("KDB learns its structure.*second pass.*fit_blocks.*fit_dask", str(info.value.__cause__))
     with pytest.raises(AttributeError) as info:
         TAN(weighting="awnb").partial_fit(X, y, classes=["no", "yes"])
     assert re.search(r"TAN\(weighting='awnb'\).*weighting=None", str(info.value.__cause__))
     with pytest.raises(TypeError, match="KDB"):
-        fit_blocks(KDB(), [(X, y)], classes=["no", "yes"])
+        fit_blocks(KDB(search="hc"), [(X, y)], classes=["no", "yes"])
 
 
 def test_partial_fit_validates_classes():
@@ -195,3 +198,24 @@ def test_fit_dask_float_columns_use_approximate_quantiles():
     with pytest.raises(ValueError, match="MDL"):
         fit_dask(NaiveBayes(discretizer="mdl"), ddf, "y", scheduler="synchronous")
 
+
+
+def test_kdb_from_blocks_equals_kdb_from_all_rows_exactly():
+    """Sahami's kDB: the structure from the summed pair counts, then a second pass counts
+    the families of two parents; block-wise equals whole exactly, missing values and a
+    level first seen in a later block included."""
+    X, y = _table(500, seed=9)
+    X = X.astype(object)
+    X.iloc[::11, 1] = None
+    whole = KDB(k=2).fit(X, y)
+    blocks = [(X[i:i + 120], y[i:i + 120]) for i in range(0, 500, 120)]
+    for source in (blocks, lambda: iter(blocks)):
+        streamed = fit_blocks(KDB(k=2), source, classes=np.unique(y))
+        assert streamed.structure_ == whole.structure_
+        assert max(len(p) for p in streamed.structure_.parents) == 2
+        for got, want in zip(streamed.log_cpts_, whole.log_cpts_):
+            assert_array_equal(got, want)
+        assert_array_equal(streamed.predict_proba(X), whole.predict_proba(X))
+    with pytest.raises(TypeError, match="second pass over the blocks.*lambda: pd.read_csv"):
+        fit_blocks(KDB(k=2), iter(blocks), classes=np.unique(y))
+    assert not hasattr(KDB(), "partial_fit")  # one pass cannot count the final structure's families

@@ -70,12 +70,19 @@ class AugmentedNaiveBayes(BaseBNC):
     def _learn_structure(self, counts: Counts, codes: np.ndarray, y: np.ndarray) -> Structure:
         raise NotImplementedError
 
+    def _families_to_count(self, counts: Counts) -> list:
+        """Families ``parents + (child,)`` with several feature parents, for the structure
+        these counts give: what a second pass over the rows must count (kDB)."""
+        structure = self._learn_structure(counts, None, None)
+        return [tuple(p) + (i,) for i, p in enumerate(structure.parents) if len(p) > 1]
+
     def _fit_encoded(self, codes, y, counts):
         self.structure_ = self._learn_structure(counts, codes, y)
         self._set_parameters(counts, codes, y)
 
     def _set_parameters(self, counts, codes, y):
-        tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y)
+        tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
+                                  self.__dict__.get("family_counts_"))
         self.class_log_prior_ = tables.class_log_prior
         self.log_cpts_ = tables.log_cpts
         self.log_cpts_, self.feature_weights_ = weight_tables(

@@ -161,12 +161,26 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
         codes, y_codes, counts = self._encode_fit(X, y)
         self.counts_ = counts  # kept so that partial_fit can continue from here
+        self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
         return self
+
+    def _learns_in_two_passes(self) -> bool:
+        """True when the structure comes from the counts but its families need a second
+        pass over the rows (Sahami's kDB): ``fit_blocks`` (re-iterable blocks) and
+        ``fit_dask`` learn it, ``partial_fit`` cannot (one pass cannot count the families
+        of a structure that only all the rows decide)."""
+        return False
 
     def _block_refusal(self) -> str | None:
         """Why this estimator cannot learn block by block, or None if it can."""
         name = type(self).__name__
+        if self._learns_in_two_passes():
+            return (
+                f"{name} learns its structure from the pair counts, then counts its families in a second "
+                "pass over the rows, which partial_fit (one pass) cannot give. Use fit_blocks with a list "
+                "of blocks or a function returning a fresh iterable, or fit_dask (pybnc.streaming)."
+            )
         if not self._learns_from_counts:
             return (
                 f"{name} reads the training rows themselves (not only their counts), so it cannot "
@@ -182,6 +196,8 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return None
 
     def _check_learns_from_counts(self) -> None:
+        if self._learns_in_two_passes():
+            return
         refusal = self._block_refusal()
         if refusal:
             raise TypeError(refusal)
@@ -234,6 +250,11 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         >>> model.encoder_.categories_[0].tolist(), model.predict(X).tolist()
         (['x', 'y', 'z'], [0, 1, 1, 0])
         """
+        self._fit_from_counts(self._add_block(X, y, classes))
+        return self
+
+    def _add_block(self, X, y, classes) -> Counts:
+        """The running counts with block ``X``/``y`` added (the encoder grown if need be)."""
         X = _check_table(X)
         if not hasattr(self, "counts_"):
             if classes is None:
@@ -261,12 +282,15 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
                 running = remap_counts(running, moves, self.encoder_.cardinalities_)
         block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_),
                       pairs=self._counts_pairs)
-        self._fit_from_counts(block if running is None else running + block)
-        return self
+        self.counts_ = block if running is None else running + block
+        return self.counts_
 
-    def _fit_from_counts(self, counts: Counts) -> None:
-        """Learn from the counts alone: no coded rows are passed, so nothing can read them."""
+    def _fit_from_counts(self, counts: Counts, families=None) -> None:
+        """Learn from the counts alone: no coded rows are passed, so nothing can read them.
+        ``families`` (:class:`~pybnc.counts.FamilyCounts`) holds what a second pass counted."""
         self.counts_ = counts
+        if families is not None:
+            self.family_counts_ = families
         no_rows = np.empty((0, counts.n_features), dtype=np.int32)
         self._fit_encoded(no_rows, np.empty(0, dtype=np.int64), counts)
 

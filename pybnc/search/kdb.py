@@ -90,6 +90,9 @@ class KDB(_ArcSearch):
         self.search = search
         self.n_folds = n_folds
 
+    def _learns_in_two_passes(self) -> bool:
+        return self.search == "sahami"  # the structure from pair counts, then its families
+
     def _learn_structure(self, counts, codes, y):
         if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
             raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
