@@ -38,7 +38,8 @@ def test_mixed_dataframe_goes_in_unchanged(mixed_frame, Model):
     assert list(model.feature_names_in_) == list(X.columns)
     kinds = dict(zip(model.encoder_.columns_, model.encoder_.kinds_))
     assert kinds["real"] == "discretised" and kinds["few"] == "categorical"
-    assert model.encoder_.cardinalities_[list(X.columns).index("real")] == 5
+    assert model.encoder_.cardinalities_[list(X.columns).index("real")] >= 2  # MDL: cuts where the class changes
+    assert Model(discretizer="quantile").fit(X, y).encoder_.cardinalities_[list(X.columns).index("real")] == 5
     proba = model.predict_proba(X)
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1)
     assert set(model.predict(X)) <= {"neg", "pos"}

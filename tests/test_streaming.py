@@ -181,7 +181,7 @@ def test_fit_dask_float_columns_use_approximate_quantiles():
     x[::17] = np.nan
     frame = pd.DataFrame({"x": x, "z": rng.integers(0, 3, 2000), "y": (rng.random(2000) < 0.3).astype(int)})
     ddf = dd.from_pandas(frame, npartitions=4)
-    model = fit_dask(NaiveBayes(), ddf, "y", scheduler="synchronous")
+    model = fit_dask(NaiveBayes(discretizer="quantile"), ddf, "y", scheduler="synchronous")
     cuts = model.encoder_.cut_points_[0]
     assert model.encoder_.kinds_ == ["discretised", "categorical"] and cuts.size == 4
     # Every bin holds about a fifth of the observed values.

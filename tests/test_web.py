@@ -265,7 +265,7 @@ def test_column_report_before_learning(client):
     data = table.to_csv(index=False).encode()
     status, answer = columns_of(client, file=(io.BytesIO(data), "t.csv"))
     assert status == 200 and answer["target"] == "label" and answer["columns"] == list(table.columns)
-    report = analysis.report_columns(table.drop(columns="label"), y)
+    report = analysis.report_columns(table.drop(columns="label"), y, "quantile")
     rows = {r["name"]: r for r in report["columns"]}
     assert rows["name"]["flag"] == "ID-like" and rows["empty"]["flag"] == "constant"
     assert rows["colour"] == {**rows["colour"], "type": "text", "levels": 2, "missing": 0.05, "flag": None}

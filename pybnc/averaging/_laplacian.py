@@ -208,6 +208,8 @@ def kron_reduce(log_weights: np.ndarray, eliminate: np.ndarray):
         for k in np.flatnonzero(eliminate):
             remaining[k] = False
             rest = np.flatnonzero(remaining)
+            if rest.size == 0:
+                break  # every node eliminated: the last one is the root the reduced Laplacian leaves out
             log_pivot = float(logsumexp(work[k, rest]))
             constant += log_pivot
             if not np.isfinite(log_pivot):

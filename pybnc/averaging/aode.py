@@ -172,8 +172,9 @@ class AODE(BaseBNC):
         Pseudo-count for ``bayes`` (default 1).
     n_bins : int, default=5
         Bins for continuous (float) columns.
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
-        How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
+        evidence in docs/discretisation.md), equal frequency or equal width.
     [encoding parameters]
 
     Attributes
@@ -203,7 +204,7 @@ class AODE(BaseBNC):
 
     _learns_from_counts = True  # every table comes from the pairwise counts
 
-    def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+    def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.min_count = min_count
         self.params = params

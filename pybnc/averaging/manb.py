@@ -148,8 +148,9 @@ class MANB(NaiveBayes):
         enters the marginal likelihoods.
     n_bins : int, default=5
         Bins for continuous (float) columns.
-    discretizer : {{"quantile", "uniform", "mdl"}}, default="quantile"
-        How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
+    discretizer : {{"mdl", "quantile", "uniform"}}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
+        evidence in docs/discretisation.md), equal frequency or equal width.
 {ENCODING_PARAMS_DOC}{_FITTED_DOC}    arc_posterior_ : ndarray of shape (n_features,)
         ``P(arc class -> x_i | D)`` for every feature.
 
@@ -163,7 +164,7 @@ class MANB(NaiveBayes):
     [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     """
 
-    def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="quantile",
+    def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.arc_prior = arc_prior
         self.alpha = alpha

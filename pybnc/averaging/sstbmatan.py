@@ -70,7 +70,7 @@ class SSTBMATAN(TBMATAN):
     max_missing_combinations : int, default=4096
         See :class:`TBMATAN`.
     n_bins : int, default=5
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
     [encoding parameters]
 
     Attributes
@@ -87,7 +87,7 @@ class SSTBMATAN(TBMATAN):
     (0.0, -inf)
     """
 
-    def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile",
+    def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.decades = decades
         self.ess = ess

@@ -162,8 +162,9 @@ class TBMATAN(BaseBNC):
         many "not applicable" columns removes most of the nodes.
     n_bins : int, default=5
         Bins for continuous (float) columns.
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
-        How continuous columns are cut (the paper: equal frequency, 5 bins).
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (the default, docs/discretisation.md),
+        equal frequency (the paper's choice, with 5 bins) or equal width.
     [encoding parameters]
 
     Attributes
@@ -194,7 +195,7 @@ class TBMATAN(BaseBNC):
 
     _learns_from_counts = True  # every table comes from the pairwise counts
 
-    def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="quantile",
+    def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.ess = ess
         self.max_missing_combinations = max_missing_combinations

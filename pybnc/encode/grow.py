@@ -14,8 +14,8 @@ finished over a Dask DataFrame in one pass (``docs/large-data.md``).
   come from all the data in one pass: the distinct levels of categorical columns
   exactly, the distinct values of numeric columns up to the integer rule's limit,
   Dask's approximate quantiles (``discretizer="quantile"``) or the exact minimum
-  and maximum (``"uniform"``); ``"mdl"`` needs each column sorted with its classes
-  and is refused.
+  and maximum (``"uniform"``); ``"mdl"`` (the default) needs each column sorted with
+  its classes, so a numeric column to cut is refused with a message saying so.
 """
 
 from __future__ import annotations
@@ -123,11 +123,6 @@ def _few_distinct(series: pd.Series, limit: int) -> pd.Series:
 def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf):
     """Lazy Dask results describing every column, computed later in one pass."""
     categorical, numeric = encoder._validate(X_meta)
-    if encoder.discretizer not in ("quantile", "uniform"):
-        raise ValueError(
-            f"fit_dask supports discretizer='quantile' or 'uniform', not {encoder.discretizer!r}: "
-            "MDL cut points need each column sorted with its classes in one place."
-        )
     quantiles = np.arange(1, encoder.n_bins) / encoder.n_bins
     limit = max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1
     plan = {"rows": ddf.index.size}
@@ -166,6 +161,12 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict) -> 
             elif distinct.size > encoder.n_bins:
                 numbered += [name] if integer_levels else []
                 kind = "discretised"
+                if encoder.discretizer == "mdl":
+                    raise ValueError(
+                        f"Column {name!r} is numeric, and fit_dask cannot learn MDL cut points (they need "
+                        "each column sorted with its classes in one place). Pass discretizer='quantile' or "
+                        "'uniform' to the model, or list the column in categorical_features."
+                    )
                 if encoder.discretizer == "uniform":
                     cuts = cut_points(np.array([lo, hi], dtype=np.float64), "uniform", encoder.n_bins)
                 else:

@@ -115,7 +115,9 @@ class TableEncoder:
         Number of bins for numeric columns (floats, and integers with many values).
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
         How numeric columns are cut: equal frequency, equal width, or the
-        supervised Fayyad-Irani MDL method (needs ``y`` at fit).
+        supervised Fayyad-Irani MDL method (needs ``y`` at fit). The encoder alone
+        defaults to the unsupervised cut; every classifier passes its own
+        ``discretizer``, whose default is ``"mdl"`` (``docs/discretisation.md``).
     max_levels : int, default=1000
         Largest number of levels a categorical column may have.
     id_columns : {"drop", "error", "keep"}, default="drop"

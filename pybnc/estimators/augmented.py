@@ -26,8 +26,9 @@ _PARAMS_DOC = """
         equivalent sample size ``lambda`` for ``ms`` (default 10).
     n_bins : int, default=5
         Bins for continuous (float) columns.
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
-        How continuous columns are cut (equal frequency, equal width, Fayyad-Irani).
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
+        evidence in docs/discretisation.md), equal frequency or equal width.
 """ + ENCODING_PARAMS_DOC
 
 _WEIGHTING_DOC = """
@@ -195,7 +196,7 @@ class NaiveBayes(AugmentedNaiveBayes):
     _counts_pairs = False  # every table is a feature given the class: level counts only
     _learns_from_counts = True
 
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.params = params
@@ -236,7 +237,7 @@ class TAN(AugmentedNaiveBayes):
 
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
-    def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+    def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.criterion = criterion
@@ -279,7 +280,7 @@ class FAN(AugmentedNaiveBayes):
 
     _learns_from_counts = True  # at most one feature parent: every family is a pair count
 
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="quantile",
+    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
         self.params = params

@@ -51,7 +51,7 @@ _WRAPPER_DOC = """
         0 silent; 1 a progress bar on terminals; 2 always a bar.
     n_bins : int, default=5
         Bins for continuous (float) columns.
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
         How continuous columns are cut.
 """ + ENCODING_PARAMS_DOC
 
@@ -74,7 +74,7 @@ class WrapperParams:
     """The constructor shared by the wrappers whose arguments are exactly bnclassify's."""
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
-                 n_bins=5, discretizer="quantile",
+                 n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.k = k
         self.epsilon = epsilon

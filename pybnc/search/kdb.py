@@ -83,7 +83,7 @@ class KDB(_ArcSearch):
     _folds_name = "n_folds"
 
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
-                 random_state=None, verbose=1, n_bins=5, discretizer="quantile",
+                 random_state=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         WrapperParams.__init__(self, k, epsilon, params, alpha, random_state, verbose, n_bins, discretizer,
                                id_columns, missing, categorical_features, numeric_features)

@@ -75,7 +75,7 @@ class _SemiNaiveParams:
     """The constructor of FSSJ and BSEJ: bnclassify's arguments and ``join_smoothing``."""
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
-                 random_state=None, verbose=1, n_bins=5, discretizer="quantile",
+                 random_state=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.k = k
         self.epsilon = epsilon

@@ -80,6 +80,8 @@ def drawing(model, codes: np.ndarray, y_codes: np.ndarray) -> dict | None:
 
 def _in_bin(cuts: np.ndarray, k: int) -> float:
     """A value that the encoder puts in bin ``k`` (bins are ``[cut_{k-1}, cut_k)``)."""
+    if cuts.size == 0:
+        return 0.0  # a column MDL left uncut: one bin holds every value
     if k > 0:
         return float(cuts[k - 1])
     return float(cuts[0] - 1.0 - abs(cuts[0]))
