@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pybnc
-from pybnc.encode import EncodingWarning, column_report, detect_id_columns
+from pybnc.encode import EncodingWarning, TableEncoder, column_report, detect_id_columns
 from pybnc.evaluation import cross_validate
 from pybnc.estimators.base import BaseBNC
 
@@ -273,3 +273,37 @@ def test_columns_mdl_leaves_uncut_contribute_nothing():
             model = quiet(Model).fit(X.assign(b=7.0), y)
         proba = model.predict_proba(X)
         assert np.allclose(proba, proba[0]) and proba[0, 0] > proba[0, 1], Model.__name__
+
+
+def test_integer_arrays_encode_as_their_dataframe_does():
+    """The integer-matrix path (all columns at once) gives the encoder and codes of the
+    column-by-column path: small codes, negatives, a 40-value number, an identifier."""
+    rng = np.random.default_rng(5)
+    n = 300
+    arr = np.column_stack([rng.integers(0, 3, n), rng.integers(-4, 2, n), rng.integers(0, 40, n),
+                           np.arange(n) % 290, rng.integers(5, 7, n)]).astype(np.int32)
+    y = (arr[:, 0] + (arr[:, 2] > 20) + rng.integers(0, 2, n)) % 2
+    frame = pd.DataFrame(arr, columns=[f"x{i}" for i in range(5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EncodingWarning)
+        fast, slow = TableEncoder(discretizer="mdl"), TableEncoder(discretizer="mdl")
+        codes_fast, codes_slow = fast.fit_transform(arr, y), slow.fit_transform(frame, y)
+    assert fast.columns_ == slow.columns_ and fast.kinds_[2:4] == ["discretised", "discretised"]
+    for name in ("kinds_", "cardinalities_", "positions_", "dropped_columns_"):
+        assert np.array_equal(np.asarray(getattr(fast, name)), np.asarray(getattr(slow, name))), name
+    assert all(a.tolist() == b.tolist() for a, b in zip(fast.categories_, slow.categories_))
+    np.testing.assert_array_equal(codes_fast, codes_slow)
+    test = rng.integers(-6, 45, (50, 5))
+    np.testing.assert_array_equal(fast.transform(test), slow.transform(pd.DataFrame(test, columns=frame.columns)))
+    # 12 rows: 11 distinct codes make a categorical column an identifier on both paths
+    ids = np.column_stack([np.arange(12) % 11, np.arange(12) % 2])
+    with pytest.warns(EncodingWarning, match="row identifiers"):
+        fast_ids = TableEncoder().fit(ids)
+    with pytest.warns(EncodingWarning, match="row identifiers"):
+        slow_ids = TableEncoder().fit(pd.DataFrame(ids, columns=["x0", "x1"]))
+    assert fast_ids.dropped_columns_ == slow_ids.dropped_columns_ == ["x0"] and fast_ids.columns_ == ["x1"]
+    np.testing.assert_array_equal(fast_ids.transform(ids), slow_ids.transform(pd.DataFrame(ids, columns=["x0", "x1"])))
+    small = arr[:, [0, 1, 4]]
+    enc = TableEncoder().fit(small)
+    np.testing.assert_array_equal(enc.transform(test[:, [0, 1, 4]]),
+                                  TableEncoder().fit(pd.DataFrame(small)).transform(pd.DataFrame(test[:, [0, 1, 4]])))

@@ -17,7 +17,13 @@ from ._columns import (
     refuse_unsupported_levels,
     warn_columns,
 )
-from ._levels import MISSING, factorize_column, lookup_column
+from ._levels import (
+    MISSING,
+    factorize_column,
+    factorize_integer_matrix,
+    lookup_column,
+    lookup_integer_matrix,
+)
 
 MISSING_LABEL = "(missing)"
 ID_POLICIES = ("drop", "error", "keep")
@@ -69,6 +75,16 @@ def float_values(col: pd.Series, name) -> np.ndarray:
             "Replace infinities with NaN to treat them as missing, or with a finite value."
         )
     return values
+
+
+def _is_integer_matrix(X) -> bool:
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "iu" and X.size > 0
+
+
+def _integer_levels(levels: np.ndarray) -> bool:
+    """Sorted integer levels (what the integer-matrix lookup needs)."""
+    return levels.size > 0 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in levels) \
+        and bool(np.all(np.diff(np.asarray(levels, dtype=np.int64)) > 0))
 
 
 def _is_number(value) -> bool:
@@ -199,9 +215,44 @@ class TableEncoder:
 
     def fit_transform(self, X, y_codes: np.ndarray | None = None) -> np.ndarray:
         """Learn the encoding and return the codes of ``X`` (one pass over each column)."""
-        codes = self._learn(as_frame(X), y_codes)
+        frame = as_frame(X)
+        codes = self._learn_integer_matrix(X, frame, y_codes) if _is_integer_matrix(X) else None
+        if codes is None:
+            codes = self._learn(frame, y_codes)
         self._check_not_empty()
         return codes
+
+    def _learn_integer_matrix(self, arr: np.ndarray, frame: pd.DataFrame, y_codes) -> np.ndarray | None:
+        """:meth:`_learn` for a numpy integer array, every column factorised at once (no
+        Python step per column but the rules'); None where the general path is needed."""
+        if self.categorical_features is not None or self.numeric_features is not None:
+            return None
+        found = factorize_integer_matrix(arr)
+        if found is None:
+            return None
+        self._validate(frame)
+        codes, all_levels = found
+        n, numbered, unique_numbers, keep = len(frame), [], [], []
+        self.columns_, self.kinds_, self.categories_, self.cut_points_, self.dropped_columns_ = [], [], [], [], []
+        for pos, (name, levels) in enumerate(zip(frame.columns, all_levels)):
+            cuts = None
+            if levels.size > INTEGER_AS_NUMBER_ABOVE:
+                if self._left_out(name, levels.size, n, 0, set(), n, by_name_only=True):
+                    continue
+                if identifier_reason(name, levels.size, n) is not None:
+                    unique_numbers.append(name)
+                numbered.append(name)
+                column, levels, cuts = self._numeric_column(frame.iloc[:, pos], name, y_codes)
+                codes[:, pos] = column
+            elif self._left_out(name, levels.size, n, levels.size, set(), n):
+                continue
+            keep.append(pos)
+            self.columns_.append(name)
+            self.kinds_.append("categorical" if cuts is None else "discretised")
+            self.categories_.append(levels)
+            self.cut_points_.append(cuts)
+        self._store(np.full(len(keep), MISSING), keep, frame.shape[1], numbered, unique_numbers)
+        return codes if len(keep) == codes.shape[1] else np.ascontiguousarray(codes[:, keep])
 
     def _learn(self, frame: pd.DataFrame, y_codes) -> np.ndarray:
         categorical, numeric = self._validate(frame)
@@ -346,6 +397,11 @@ class TableEncoder:
     def transform(self, X) -> np.ndarray:
         frame = as_frame(X)
         positions, width, missing_codes = self._layout()
+        if _is_integer_matrix(X) and X.shape[1] == width and all(k == "categorical" for k in self.kinds_) \
+                and not (missing_codes >= 0).any() and all(_integer_levels(c) for c in self.categories_):
+            codes = lookup_integer_matrix(X[:, positions] if len(positions) < width else X, self.categories_)
+            if codes is not None:
+                return codes
         if frame.shape[1] != width:
             raise ValueError(
                 f"X has {frame.shape[1]} columns but the model was fitted on {width} "
