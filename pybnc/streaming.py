@@ -22,46 +22,14 @@ refused).
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
-import scipy.sparse
 
-from .counts import Counts, count, count_families
+from .counts import count, count_families, remap_counts
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.labels import check_labels
 
 __all__ = ["fit_blocks", "fit_dask", "grow_encoder", "predict_proba_dask", "remap_counts"]
-
-
-def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
-    """Counts re-indexed to a grown encoding: old level ``a`` of feature ``i`` moves to
-    ``moves[i][a]``; new levels get zero counts (they were never seen).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> c = count(np.array([[0], [1], [1]]), np.array([0, 0, 1]), [2], 2)
-    >>> remap_counts(c, [np.array([1, 2])], [3]).feature(0).tolist()
-    [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]]
-    """
-    cards = np.asarray(cardinalities, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(cards)])
-    columns = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)]).astype(np.int64)
-    width = int(offsets[-1])
-    levels = np.zeros((counts.n_classes, width))
-    levels[:, columns] = counts.levels
-    pairs = {}
-    if counts.joint is not None:
-        pairs["joint"] = np.zeros((counts.n_classes, width, width), dtype=np.float64)
-        pairs["joint"][:, columns[:, None], columns[None, :]] = counts.joint
-    elif counts.sparse is not None:
-        # Levels move within their feature's block, so blocks i < j stay above the diagonal.
-        move = scipy.sparse.csr_array((np.ones(columns.size), (np.arange(columns.size), columns)),
-                                      shape=(columns.size, width))
-        pairs["sparse"] = [scipy.sparse.csr_array(move.T @ m @ move) for m in counts.sparse]
-    return Counts(cards, counts.class_counts.copy(), levels=levels, **pairs)
 
 
 def _split(block, target):

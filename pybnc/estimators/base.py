@@ -18,11 +18,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
-from ..counts import Counts, count
+from ..counts import Counts, count, remap_counts
 from ..encode import EncodingWarning, TableEncoder, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.labels import class_codes as _class_codes
-from ..streaming import remap_counts
 
 
 def _check_table(X):
