@@ -251,8 +251,8 @@ def pair_layout(n_rows: int, cardinalities, n_classes: int) -> str:
     return "sparse"
 
 
-def _gram(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
-    gram = np.zeros((width + 1, width + 1), dtype=np.float64)
+def _gram(codes: np.ndarray, offsets: np.ndarray, width: int, out: np.ndarray) -> None:
+    """Add the one-hot Gram matrix of ``codes`` to ``out`` (``(W, W)`` float64)."""
     # Row chunks small enough that the one-hot chunk stays near 64 MiB.
     step = max(1, min(_CHUNK_ROWS, (1 << 24) // (width + 1)))
     for start in range(0, codes.shape[0], step):
@@ -260,8 +260,8 @@ def _gram(codes: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
         onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
         columns = np.where(chunk >= 0, offsets[:-1] + chunk, width)  # missing: the spare column W
         onehot[np.arange(chunk.shape[0])[:, None], columns] = 1.0
-        gram += np.dot(onehot.T, onehot)
-    return gram[:width, :width]  # drop the spare column that collected missing cells
+        onehot = onehot[:, :width]  # drop the spare column that collected missing cells
+        out += np.dot(onehot.T, onehot)  # float32 product, exact below 2**24 rows per chunk
 
 
 def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int):
@@ -351,7 +351,7 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     with _blas_controller().limit(limits=1, user_api="blas"):
         for c, r in enumerate(by_class):
             if r.size:
-                joint[c] = _gram(codes[r], offsets, width)
+                _gram(codes[r], offsets, width, joint[c])
     return Counts(cardinalities, class_counts, joint, levels)
 
 
