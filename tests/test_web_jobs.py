@@ -56,6 +56,17 @@ def test_a_job_past_its_time_limit_is_killed_and_the_page_says_so(tmp_path):
     assert status["state"] == "timed out" and "url" not in status
 
 
+def test_a_job_past_its_memory_limit_is_killed_and_the_page_says_so(tmp_path):
+    # 60 MB is less than any worker with numpy and pybnc loaded holds, so it stops at once.
+    client, manager = make(tmp_path, job_memory_mb=60)
+    job_id = start(client)
+    job = ended(manager, job_id, timeout=10)
+    assert job.state == "over memory" and gone(job.pid)
+    page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert "more than 60 MB of memory" in page and "--job-memory-mb" in page
+    assert jobs._resident_mb(os.getpid()) > 10 and jobs._resident_mb(None) == 0
+
+
 def test_cap_on_concurrent_jobs_and_cancel(tmp_path):
     client, manager = make(tmp_path, max_jobs=1)
     first = start(client)

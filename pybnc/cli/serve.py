@@ -22,14 +22,16 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
               help="Seconds a job may run before it is stopped.")
 @click.option("--client-timeout", default=90.0, show_default=True, type=click.FloatRange(min=1),
               help="Seconds without news from a job's page (closed, lost) before the job is stopped.")
-def serve(port, host, max_upload_mb, max_jobs, job_time_limit, client_timeout):
+@click.option("--job-memory-mb", default=4096.0, show_default=True, type=click.FloatRange(min=1),
+              help="Megabytes of memory a job may use before it is stopped (Linux).")
+def serve(port, host, max_upload_mb, max_jobs, job_time_limit, client_timeout, job_memory_mb):
     """Open a local web page: upload a table (CSV, ARFF, Parquet; or pick a bundled
     dataset), see its column report, choose the class column and the models, and
     compare them by cross-validation next to naive Bayes; question each learned
     network with evidence, and predict new files.
 
     Each fit runs as a job in a process of its own, with a progress bar, a cancel
-    button and a time limit.
+    button, a time limit and a memory limit.
 
     Needs Flask (pip install 'pybnc[web]'). Stop with Ctrl+C.
 
@@ -47,4 +49,4 @@ def serve(port, host, max_upload_mb, max_jobs, job_time_limit, client_timeout):
         click.echo(f"warning: listening on {host}: other machines can use this page.", err=True)
     click.echo(f"pybnc web page on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
     run(host=host, port=port, max_upload_mb=max_upload_mb, max_jobs=max_jobs,
-        job_time_limit=job_time_limit, client_timeout=client_timeout)
+        job_time_limit=job_time_limit, client_timeout=client_timeout, job_memory_mb=job_memory_mb)

@@ -106,7 +106,8 @@ class _Runs:
 
 
 def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs: int = jobs.MAX_JOBS,
-               job_time_limit: float = jobs.TIME_LIMIT, client_timeout: float = jobs.CLIENT_TIMEOUT) -> Flask:
+               job_time_limit: float = jobs.TIME_LIMIT, client_timeout: float = jobs.CLIENT_TIMEOUT,
+               job_memory_mb: float = jobs.MEMORY_LIMIT) -> Flask:
     """The web application.
 
     Parameters
@@ -122,6 +123,8 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
         Seconds a job may run before it is stopped.
     client_timeout : float, default=90
         Seconds without news from the job's page after which the job is stopped.
+    job_memory_mb : float, default=4096
+        Megabytes of resident memory a job may use before it is stopped (Linux).
 
     Returns
     -------
@@ -136,7 +139,8 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = int(max_upload_mb * 2**20)
     runs = _Runs(temp_root)
-    manager = jobs.JobManager(max_jobs, job_time_limit, client_timeout, user_errors=(UserError,))
+    manager = jobs.JobManager(max_jobs, job_time_limit, client_timeout, user_errors=(UserError,),
+                              memory_limit=job_memory_mb)
     app.extensions["pybnc_runs"] = runs
     app.extensions["pybnc_jobs"] = manager
     app.jinja_env.globals["accept"] = ACCEPT
@@ -334,7 +338,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
 
     Werkzeug's threaded server: one user on one machine is its purpose; put a
     production WSGI server in front of :func:`create_app` for anything else.
-    ``limits``: ``max_jobs``, ``job_time_limit``, ``client_timeout`` of :func:`create_app`.
+    ``limits``: ``max_jobs``, ``job_time_limit``, ``client_timeout``, ``job_memory_mb`` of
+    :func:`create_app`.
     """
     import signal
     import sys

@@ -29,14 +29,14 @@ ID_MIN_ROWS = 20
 MAX_LEVELS = 500
 
 
-def _kind(col: pd.Series) -> str:
-    if pd.api.types.is_float_dtype(col.dtype):
+def _kind(dtype) -> str:
+    if pd.api.types.is_float_dtype(dtype):
         return "number"
-    if isinstance(col.dtype, pd.CategoricalDtype):
+    if isinstance(dtype, pd.CategoricalDtype):
         return "category"
-    if pd.api.types.is_integer_dtype(col.dtype):
+    if pd.api.types.is_integer_dtype(dtype):
         return "integer"
-    if pd.api.types.is_bool_dtype(col.dtype):
+    if pd.api.types.is_bool_dtype(dtype):
         return "yes/no"
     return "text"
 
@@ -93,27 +93,24 @@ def column_report(X: pd.DataFrame, y, *, discretizer: str = "quantile", n_bins: 
     """
     from ..encode import TableEncoder
 
+    # One pass each over the table, not one per column: wide tables have thousands.
+    observed, distinct = X.notna().sum().to_numpy(), X.nunique(dropna=True).to_numpy()
     rows = []
-    for name in X.columns:
-        col = X[name]
-        observed = int(col.notna().sum())
-        levels = int(col.nunique(dropna=True))
-        kind = _kind(col)
-        flag = _flag(kind, levels, observed)
+    for name, dtype, seen, levels in zip(X.columns, X.dtypes, observed.tolist(), distinct.tolist()):
+        kind = _kind(dtype)
+        flag = _flag(kind, levels, seen)
         rows.append({"name": str(name), "type": kind, "as": "categories", "levels": levels,
-                     "missing": (len(col) - observed) / max(len(col), 1), "cuts": None, "flag": flag,
+                     "missing": (len(X) - seen) / max(len(X), 1), "cuts": None, "flag": flag,
                      "why": _WHY.get(flag)})
     kept = [r["name"] for r in rows if r["flag"] is None]
     left_out = [r["name"] for r in rows if r["flag"] is not None]
-    if kept:
-        frame = X[[c for c in X.columns if str(c) in kept]]
+    numbers = [j for j, r in enumerate(rows) if r["flag"] is None and r["type"] == "number"]
+    if numbers:  # the cut points, by the encoder the models use
         y_codes = np.unique(np.asarray(y, dtype=object).astype(str), return_inverse=True)[1]
-        encoder = TableEncoder(n_bins=n_bins, discretizer=discretizer, max_levels=max(MAX_LEVELS, len(X)))
-        encoder.fit(frame, y_codes)
-        by_name = {r["name"]: r for r in rows}
-        for name, kind, cuts in zip(encoder.columns_, encoder.kinds_, encoder.cut_points_):
+        encoder = TableEncoder(n_bins=n_bins, discretizer=discretizer).fit(X.iloc[:, numbers], y_codes)
+        for j, kind, cuts in zip(numbers, encoder.kinds_, encoder.cut_points_):
             if kind == "discretised":
-                by_name[str(name)].update({"as": f"{len(cuts) + 1} bins", "cuts": [float(c) for c in cuts]})
+                rows[j].update({"as": f"{len(cuts) + 1} bins", "cuts": [float(c) for c in cuts]})
     note = None
     if left_out:
         named = ", ".join(f"{r['name']} ({r['flag']})" for r in rows if r["flag"])

@@ -8,6 +8,8 @@ pipe; a watcher thread in the server reads them and stops the child when
 * the page that started it asked to cancel it,
 * nobody has asked about it for ``client_timeout`` seconds (the page polls while it
   is open; a closed tab stops polling, and says so at once when it can),
+* its resident memory passes ``memory_limit`` megabytes (read from ``/proc`` on
+  Linux; elsewhere there is no memory limit),
 
 and at most ``max_jobs`` run at once: one more is refused with :class:`Busy`.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 import traceback
@@ -39,6 +42,8 @@ MAX_JOBS = 2
 #: A job nobody has asked about for this many seconds is stopped (``--client-timeout``).
 #: Browsers poll hidden tabs as rarely as once a minute, so this stays above 60.
 CLIENT_TIMEOUT = 90.0
+#: Default resident memory a job may use, in megabytes (``pybnc serve --job-memory-mb``).
+MEMORY_LIMIT = 4096.0
 #: After the page says it is leaving, a new poll within this many seconds (a reload)
 #: keeps the job; otherwise it stops.
 LEAVE_GRACE = 5.0
@@ -48,8 +53,8 @@ KEEP_JOBS = 100
 PRELOAD = ["numpy", "pandas", "sklearn", "pybnc", "pybnc.evaluation", "pybnc.search",
            "pybnc.averaging", "pybnc.web.analysis"]
 
-RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED = (
-    "running", "done", "failed", "cancelled", "timed out", "abandoned")
+RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED, TOO_BIG = (
+    "running", "done", "failed", "cancelled", "timed out", "abandoned", "over memory")
 
 
 class Busy(RuntimeError):
@@ -97,6 +102,18 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
+def _resident_mb(pid) -> float:
+    """Resident memory of process ``pid`` in megabytes; 0 where ``/proc`` cannot tell."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * _PAGE / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def _child(target, payload, conn, user_errors):
     """Run one job in the child process and send what happened through ``conn``."""
     last = [0.0]
@@ -133,14 +150,17 @@ class JobManager:
         Seconds of wall-clock time a job may take before it is stopped.
     client_timeout : float, default=CLIENT_TIMEOUT
         Seconds without a poll (:meth:`touch`) after which a job is stopped.
+    memory_limit : float, default=MEMORY_LIMIT
+        Megabytes of resident memory a job may use (Linux only).
     user_errors : tuple of exception types
         Errors whose message is shown as it is (the user's table or choices);
         any other error is an internal one, logged with its traceback.
     """
 
     def __init__(self, max_jobs=MAX_JOBS, time_limit=TIME_LIMIT, client_timeout=CLIENT_TIMEOUT,
-                 user_errors=(ValueError,)):
+                 user_errors=(ValueError,), memory_limit=MEMORY_LIMIT):
         self.max_jobs = int(max_jobs)
+        self.memory_limit = float(memory_limit)
         self.time_limit = float(time_limit)
         self.client_timeout = float(client_timeout)
         self.user_errors = tuple(user_errors)
@@ -224,6 +244,8 @@ class JobManager:
             return job.stop_reason
         if now - job.started > job.time_limit:
             return TIMED_OUT
+        if _resident_mb(job.pid) > self.memory_limit:
+            return TOO_BIG
         if now - job.last_seen > self.client_timeout:
             return ABANDONED
         if job.left_at is not None and job.last_seen < job.left_at and now - job.left_at > LEAVE_GRACE:
@@ -283,6 +305,9 @@ class JobManager:
                 TIMED_OUT: f"Stopped: the job reached the time limit of {job.time_limit:g} s "
                            "(pybnc serve --job-time-limit raises it). Try fewer or faster models, "
                            "or fewer columns.",
+                TOO_BIG: f"Stopped {took}: the job used more than {self.memory_limit:g} MB of memory "
+                         "(pybnc serve --job-memory-mb raises it). Models with big tables (kdb, fssj, bsej "
+                         "on columns with many values) need the most; try others, or fewer values.",
                 ABANDONED: f"Stopped {took}: the page that started it was closed or stopped asking "
                            f"for news (no request for {self.client_timeout:g} s).",
             }[state]
