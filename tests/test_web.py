@@ -242,10 +242,10 @@ def test_cli_serve_help():
 
 def test_identifier_and_constant_columns_are_left_out_with_a_note(client):
     X, y = load_dataset("car")
-    table = X.assign(id=[f"row{i}" for i in range(len(X))], row=range(len(X)), same="x", verdict=y)
+    table = X.assign(id=[f"row{i}" for i in range(len(X))], row_id=range(len(X)), same="x", verdict=y)
     job, page = finish(client, post(client, table.to_csv(index=False).encode(), models=("nb",)))
     page = page.get_data(as_text=True)
-    assert "Left out 3 column(s): id (ID-like), row (ID-like), same (constant)" in page
+    assert "Left out 3 column(s): id (ID-like), row_id (ID-like), same (constant)" in page
     assert "6 features" in page and 'class="left-out" data-column="id"' in page
 
 

@@ -280,10 +280,13 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
 
 
 def report_columns(X: pd.DataFrame, y, discretizer: str | None = None, n_bins: int | None = None) -> dict:
-    """:func:`pybnc.web.columns.column_report` with naive Bayes's encoding where none is chosen."""
-    defaults = build(BASELINE).get_params()
-    return columns.column_report(X, y, discretizer=discretizer or defaults["discretizer"],
-                                 n_bins=n_bins or defaults["n_bins"])
+    """:func:`pybnc.web.columns.column_report` with naive Bayes's encoding parameters,
+    and the discretiser and bin count chosen on the form."""
+    params = build(BASELINE).get_params()
+    encoding = {k: params[k] for k in ("n_bins", "discretizer", "missing", "categorical_features",
+                                       "numeric_features", "id_columns") if k in params}
+    encoding.update({k: v for k, v in {"discretizer": discretizer, "n_bins": n_bins}.items() if v})
+    return columns.column_report(X, y, **encoding)
 
 
 def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list, report: dict):

@@ -1,18 +1,17 @@
 """The column report the page shows before learning: what each column is, and which
 ones are left out and why.
 
-For each feature column: its type as read, how the classifiers will see it
-(categories, or numbers cut into bins), its number of levels, its share of missing
-cells, the cut points the chosen discretiser gives, and a flag when it is left out:
+The decisions are the encoder's own (:func:`pybnc.encode.column_report`, the rules
+every classifier applies): categories or numbers cut into bins, and row identifiers
+left out. The page adds its cut points, and flags two more kinds of column that it
+leaves out of every model:
 
 * ``constant``: at most one distinct value (or nothing but missing cells); it cannot
   tell the classes apart.
-* ``ID-like``: a column of labels or whole numbers with about one value per row
-  (:data:`ID_SHARE`), such as a row number or a name; it cannot generalise to new rows
-  and makes the learners' tables huge.
-* ``too many levels``: more than :data:`MAX_LEVELS` distinct labels (free text).
+* ``too many levels``: a column of categories with more than :data:`MAX_LEVELS`
+  distinct values (free text): its tables would be huge.
 
-Numbers with decimals are never ID-like: they are cut into bins.
+Columns the encoder refuses (dates, lists...) are flagged ``refused`` with its message.
 """
 
 from __future__ import annotations
@@ -20,12 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: A non-float column with at least this share of distinct values among its observed
-#: cells (and at least :data:`ID_MIN_ROWS` of them) is taken for an identifier.
-ID_SHARE = 0.9
-#: Fewer observed cells than this are never called ID-like (a tiny table is all distinct).
-ID_MIN_ROWS = 20
-#: A non-float column with more distinct values is left out (free text).
+#: A column of categories with more distinct values is left out (free text).
 MAX_LEVELS = 500
 
 
@@ -41,24 +35,23 @@ def _kind(dtype) -> str:
     return "text"
 
 
-def _flag(kind: str, levels: int, observed: int) -> str | None:
-    if levels <= 1:
-        return "constant"
-    if kind == "number":
-        return None
-    if observed >= ID_MIN_ROWS and levels >= ID_SHARE * observed:
+def _flag(decision: str, n_distinct: int) -> str | None:
+    if decision == "identifier":
         return "ID-like"
-    if levels > MAX_LEVELS:
+    if decision == "refused":
+        return "refused"
+    if n_distinct <= 1:
+        return "constant"
+    if decision == "categorical" and n_distinct > MAX_LEVELS:
         return "too many levels"
     return None
 
 
 _WHY = {"constant": "a single value (or none): it cannot tell the classes apart",
-        "ID-like": "about one value per row (an identifier or a name): it cannot generalise",
         "too many levels": f"more than {MAX_LEVELS} distinct values (free text?)"}
 
 
-def column_report(X: pd.DataFrame, y, *, discretizer: str = "quantile", n_bins: int = 5) -> dict:
+def column_report(X: pd.DataFrame, y, **encoder_params) -> dict:
     """Describe every feature column of ``X`` and choose the ones to learn from.
 
     Parameters
@@ -67,8 +60,9 @@ def column_report(X: pd.DataFrame, y, *, discretizer: str = "quantile", n_bins: 
         The feature columns, as read.
     y : array-like of shape (n_samples,)
         The class, for the supervised discretiser (``"mdl"``).
-    discretizer, n_bins
-        How numbers with decimals are cut (:class:`pybnc.encode.TableEncoder`).
+    **encoder_params
+        The classifiers' encoding parameters (``discretizer``, ``n_bins``, ...), as
+        :class:`pybnc.encode.TableEncoder` takes them.
 
     Returns
     -------
@@ -77,43 +71,52 @@ def column_report(X: pd.DataFrame, y, *, discretizer: str = "quantile", n_bins: 
         integer, number, category, yes/no), ``as`` (``"categories"`` or
         ``"N bins"``), ``levels`` (distinct observed values), ``missing`` (share of
         missing cells), ``cuts`` (cut points of binned columns, else ``None``),
-        ``flag`` (``None``, ``"constant"``, ``"ID-like"``, ``"too many levels"``) and
-        ``why``; ``kept`` and ``left_out``: the column names; ``note``: one sentence
-        for the page, or ``None``.
+        ``flag`` (``None``, ``"ID-like"``, ``"constant"``, ``"too many levels"``,
+        ``"refused"``) and ``why`` (the reason, or the encoder's note);
+        ``kept`` and ``left_out``: the column names; ``note``: one sentence for the
+        page, or ``None``.
 
     Examples
     --------
     >>> import pandas as pd
     >>> X = pd.DataFrame({"id": range(30), "same": ["a"] * 30, "x": [0.5 * i for i in range(30)]})
-    >>> report = column_report(X, [0, 1] * 15)
+    >>> report = column_report(X, [0, 1] * 15, discretizer="quantile")
     >>> report["kept"], report["left_out"]
     (['x'], ['id', 'same'])
     >>> [round(c, 2) for c in report["columns"][2]["cuts"]]
     [2.75, 5.75, 8.75, 11.75]
     """
-    from ..encode import TableEncoder
+    import warnings
 
-    # One pass each over the table, not one per column: wide tables have thousands.
-    observed, distinct = X.notna().sum().to_numpy(), X.nunique(dropna=True).to_numpy()
+    from ..encode import TableEncoder
+    from ..encode import column_report as encoder_report
+
+    y_codes = pd.factorize(np.asarray(y, dtype=object))[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # each row's reason says the same
+        decided = encoder_report(X, y_codes, **encoder_params)
     rows = []
-    for name, dtype, seen, levels in zip(X.columns, X.dtypes, observed.tolist(), distinct.tolist()):
-        kind = _kind(dtype)
-        flag = _flag(kind, levels, seen)
-        rows.append({"name": str(name), "type": kind, "as": "categories", "levels": levels,
-                     "missing": (len(X) - seen) / max(len(X), 1), "cuts": None, "flag": flag,
-                     "why": _WHY.get(flag)})
+    for name, dtype, row in zip(X.columns, X.dtypes, decided.itertuples(index=False)):
+        flag = _flag(row.decision, row.n_distinct)
+        rows.append({"name": str(name), "type": _kind(dtype), "as": "categories", "levels": row.n_distinct,
+                     "missing": row.n_missing / max(len(X), 1), "cuts": None, "flag": flag,
+                     "why": _WHY.get(flag) or row.reason or None, "decision": row.decision})
+    binned = [j for j, r in enumerate(rows) if r["flag"] is None and r["decision"] == "discretised"]
+    if binned:  # the cut points, learned as the models will learn them
+        params = {**encoder_params, "numeric_features": [X.columns[j] for j in binned]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            encoder = TableEncoder(**params).fit(X.iloc[:, binned], y_codes)
+        for j, cuts in zip(binned, encoder.cut_points_):
+            cuts = [] if cuts is None else [float(c) for c in cuts]
+            rows[j].update({"as": f"{len(cuts) + 1} bin{'s' if cuts else ''}", "cuts": cuts})
+    for r in rows:
+        del r["decision"]
     kept = [r["name"] for r in rows if r["flag"] is None]
     left_out = [r["name"] for r in rows if r["flag"] is not None]
-    numbers = [j for j, r in enumerate(rows) if r["flag"] is None and r["type"] == "number"]
-    if numbers:  # the cut points, by the encoder the models use
-        y_codes = np.unique(np.asarray(y, dtype=object).astype(str), return_inverse=True)[1]
-        encoder = TableEncoder(n_bins=n_bins, discretizer=discretizer).fit(X.iloc[:, numbers], y_codes)
-        for j, kind, cuts in zip(numbers, encoder.kinds_, encoder.cut_points_):
-            if kind == "discretised":
-                rows[j].update({"as": f"{len(cuts) + 1} bins", "cuts": [float(c) for c in cuts]})
     note = None
     if left_out:
         named = ", ".join(f"{r['name']} ({r['flag']})" for r in rows if r["flag"])
         note = (f"Left out {len(left_out)} column(s): {named[:600]}{'…' if len(named) > 600 else ''}. "
-                "Numbers written with a decimal point are binned instead of being left out.")
+                "Numbers are binned instead of being left out.")
     return {"columns": rows, "kept": kept, "left_out": left_out, "note": note}
