@@ -81,7 +81,10 @@ def car_file(tmp_path_factory):
 def wait_for(browser, condition, what, timeout=WAIT):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    return WebDriverWait(browser, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda b: condition(b), message=f"the page did not show {what} within {timeout} s")
 
 
@@ -217,25 +220,27 @@ def test_multi_model_job_shows_progress_and_cancels(server, browser, figures):
 
     app, url = server
     # chess with the slow searches: long enough to watch (tens of seconds) and cancel.
-    browser.get(url + "/?dataset=chess&models=tan,tanhc,kdb")
+    browser.get(url + "/?dataset=chess&models=tan,tanhc,tanhcsp,fssj,bsej")
     wait_for(browser, lambda b: len(css(b, "#column-table tbody tr")) == 36, "chess's column report")
     assert Select(by_id(browser, "target")).first_selected_option.text == "class"
     by_id(browser, "go").click()
     wait_for(browser, lambda b: "/jobs/" in b.current_url, "the job's page")
-    assert by_id(browser, "job-title").text == "nb, tan, kdb, tanhc on chess"  # the form's order
+    assert by_id(browser, "job-title").text == "nb, tan, tanhc, tanhcsp, fssj, bsej on chess"
     # The bar moves without a reload: naive Bayes done (its fit and its ten folds), then more.
     wait_for(browser, lambda b: int(by_id(b, "job-steps").text.split()[0]) > 11, "progress", timeout=60)
-    assert int(css(browser, ".progress")[0].get_attribute("aria-valuenow")) >= 25
+    assert int(css(browser, ".progress")[0].get_attribute("aria-valuenow")) >= 16
     steps = by_id(browser, "job-steps").text
-    assert steps.endswith("of 44 steps"), steps  # 4 models x (1 fit + 10 folds)
+    assert steps.endswith("of 66 steps"), steps  # 6 models x (1 fit + 10 folds)
     screenshot(browser, figures, "job", by_id(browser, "job"))
     job_id = browser.current_url.rsplit("/", 1)[1]
     by_id(browser, "cancel").click()
     wait_for(browser, lambda b: by_id(b, "job-message").is_displayed(), "what happened")
-    assert "cancel" in by_id(browser, "job-message").text.lower()
+    assert by_id(browser, "job-message").text.startswith("Cancelled at your request after")
+    assert by_id(browser, "job-text").text.startswith("Cancelled during: ")
     job = app.extensions["pybnc_jobs"].wait(job_id, timeout=10)
     assert job.state == "cancelled" and not app.extensions["pybnc_jobs"].running()
     assert by_id(browser, "job").get_attribute("data-state") == "cancelled"
+    screenshot(browser, figures, "job-cancelled", by_id(browser, "job"))
     no_script_errors(browser)
 
 
@@ -263,4 +268,27 @@ def test_predict_a_second_file(server, browser, car_file, tmp_path, figures):
     download = app.test_client().get(href.replace(url, ""))
     assert download.status_code == 200 and len(pd.read_csv(io.BytesIO(download.data))) == 300
     screenshot(browser, figures, "predict")
+    no_script_errors(browser)
+
+
+def test_column_report_follows_the_discretiser(server, browser, figures):
+    from selenium.webdriver.support.ui import Select
+
+    app, url = server
+    browser.get(url + "/?dataset=cleve")
+    wait_for(browser, lambda b: css(b, "#column-table tbody tr"), "cleve's column report")
+
+    def binned():  # read in one script call: the report may be replaced meanwhile
+        return browser.execute_script(
+            "const out = {}; for (const r of document.querySelectorAll('#column-table tbody tr')) {"
+            "  const td = r.querySelectorAll('td'); if (td[5].textContent.trim()) out[r.dataset.column] = td[2].textContent;"
+            "} return out;")
+
+    assert binned()  # the default (supervised) discretiser cuts some numeric columns
+    Select(by_id(browser, "discretizer")).select_by_value("uniform")
+    by_id(browser, "n_bins").send_keys("4")
+    by_id(browser, "n_bins").send_keys("\t")  # leaving the field is its change event
+    wait_for(browser, lambda b: binned() and set(binned().values()) == {"4 bins"}, "four equal-width bins")
+    assert {"age", "chol"} <= set(binned())
+    screenshot(browser, figures, "columns", by_id(browser, "report"))
     no_script_errors(browser)

@@ -21,9 +21,11 @@
       location.replace(job.url);
       return;
     }
+    // A cancel was asked for: a note; anything else that stopped the job: an error.
+    $("job-text").textContent = `${job.state[0].toUpperCase()}${job.state.slice(1)} during: ${job.text}`;
     const message = $("job-message");
     message.textContent = job.message;
-    message.className = "error";
+    message.className = job.state === "cancelled" ? "note" : "error";
     message.hidden = false;
     $("job-again").hidden = false;
     const form = $("cancel-form");
