@@ -166,6 +166,8 @@ def family_log_entries(codes, structure: Structure, log_cpts, cardinalities) -> 
     for i, table in enumerate(log_cpts):
         family = list(structure.parents[i]) + [i]
         complete = (codes[:, family] >= 0).all(axis=1)
+        if not complete.any():  # e.g. a member never observed (no level): its entries stay 0
+            continue
         idx = np.ravel_multi_index(tuple(safe[:, family].T), tuple(cards[family]))
         out[complete, :, i] = np.asarray(table).reshape(k, -1)[:, idx[complete]].T
     return out

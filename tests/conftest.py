@@ -21,3 +21,23 @@ def random_codes(rng, n_rows, cardinalities, n_classes, missing_rate=0.0):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def registry_classifiers() -> dict:
+    """``{key: unfitted estimator}``: every classifier of the command line's registry
+    (``pybnc.cli._common.REGISTRY``; wrappers seeded and silent) plus the
+    feature-weighted variants AWNB and WANBIA."""
+    from pybnc.cli._common import REGISTRY, model_class
+
+    models = {}
+    for key in REGISTRY:
+        model = model_class(key)()
+        params = model.get_params()
+        if "random_state" in params:
+            model.set_params(random_state=0)
+        if "verbose" in params:
+            model.set_params(verbose=0)
+        models[key] = model
+    models["awnb"] = model_class("nb")(weighting="awnb", random_state=0)
+    models["wanbia"] = model_class("tan")(weighting="wanbia")
+    return models

@@ -287,7 +287,9 @@ class TBMATAN(BaseBNC):
         not seen in training)."""
         X = self._align(X)
         codes = self.encoder_.transform(X)
-        present = ~pd.DataFrame(X).isna().to_numpy()
+        frame = pd.DataFrame(X.to_pandas() if hasattr(X, "to_pandas") else X)
+        positions = self.encoder_._layout()[0]  # the input columns the encoder kept, in its order
+        present = ~frame.isna().to_numpy()[:, positions]
         return codes, (codes < 0) & present
 
     def _joint_log_likelihood(self, X):

@@ -168,6 +168,9 @@ class CVScorer:
         self.method, self.alpha = method, resolve_alpha(method, alpha)
         self.fold = stratified_folds(self.y, self.n_folds, rng)
         self.fold_sizes = np.bincount(self.fold, minlength=self.n_folds).astype(np.float64)
+        # A tiny class can leave a fold empty (each class picks its folds at random): the
+        # mean is over the folds that hold rows, else it would be NaN and no move could win.
+        self._nonempty = self.fold_sizes > 0
         self.observed = self.codes >= 0
         self.has_missing = not self.observed.all()
         # A label of each row's missing pattern (variable elimination groups rows by it).
@@ -205,7 +208,10 @@ class CVScorer:
         for c in range(self.n_classes - 2, -1, -1):
             first = np.where(hit[c], c, first)
         correct = first == self.y
-        return float(np.mean(np.bincount(self.fold, weights=correct, minlength=self.n_folds) / self.fold_sizes))
+        return self._mean_fold_accuracy(np.bincount(self.fold, weights=correct, minlength=self.n_folds))
+
+    def _mean_fold_accuracy(self, correct_per_fold: np.ndarray) -> float:
+        return float(np.mean(correct_per_fold[self._nonempty] / self.fold_sizes[self._nonempty]))
 
     def accuracy_of(self, total: np.ndarray, plus=(), minus=()) -> float:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
@@ -219,7 +225,7 @@ class CVScorer:
                 candidate -= a
             return self.accuracy(candidate)
         correct = _correct_per_fold(total, self.y, self.fold, self.n_folds, len(plus), (*plus, *minus))
-        return float(np.mean(correct / self.fold_sizes))
+        return self._mean_fold_accuracy(correct)
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""
