@@ -14,6 +14,7 @@ import io
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -292,3 +293,21 @@ def test_column_report_follows_the_discretiser(server, browser, figures):
     assert {"age", "chol"} <= set(binned())
     screenshot(browser, figures, "columns", by_id(browser, "report"))
     no_script_errors(browser)
+
+
+def test_leaving_the_job_page_stops_the_job(server, browser):
+    app, url = server
+    browser.get(url + "/?dataset=chess&models=tanhc,tanhcsp,fssj,bsej")
+    wait_for(browser, lambda b: css(b, "#column-table tbody tr"), "chess's column report")
+    by_id(browser, "go").click()
+    wait_for(browser, lambda b: "/jobs/" in b.current_url, "the job's page")
+    job_id = browser.current_url.rsplit("/", 1)[1]
+    wait_for(browser, lambda b: int(by_id(b, "job-steps").text.split()[0]) > 0, "progress")
+    browser.get(url + "/")  # the page goes: its beacon says so, and no poll comes back
+    left = time.monotonic()
+    manager = app.extensions["pybnc_jobs"]
+    while manager.get(job_id).state == "running" and time.monotonic() - left < 20:
+        time.sleep(0.1)  # get, not wait: waiting would count as interest in the job
+    job = manager.get(job_id)
+    assert job.state == "abandoned" and "was closed" in job.message
+    assert time.monotonic() - left < 10  # the 5 s grace for a reload, not the 90 s timeout
