@@ -24,8 +24,8 @@ def _xlogy_sum(counts: np.ndarray, axis=None) -> np.ndarray:
 def entropy(counts: np.ndarray) -> float:
     """Entropy (nats) of the empirical distribution given by a table of counts.
 
-    >>> round(entropy(np.array([1.0, 1.0])), 6) == round(np.log(2), 6)
-    True
+    >>> print(round(entropy(np.array([1.0, 1.0])), 6))  # log 2
+    0.693147
     """
     counts = np.asarray(counts, dtype=np.float64)
     n = counts.sum()
@@ -37,8 +37,8 @@ def entropy(counts: np.ndarray) -> float:
 def mutual_information(table: np.ndarray) -> float:
     """``I(A; B)`` (nats) of a 2-D contingency table ``N(a, b)``.
 
-    >>> mutual_information(np.array([[5.0, 0.0], [0.0, 5.0]])) == np.log(2)
-    True
+    >>> print(round(mutual_information(np.array([[5.0, 0.0], [0.0, 5.0]])), 6))  # log 2
+    0.693147
     """
     table = np.asarray(table, dtype=np.float64)
     return entropy(table.sum(axis=1)) + entropy(table.sum(axis=0)) - entropy(table.ravel())
