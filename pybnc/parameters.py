@@ -60,7 +60,10 @@ class ParameterTables:
 def resolve_alpha(method: str, alpha) -> float:
     if method not in METHODS:
         raise ValueError(f"params={method!r} is not one of {METHODS}.")
-    value = DEFAULT_ALPHA[method] if alpha is None else float(alpha)
+    try:
+        value = DEFAULT_ALPHA[method] if alpha is None else float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}.") from None
     if not np.isfinite(value) or value < 0:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}.")
     return value

@@ -285,6 +285,14 @@ CASES = [
 ]
 
 
+# -- labels of mixed types; a non-numeric smoothing strength --
+CASES += [
+    Case("y_mixed_str_int", fit_xy(X24, lambda: np.array(["p", 1] * 12, dtype=object)),
+         Raises((ValueError, TypeError), r"[Mm]ix|label|type")),
+    Case("string_alpha", fit_frame(), Raises((ValueError, TypeError), r"(alpha|ess).*'one'"), {"alpha|ess": "one"}),
+]
+
+
 _BY_NAME = {case.name: case for case in CASES}
 assert len(_BY_NAME) == len(CASES) >= 60
 

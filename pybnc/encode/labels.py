@@ -26,8 +26,19 @@ def check_labels(y, n_rows: int) -> np.ndarray:
             "Drop the unlabeled rows before fitting."
         )
     if not (categorical or y.dtype.kind in "biuUS"):  # those are class labels by their type
-        check_classification_targets(y)
+        try:
+            check_classification_targets(y)
+        except TypeError:
+            raise _mixed_labels(y) from None
     return y
+
+
+def _mixed_labels(y: np.ndarray) -> TypeError:
+    kinds = sorted({type(label).__name__ for label in y.ravel()})
+    return TypeError(
+        f"The class labels mix types ({', '.join(kinds)}), which cannot be ordered. Give labels of "
+        "one type, e.g. y.astype(str)."
+    )
 
 
 def class_codes(y: np.ndarray):
@@ -39,5 +50,8 @@ def class_codes(y: np.ndarray):
             return np.asarray(classes, dtype=object), codes.astype(np.int64)
         except TypeError:  # labels pandas cannot order: np.unique's error
             pass
-    classes, codes = np.unique(y, return_inverse=True)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise _mixed_labels(y) from None
     return classes, codes.ravel()
