@@ -38,6 +38,9 @@ from sklearn.utils.validation import (
 
 __all__ = [
     "cut_points",
+    "class_count_table",
+    "distinct_midpoints",
+    "mdl_cut_points",
     "EqualFrequencyDiscretizer",
     "EqualWidthDiscretizer",
     "MDLPDiscretizer",
@@ -137,10 +140,70 @@ def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(f"y must be 1-D with {x.shape[0]} entries, got shape {y.shape}")
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    _, codes = np.unique(y[order], return_inverse=True)
-    return _midpoints(xs, _mdl_gaps(xs, codes.ravel()))
+    values, value_codes = np.unique(x, return_inverse=True)
+    _, class_codes = np.unique(y, return_inverse=True)
+    table = class_count_table(value_codes.ravel(), class_codes.ravel(), values.size)
+    return mdl_cut_points(table, distinct_midpoints(values))
+
+
+def class_count_table(value_codes, class_codes, n_values, n_classes=None, weights=None) -> np.ndarray:
+    """``(n_values, n_classes)`` int64 matrix: how many rows (or the sum of their integer
+    ``weights``) have each value and class."""
+    if n_classes is None:
+        n_classes = int(class_codes.max()) + 1 if class_codes.size else 1
+    flat = np.asarray(value_codes, dtype=np.int64) * n_classes + class_codes
+    table = np.bincount(flat, weights=weights, minlength=n_values * n_classes).reshape(n_values, n_classes)
+    return table.astype(np.int64, copy=False)
+
+
+def distinct_midpoints(values) -> np.ndarray:
+    """The cut between each pair of adjacent strictly increasing ``values``."""
+    values = np.asarray(values, dtype=np.float64)
+    return _midpoints(values, np.arange(1, values.size))
+
+
+def mdl_cut_points(class_counts, boundaries) -> np.ndarray:
+    """Fayyad & Irani's MDLP cut points from a column's class counts per value.
+
+    MDLP only compares the cumulative class counts at the boundaries between
+    distinct values, so this table is all it needs: ``cut_points(x, "mdl", y=y)``
+    builds it from the rows, and ``fit_dask`` sums it over a Dask DataFrame's
+    partitions (:mod:`pybnc.encode.class_tables`).
+
+    Parameters
+    ----------
+    class_counts : array-like of shape (m, K)
+        ``class_counts[i, k]``: rows of class ``k`` in the ``i``-th group of the
+        column in increasing order (one distinct value, or one bin of values).
+        Groups with no rows are merged into their neighbours.
+    boundaries : array-like of shape (m - 1,)
+        ``boundaries[i]`` separates group ``i`` from group ``i + 1``:
+        :func:`distinct_midpoints` of the distinct values, or the edges of the bins.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The accepted cuts, increasing; each is one of ``boundaries``.
+
+    Examples
+    --------
+    >>> counts = [[20, 0], [20, 0], [0, 20], [0, 20]]
+    >>> mdl_cut_points(counts, distinct_midpoints([0.0, 1.0, 2.0, 3.0]))
+    array([1.5])
+    >>> mdl_cut_points(counts, [0.7, 1.2, 2.9])
+    array([1.2])
+    """
+    counts = np.asarray(class_counts)
+    boundaries = np.asarray(boundaries, dtype=np.float64)
+    if counts.ndim != 2 or boundaries.shape != (max(counts.shape[0] - 1, 0),):
+        raise ValueError(f"class_counts of shape (m, K) needs m - 1 boundaries; got {counts.shape} "
+                         f"and {boundaries.shape}")
+    filled = np.flatnonzero(counts.sum(axis=1) > 0)
+    if filled.size < 2:
+        return np.empty(0)
+    # Between two filled groups every boundary makes the same split; take the one
+    # just below the upper group.
+    return boundaries[filled[_mdl_split_groups(counts[filled])] - 1]
 
 
 def _check_n_bins(n_bins):
@@ -172,32 +235,31 @@ def _entropy_bits(counts):
     return entr(p).sum(axis=-1) / np.log(2.0)
 
 
-def _mdl_gaps(xs, codes):
-    """Accepted split positions of Fayyad & Irani's recursive MDLP."""
-    n = xs.size
-    n_classes = int(codes.max()) + 1
-    # cum[i] holds the class counts of the first i sorted rows, so the counts
-    # of any segment and of all its candidate halves are differences.
-    cum = np.zeros((n + 1, n_classes), dtype=np.int64)
-    np.add.at(cum[1:], (np.arange(n), codes), 1)
-    np.cumsum(cum, axis=0, out=cum)
-    gaps = _gap_positions(xs)
+def _mdl_split_groups(counts):
+    """Indices ``j`` (split before group ``j``) accepted by Fayyad & Irani's recursive
+    MDLP over ordered groups of rows with class counts ``counts`` (no empty group)."""
+    m = counts.shape[0]
+    # cum[i] holds the class counts of the first i groups, so the counts of any
+    # segment and of all its candidate halves are differences.
+    cum = np.zeros((m + 1, counts.shape[1]), dtype=counts.dtype)
+    np.cumsum(counts, axis=0, out=cum[1:])
+    rows = cum.sum(axis=1)
 
     accepted = []
-    stack = [(0, n)]
+    stack = [(0, m)]
     while stack:
         lo, hi = stack.pop()
-        cand = gaps[np.searchsorted(gaps, lo, side="right"):np.searchsorted(gaps, hi, side="left")]
+        cand = np.arange(lo + 1, hi)
         if cand.size == 0:
             continue
         total = cum[hi] - cum[lo]
-        n_seg = hi - lo
+        n_seg = rows[hi] - rows[lo]
         ent_s = _entropy_bits(total)
         if ent_s == 0.0:
             continue  # a pure segment can never gain information
         left = cum[cand] - cum[lo]
         right = total - left
-        n_left = cand - lo
+        n_left = rows[cand] - rows[lo]
         ent_l = _entropy_bits(left)
         ent_r = _entropy_bits(right)
         e_split = (n_left * ent_l + (n_seg - n_left) * ent_r) / n_seg

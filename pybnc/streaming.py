@@ -27,6 +27,8 @@ import pandas as pd
 
 from .counts import count, count_families, remap_counts
 from .encode import finish_encoder, grow_encoder, plan_encoder
+from .encode.class_tables import tree_sum as _tree_sum
+from .encode.grow import plan_encoder_bins
 from .encode.labels import check_labels
 
 __all__ = ["fit_blocks", "fit_dask", "grow_encoder", "predict_proba_dask", "remap_counts"]
@@ -126,22 +128,16 @@ def _count_partition_families(frame, encoder, classes, target, families):
     return count_families(codes, y_codes, encoder.cardinalities_, len(classes), families)
 
 
-def _tree_sum(parts, add):
-    """Pairwise sums, so no node holds more than two partitions' counts at once."""
-    while len(parts) > 1:
-        paired = [add(a, b) for a, b in zip(parts[::2], parts[1::2])]
-        parts = paired + ([parts[-1]] if len(parts) % 2 else [])
-    return parts[0]
-
-
 def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     """Fit ``model`` on a Dask DataFrame: count every partition in parallel, sum.
 
     Two passes over the data: one learns the encoding (distinct levels of
-    categorical columns, approximate quantile or exact min/max cut points of float
-    columns, the classes), one counts every partition; the counts are summed by a
-    tree reduction and the model is learned from the total. Sahami's kDB takes a
-    third: the families (several feature parents) of the structure the counts chose.
+    categorical columns, the cut points of float columns: MDL from the exact class
+    counts per distinct value, approximate quantiles or exact min/max; the classes),
+    one counts every partition; the counts are summed by a
+    tree reduction and the model is learned from the total. MDL on a column with more
+    than 100,000 distinct values takes one more pass, over quantile bins
+    (:mod:`pybnc.encode.grow`). Sahami's kDB takes a third: the families (several feature parents) of the structure the counts chose.
 
     Parameters
     ----------
@@ -177,13 +173,17 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         raise ValueError(f"target={target!r} is not a column of the Dask DataFrame.")
     X_meta = ddf._meta.drop(columns=[target])
     encoder = model._encoder()
-    plan = plan_encoder(encoder, X_meta, ddf)
+    plan = plan_encoder(encoder, X_meta, ddf, target)
     labels = ddf[target].dropna().drop_duplicates() if classes is None else None
     found, labels = dask.compute(plan, labels, **compute_kwargs)
-    encoder = finish_encoder(encoder, X_meta, found)
     classes = np.unique(np.asarray(labels if classes is None else classes))
     if classes.shape[0] < 2:
         raise ValueError(f"The classes are {list(classes)}; a classifier needs at least 2 classes.")
+    bins = plan_encoder_bins(found, ddf, target, classes)
+    if bins is not None:  # MDL columns with too many distinct values: their bins' class counts
+        (more,) = dask.compute(bins, **compute_kwargs)
+        found = {**found, **more}
+    encoder = finish_encoder(encoder, X_meta, found, classes)
     count_part = dask.delayed(_count_partition)
     parts = [count_part(p, encoder, classes, target, model._counts_pairs) for p in ddf.to_delayed()]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)

@@ -11,6 +11,7 @@ from numpy.testing import assert_array_equal
 
 from pybnc import AODE, FAN, KDB, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
 from pybnc.counts import count
+from pybnc.encode import EncodingWarning
 from pybnc.streaming import fit_blocks, fit_dask, grow_encoder
 
 COUNT_LEARNERS = [NaiveBayes(), TAN(), TAN(criterion="bic", params="friedman"), FAN(params="ms"), MANB(),
@@ -195,8 +196,58 @@ def test_fit_dask_float_columns_use_approximate_quantiles():
     want = NaiveBayes(discretizer="uniform").fit(frame[["x", "z"]], frame["y"])
     assert_array_equal(uniform.encoder_.cut_points_[0], want.encoder_.cut_points_[0])
     assert_array_equal(uniform.predict_proba(frame[["x", "z"]]), want.predict_proba(frame[["x", "z"]]))
-    with pytest.raises(ValueError, match="MDL"):
-        fit_dask(NaiveBayes(discretizer="mdl"), ddf, "y", scheduler="synchronous")
+
+
+def _mdl_frame(n=1500, seed=1):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 2)
+    x[::13] = np.nan
+    y = np.where(x + rng.normal(size=n) > 0.3, "b", "a")
+    y[rng.random(n) < 0.1] = "c"
+    return pd.DataFrame({"x": x, "z": rng.integers(0, 300, n), "w": rng.gamma(2.0, size=n) + (y == "b"),
+                         "k": rng.choice(list("pq"), n), "y": y})
+
+
+@pytest.mark.filterwarnings("ignore::pybnc.encode.EncodingWarning")
+def test_fit_dask_mdl_cut_points_equal_fit_exactly():
+    """The default discretiser: MDL from the summed (value, class) tables is fit's MDL."""
+    import dask.dataframe as dd
+    frame = _mdl_frame()
+    X = frame.drop(columns="y")
+    ddf = dd.from_pandas(frame, npartitions=4)
+    for make in (NaiveBayes, TAN):
+        got = fit_dask(make(), ddf, "y", scheduler="synchronous")
+        want = make().fit(X, frame["y"])
+        assert got.encoder_.kinds_ == want.encoder_.kinds_ == ["discretised"] * 3 + ["categorical"]
+        for g, w in zip(got.encoder_.cut_points_, want.encoder_.cut_points_):
+            assert_array_equal(g, w)
+        assert got.encoder_.cut_points_[0].size >= 2  # a real test: x is cut
+        assert_array_equal(got.counts_.joint, want.counts_.joint)
+        assert_array_equal(got.predict_proba(X), want.predict_proba(X))
+
+
+def test_fit_dask_mdl_past_the_distinct_limit_cuts_among_quantile_edges(monkeypatch):
+    import dask.dataframe as dd
+    from pybnc.discretize import mdl_cut_points
+    from pybnc.encode import grow
+    frame = _mdl_frame()
+    ddf = dd.from_pandas(frame[["x", "w", "y"]], npartitions=3)
+    monkeypatch.setattr(grow, "MDL_MAX_DISTINCT", 300)  # x has ~480 distinct values, w ~1,400
+    with pytest.warns(EncodingWarning, match="among 999 approximate quantiles"):
+        got = fit_dask(NaiveBayes(), ddf, "y", scheduler="synchronous")
+    classes = np.array(["a", "b", "c"])
+    for j, name in enumerate(["x", "w"]):
+        col = frame[name]
+        edges = np.asarray(ddf[name].quantile(np.arange(1, 1000) / 1000).compute(scheduler="synchronous"))
+        edges = np.unique(edges[edges > col.min()])
+        cuts = got.encoder_.cut_points_[j]
+        assert cuts.size >= 1 and np.isin(cuts, edges).all()
+        # MDL over the bins' exact class counts, computed here from the rows.
+        seen = col.notna().to_numpy()
+        bins = np.searchsorted(edges, col[seen], side="right")
+        counts = np.zeros((edges.size + 1, 3), dtype=np.int64)
+        np.add.at(counts, (bins, np.searchsorted(classes, frame["y"][seen])), 1)
+        assert_array_equal(cuts, mdl_cut_points(counts, edges))
 
 
 

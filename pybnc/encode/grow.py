@@ -2,20 +2,27 @@
 finished over a Dask DataFrame in one pass (``docs/large-data.md``).
 
 * Block by block (:func:`grow_encoder`), the first block decides each column's kind
-  (categorical, discretised or left out as an identifier) and the cut points. A
+  (categorical, discretised or left out as an identifier) and the cut points; with
+  ``discretizer="mdl"`` (the default) those are the MDL cuts of the first block's rows
+  and classes, exactly as ``fit`` on that block would learn them. A
   categorical level first seen in a later block is added, in the order
   :class:`TableEncoder` gives the whole table (sorted distinct values; declared
   categories of a pandas ``category`` column first, categories declared only by a
   later block appended), and with ``missing="category"`` a missing level is added
   (last) to a column whose first missing value comes in a later block; so the
   block-wise model equals the in-memory one whenever the first block fixes the
-  kinds.
+  kinds (and, for discretised columns, the cut points).
 * With Dask (:func:`plan_encoder`, :func:`finish_encoder`), every column's facts
   come from all the data in one pass: the distinct levels of categorical columns
   exactly, the distinct values of numeric columns up to the integer rule's limit,
   Dask's approximate quantiles (``discretizer="quantile"``) or the exact minimum
-  and maximum (``"uniform"``); ``"mdl"`` (the default) needs each column sorted with
-  its classes, so a numeric column to cut is refused with a message saying so.
+  and maximum (``"uniform"``). For ``"mdl"`` the pass sums each numeric column's
+  class counts per distinct value (:mod:`pybnc.encode.class_tables`), all MDLP
+  needs, so the cut points are exactly ``fit``'s; a column with more than
+  ``MDL_MAX_DISTINCT`` (100,000) distinct values is instead put in bins at 999 of
+  Dask's approximate quantiles, a second pass (:func:`plan_encoder_bins`) sums the
+  bins' class counts, and its MDL cuts are chosen among those bin edges (an
+  :class:`EncodingWarning` names such columns).
 """
 
 from __future__ import annotations
@@ -25,10 +32,16 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ..discretize import cut_points
-from ._columns import INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, refuse_unsupported_levels
+from ..discretize import cut_points, mdl_cut_points
+from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, refuse_unsupported_levels,
+                       warn_columns)
 from ._levels import MISSING, lookup_column, sort_levels
+from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
+                           plan_class_tables, split_class_tables)
 from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
+
+# Keys of the plan's results that are not column names (a column name is a str or a number).
+_CLASS_TABLES, _BIN_COUNTS = ("mdl", "class tables"), ("mdl", "bin counts")
 
 
 def too_many_levels(name, n_levels: int, limit: int) -> ValueError:
@@ -120,12 +133,18 @@ def _few_distinct(series: pd.Series, limit: int) -> pd.Series:
     return series.dropna().drop_duplicates().iloc[:limit]
 
 
-def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf):
-    """Lazy Dask results describing every column, computed later in one pass."""
+def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None):
+    """Lazy Dask results describing every column, computed later in one pass.
+
+    With ``discretizer="mdl"`` the numeric columns' (value, class) count tables are
+    summed from ``ddf[target]`` too, and their quantiles are the candidate bin edges
+    used when a column has too many distinct values for its table."""
     categorical, numeric = encoder._validate(X_meta)
-    quantiles = np.arange(1, encoder.n_bins) / encoder.n_bins
+    mdl = encoder.discretizer == "mdl"
+    n_quantiles = MDL_CANDIDATES if mdl else encoder.n_bins
+    quantiles = np.arange(1, n_quantiles) / n_quantiles
     limit = max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1
-    plan = {"rows": ddf.index.size}
+    plan, numbers = {"rows": ddf.index.size}, []
     for name in X_meta.columns:
         col, meta = ddf[name], X_meta[name]
         facts = (col.count(), col.isna().any())
@@ -134,14 +153,35 @@ def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf):
         elif (is_float_column(meta) or is_integer_column(meta) or name in numeric) and name not in categorical:
             plan[name] = ((col.map_partitions(_few_distinct, limit, meta=meta), col.min(), col.max(),
                            col.quantile(quantiles)), *facts)
+            numbers.append(name)
         else:
             plan[name] = (col.dropna().drop_duplicates(), *facts)
+    if mdl and numbers:
+        if target is None:
+            raise ValueError("discretizer='mdl' learns cut points from the classes: pass target.")
+        plan[_CLASS_TABLES] = (numbers, plan_class_tables(ddf, numbers, target, max(MDL_MAX_DISTINCT, limit)))
     return plan
 
 
-def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict) -> TableEncoder:
-    """The fitted encoder from the computed ``plan_encoder`` results."""
+def _class_tables(found: dict) -> dict:
+    return split_class_tables(found[_CLASS_TABLES][1], found[_CLASS_TABLES][0]) if _CLASS_TABLES in found else {}
+
+
+def plan_encoder_bins(found: dict, ddf, target, classes):
+    """Lazy second pass of :func:`plan_encoder` (None when not needed): the class counts
+    in candidate bins of the MDL columns with too many distinct values for a table."""
+    edges = {name: candidate_edges(found[name][0][3], found[name][0][1])
+             for name, table in _class_tables(found).items() if table is None}
+    if not edges:
+        return None
+    return {_BIN_COUNTS: (edges, plan_bin_counts(ddf, edges, target, classes))}
+
+
+def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, classes=None) -> TableEncoder:
+    """The fitted encoder from the computed ``plan_encoder`` (and ``plan_encoder_bins``)
+    results; ``classes`` orders the class counts of MDL."""
     categorical, numeric = encoder._validate(X_meta)
+    binned, tables = [], _class_tables(found)
     encoder.columns_, encoder.kinds_, encoder.categories_, encoder.cut_points_ = [], [], [], []
     encoder.dropped_columns_ = []
     positions, missing_codes, numbered = [], [], []
@@ -161,13 +201,14 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict) -> 
             elif distinct.size > encoder.n_bins:
                 numbered += [name] if integer_levels else []
                 kind = "discretised"
-                if encoder.discretizer == "mdl":
-                    raise ValueError(
-                        f"Column {name!r} is numeric, and fit_dask cannot learn MDL cut points (they need "
-                        "each column sorted with its classes in one place). Pass discretizer='quantile' or "
-                        "'uniform' to the model, or list the column in categorical_features."
-                    )
-                if encoder.discretizer == "uniform":
+                table = tables.get(name)
+                if encoder.discretizer == "mdl" and table is not None:
+                    cuts = exact_mdl_cuts(table, classes)
+                elif encoder.discretizer == "mdl":
+                    edges, counts = found[_BIN_COUNTS]
+                    cuts = mdl_cut_points(counts[name], edges[name])
+                    binned.append(name)
+                elif encoder.discretizer == "uniform":
                     cuts = cut_points(np.array([lo, hi], dtype=np.float64), "uniform", encoder.n_bins)
                 else:
                     # Dask's quantiles are approximate and may be observed values (they then
@@ -194,6 +235,9 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict) -> 
         encoder.cut_points_.append(cuts)
         encoder.categories_.append(levels)
         positions.append(pos)
+    warn_columns(f"Columns with more than {MDL_MAX_DISTINCT:,} distinct values: {{columns}}. fit_dask chose "
+                 f"their MDL cut points among {MDL_CANDIDATES - 1} approximate quantiles of each column (bin "
+                 "edges), not among all the midpoints between distinct values as fit does.", binned, 4)
     encoder._store(missing_codes, positions, X_meta.shape[1], numbered)
     encoder._check_not_empty()
     return encoder
