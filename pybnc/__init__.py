@@ -9,9 +9,9 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters` (log tables),
 from .averaging import AODE, MANB, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
 from .io import load, save
-from .search import BSEJ, FSSJ, KDB, TANHC, TANHCSP
+from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 
 __version__ = "0.1.0"
 
-__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB",
+__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB",
            "save", "load", "__version__"]

@@ -54,7 +54,8 @@ def fit_blocks(model, blocks, target=None, classes=None):
     blocks : iterable or callable
         DataFrames (or pyarrow tables / record batches) holding the ``target``
         column, or ``(X, y)`` pairs when ``target`` is None. Sahami's kDB reads them
-        twice (pairs, then the families of the structure they chose): pass a list, or
+        twice (pairs, then the families of the structure they chose), SKDB three
+        times (then the leave-one-out losses): pass a list, or
         a function returning a fresh iterable (``lambda: pd.read_csv(path, chunksize=n)``).
     target : str, optional
         Name of the class column of each block.
@@ -79,6 +80,8 @@ def fit_blocks(model, blocks, target=None, classes=None):
     model._check_learns_from_counts()
     if classes is None:
         raise ValueError("classes must list every class label of the stream: the first block may not show all.")
+    if hasattr(model, "_passes"):  # SKDB: several passes over re-readable blocks
+        return model._fit_block_passes(blocks, target, classes, _split)
     two_passes = model._learns_in_two_passes()
     if two_passes and not callable(blocks) and iter(blocks) is blocks:
         raise TypeError(
@@ -189,6 +192,17 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     _check_feature_names(model, X_meta, reset=True)
     model.classes_, model.encoder_, model.n_features_in_ = classes, encoder, X_meta.shape[1]
+    if hasattr(model, "_passes"):  # SKDB: further passes, one partition in memory at a time
+        model.counts_ = counts
+
+        def read():
+            for part in ddf.to_delayed():
+                frame = part.compute(**compute_kwargs)
+                codes = encoder.transform(frame[encoder.columns_])
+                yield codes, model._encode_labels(frame[target], len(frame))
+
+        model._passes(read)
+        return model
     model.__dict__.pop("family_counts_", None)
     families = None
     wanted = model._families_to_count(counts) if model._learns_in_two_passes() else []

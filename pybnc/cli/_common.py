@@ -22,6 +22,7 @@ REGISTRY = {
     "manb": ("pybnc.averaging", "MANB", "model-averaged naive Bayes"),
     "aode": ("pybnc.averaging", "AODE", "averaged one-dependence estimators"),
     "kdb": ("pybnc.search", "KDB", "k-dependence Bayesian classifier"),
+    "skdb": ("pybnc.search", "SKDB", "selective kDB (features and k chosen by leave-one-out)"),
     "tanhc": ("pybnc.search", "TANHC", "TAN by hill-climbing on CV accuracy"),
     "tanhcsp": ("pybnc.search", "TANHCSP", "TAN-HC with super-parents"),
     "fssj": ("pybnc.search", "FSSJ", "forward sequential selection and joining"),

@@ -4,6 +4,7 @@ tan_hcsp, fssj, bsej and kdb), with a cached incremental scorer."""
 from ._greedy import StartModelWarning
 from .kdb import KDB, sahami_structure
 from .semi_naive import BSEJ, FSSJ
+from .skdb import SKDB
 from .tan_hc import TANHC, TANHCSP
 
-__all__ = ["TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "sahami_structure", "StartModelWarning"]
+__all__ = ["TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB", "sahami_structure", "StartModelWarning"]

@@ -17,6 +17,31 @@ from .tan_hc import _ArcSearch, addable_arcs
 _SEARCH_ARGS_DOC = "\n    epsilon" + _WRAPPER_DOC.split("\n    epsilon", 1)[1]
 
 
+def sahami_ranking(counts, k: int) -> tuple[np.ndarray, list]:
+    """Sahami's order and each feature's candidate parents, strongest first.
+
+    Returns
+    -------
+    order : ndarray of shape (n_features,)
+        Features in decreasing ``I(X_i; C)`` (ties: lower index first).
+    ranked_parents : list of tuple of int
+        ``ranked_parents[i]``: the (up to) ``k`` features before ``i`` in ``order``
+        with the highest ``I(X_i; X_j | C)``, highest first (ties: lower index first).
+    """
+    class_mi = class_mutual_information(counts)
+    cmi, n_pair = pairwise_cmi(counts)
+    order = np.lexsort((np.arange(counts.n_features), -class_mi))
+    ranked_parents = [()] * counts.n_features
+    for position, i in enumerate(order):
+        earlier = order[:position]
+        # A feature never observed in the same row as X_i cannot inform it (nor be
+        # informed: a feature never observed at all gets no parent).
+        earlier = earlier[n_pair[i, earlier] > 0]
+        ranked = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
+        ranked_parents[i] = tuple(int(j) for j in ranked[:k])
+    return order, ranked_parents
+
+
 def sahami_structure(counts, k: int) -> Structure:
     """Sahami's kDB: features in decreasing ``I(X_i; C)``; each takes as parents the (up to)
     ``k`` features earlier in that order with the highest ``I(X_i; X_j | C)``.
@@ -33,18 +58,8 @@ def sahami_structure(counts, k: int) -> Structure:
     >>> sahami_structure(count(x, y, [2, 2, 2], 2), 1).parents
     ((), (0,), (0,))
     """
-    class_mi = class_mutual_information(counts)
-    cmi, n_pair = pairwise_cmi(counts)
-    order = np.lexsort((np.arange(counts.n_features), -class_mi))
-    parents = [()] * counts.n_features
-    for position, i in enumerate(order):
-        earlier = order[:position]
-        # A feature never observed in the same row as X_i cannot inform it (nor be
-        # informed: a feature never observed at all gets no parent).
-        earlier = earlier[n_pair[i, earlier] > 0]
-        ranked = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
-        parents[i] = tuple(sorted(int(j) for j in ranked[:k]))
-    return Structure(tuple(parents))
+    _, ranked_parents = sahami_ranking(counts, k)
+    return Structure(tuple(tuple(sorted(p)) for p in ranked_parents))
 
 
 class KDB(_ArcSearch):

@@ -1,0 +1,341 @@
+"""Selective k-dependence Bayesian classifier (Martínez, Webb, Chen & Zaidi, JMLR 2016).
+
+Three passes over the data:
+
+1. the pairwise counts give Sahami's order (decreasing ``I(X_i; C)``) and each
+   feature's ``k`` candidate parents, ranked by ``I(X_i; X_j | C)``
+   (:func:`pybnc.search.kdb.sahami_ranking`);
+2. one family table per feature, ``N(c, pa_1 .. pa_k, x_i)`` with a missing slot
+   per feature (:func:`pybnc.counts.count_families`); the tables of ``k' < k``
+   parents are its exact marginals;
+3. every training row is classified by every candidate model (the first ``s``
+   features of the order, each with its first ``k'`` ranked parents, for all
+   ``s <= n`` and ``k' <= k``) with that row's own counts subtracted
+   (leave-one-out), and the candidate of least loss is kept.
+
+Leave-one-out is exact and costs no refit: removing row ``x`` with class ``y``
+lowers ``N(y, pa(x), x_i)`` and ``N(y, pa(x))`` by one and nothing else, so each
+row's held-out posterior is read from the total counts. The structure (order and
+candidate parents) is learned once from all rows, as in the paper; leave-one-out
+selects among the candidates. The candidates grow one feature at a time along the
+order, so one running sum of log-probabilities per ``k'`` scores them all.
+
+Missing values: counts are available-case (a family's table counts the rows where
+its features are observed). In the selection pass a factor whose child or any used
+parent is missing in the held-out row is left out (the child is summed out exactly;
+a missing parent would need variable elimination per row and candidate, which the
+selection does not do). The fitted model predicts rows with missing values by exact
+variable elimination (:func:`pybnc.inference.joint_log_likelihood`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..counts import FamilyCounts, count_families
+from ..estimators._row_blocks import RowBlocksMixin
+from ..estimators.augmented import AugmentedNaiveBayes
+from ..parameters import class_log_prior, conditional_log_table, resolve_alpha
+from ..structure.dag import Structure
+from .kdb import sahami_ranking
+
+LOSSES = ("rmse", "log_loss", "zero_one")
+# Rows held at once in the leave-one-out pass: (rows, K, k + 1) float64 arrays.
+_BLOCK_CELLS = 1 << 22
+_LOG_FLOOR = np.log(1e-300)
+
+
+def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.ndarray:
+    """``log((N + a) / (N_parent + r a))``, uniform where the denominator is 0 (as
+    :func:`pybnc.parameters.conditional_log_table`)."""
+    bottom = den + r * alpha
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / r)
+    return np.log(np.maximum(theta, 1e-300))
+
+
+def _sub_tables(full: np.ndarray, n_parents: int):
+    """For ``k' = 0 .. n_parents``: the family table with the last parents summed out
+    (missing slots kept), and its sum over the child's observed levels."""
+    out = []
+    for kept in range(n_parents + 1):
+        axes = tuple(range(1 + kept, 1 + n_parents))
+        table = full.sum(axis=axes) if axes else full
+        out.append((table, table[..., :-1].sum(axis=-1)))
+    return out
+
+
+def _row_loss(log_joint: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+    """Loss summed over rows for each candidate; ``log_joint`` is ``(n, K, m)``."""
+    top = log_joint.max(axis=1, keepdims=True)
+    post = np.exp(log_joint - top)
+    post /= post.sum(axis=1, keepdims=True)
+    true = post[np.arange(y.shape[0]), y]  # (n, m)
+    if loss == "rmse":
+        return ((1.0 - true) ** 2).sum(axis=0)
+    if loss == "log_loss":
+        return -np.log(np.maximum(true, 1e-15)).sum(axis=0)
+    # ties go to the first class, as predict
+    return (post.argmax(axis=1) != y[:, None]).sum(axis=0).astype(np.float64)
+
+
+def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: str,
+               leave_out: bool = True) -> np.ndarray:
+    """Leave-one-out loss of every candidate model, summed over the rows given.
+
+    Parameters
+    ----------
+    fc : FamilyCounts
+        Counts of all training rows; family ``p`` is ``(ranked parents..., order[p])``.
+    order : ndarray of shape (d,)
+    codes, y : ndarray
+        Training rows (``-1`` missing) and their class codes; any block of them.
+    k : int
+        Largest number of parents tried.
+    alpha : float
+        Dirichlet pseudo-count (0 for maximum likelihood).
+    loss : {"rmse", "log_loss", "zero_one"}
+    leave_out : bool, default=True
+        Subtract each row from the counts (the rows are in ``fc``); False scores rows
+        that ``fc`` does not hold (``partial_fit``'s new block).
+
+    Returns
+    -------
+    ndarray of shape (d + 1, k + 1)
+        ``[s, k']``: summed loss of the model with the first ``s`` features of
+        ``order``, each with its first ``k'`` ranked parents (row ``0`` is the class
+        prior alone, the same for every ``k'``). RMSE is returned as the sum of
+        squared errors ``(1 - P(y | x))^2``.
+    """
+    n_classes = fc.n_classes
+    cards = fc.cardinalities
+    d = len(order)
+    out = np.zeros((d + 1, k + 1))
+    prior_counts = fc.class_counts
+    tables = [_sub_tables(fc.tables[p], len(fc.families[p]) - 1) for p in range(d)]
+    step = max(1, _BLOCK_CELLS // (n_classes * (k + 1)))
+    classes = np.arange(n_classes)
+    for start in range(0, codes.shape[0], step):
+        block = codes[start : start + step]
+        yb = np.asarray(y[start : start + step], dtype=np.int64)
+        m = block.shape[0]
+        # (m, K): one count to take away at the held-out row's own class
+        is_own = (classes[None, :] == yb[:, None]) if leave_out else np.zeros((m, n_classes), dtype=bool)
+        prior = _log_theta(prior_counts[None, :] - is_own, np.full((m, 1), prior_counts.sum() - float(leave_out)),
+                           n_classes, alpha)
+        log_joint = np.repeat(prior[:, :, None], k + 1, axis=2)
+        out[0] += _row_loss(log_joint[:, :, :1], yb, loss)[0]
+        slots = np.where(block >= 0, block, cards[None, :])
+        for p in range(d):
+            family = fc.families[p]
+            child, parents = family[-1], family[:-1]
+            r = int(cards[child])
+            factors = []
+            for kept, (table, parent_total) in enumerate(tables[p]):
+                used = list(parents[:kept]) + [child]
+                cell = np.ravel_multi_index(tuple(slots[:, used].T), table.shape[1:])
+                cfg = np.ravel_multi_index(tuple(slots[:, used[:-1]].T), parent_total.shape[1:]) if kept else 0
+                num = table.reshape(n_classes, -1)[:, cell].T - is_own
+                den = parent_total.reshape(n_classes, -1)[:, cfg].T - is_own if kept else (
+                    parent_total[:, None].T - is_own)
+                observed = (block[:, used] >= 0).all(axis=1)
+                factors.append(np.where(observed[:, None], _log_theta(num, den, r, alpha), 0.0))
+            for kk in range(k + 1):
+                log_joint[:, :, kk] += factors[min(kk, len(parents))]
+            out[p + 1] += _row_loss(log_joint, yb, loss)
+    return out
+
+
+def select_candidate(losses: np.ndarray) -> tuple[int, int]:
+    """``(s, k')`` of least loss; ties go to fewer features, then fewer parents (the
+    paper's scan from the class prior alone)."""
+    flat = int(np.argmin(losses.ravel()))
+    s, k_sel = divmod(flat, losses.shape[1])
+    return s, (0 if s == 0 else k_sel)
+
+
+def _ranked_to_sorted(table: np.ndarray, parents) -> np.ndarray:
+    """A family table ``(K, r_p1.., r_child)`` with parents in ranked order, as
+    pybnc's ``(K, q, r)`` with parents in increasing index."""
+    perm = np.argsort(parents)
+    axes = (0, *(1 + perm), table.ndim - 1)
+    moved = table.transpose(axes)
+    return moved.reshape(moved.shape[0], -1, moved.shape[-1])
+
+
+class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
+    """Selective k-dependence Bayesian classifier (Martínez et al., JMLR 2016).
+
+    Sahami's kDB (features in decreasing mutual information with the class, each
+    with up to ``k`` earlier features as parents ranked by conditional mutual
+    information) from which leave-one-out cross-validation, computed exactly from
+    the counts, selects how many features to keep (a prefix of the order) and how
+    many parents ``k' <= k`` each keeps. See :mod:`pybnc.search.skdb`.
+
+    Out of core: ``fit_blocks`` (blocks given as a list or a function returning a
+    fresh iterator) and ``fit_dask`` make the paper's three passes and give the
+    same model as ``fit``. ``partial_fit`` learns incrementally: the order and
+    candidate parents come from the first block; the family counts of every later
+    block are added exactly; each new block's rows are scored against the counts
+    before it (the first block by leave-one-out), and the candidate is reselected
+    from these accumulated losses after every call.
+
+    Parameters
+    ----------
+    k : int, default=5
+        Largest number of feature parents tried (the paper's ``k = 5``).
+    loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
+        Leave-one-out loss that selects the model: root mean squared error of the
+        true class probability (the paper's), log-loss or error rate.
+    params : {"bayes", "mle"}, default="bayes"
+        Parameter learner, used by the selection and by the fitted model alike:
+        Dirichlet posterior mean with pseudo-count ``alpha`` or relative frequencies.
+    alpha : float, default=None
+        Pseudo-count of ``bayes`` (default 1).
+    n_bins : int, default=5
+    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+
+    Attributes
+    ----------
+    order_ : ndarray of shape (n_features,)
+        Features in decreasing ``I(X_i; C)``.
+    ranked_parents_ : list of tuple of int
+        Candidate parents of each feature, strongest first.
+    selection_loss_ : ndarray of shape (n_features + 1, k + 1)
+        Mean leave-one-out loss (RMSE for ``"rmse"``) of each candidate
+        ``[s, k']``; row 0 is the class prior alone.
+    n_selected_ : int
+        Features kept (the first ``n_selected_`` of ``order_``); the others do not
+        take part in the prediction.
+    k_selected_ : int
+        Parents kept per feature.
+    family_counts_ : FamilyCounts
+        One table per feature in ``order_``, with all ``k`` candidate parents.
+    structure_, class_log_prior_, log_cpts_, arcs_, feature_weights_
+        As :class:`pybnc.KDB`; a feature not kept has no parents and a table
+        uniform over its levels for every class.
+
+    Examples
+    --------
+    >>> from pybnc import SKDB
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> model = SKDB(k=2).fit(X, y)
+    >>> model.n_selected_, model.k_selected_
+    (6, 2)
+    >>> round(model.score(X, y), 3)
+    0.977
+    """
+
+    _learns_from_counts = True  # out of core through partial_fit / fit_blocks / fit_dask
+    _selection_rows_ = 0
+
+    def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+        self.k = k
+        self.loss = loss
+        self.params = params
+        self.alpha = alpha
+        self.n_bins = n_bins
+        self.discretizer = discretizer
+
+    # -- validation -------------------------------------------------------------------
+    def _check_params(self) -> float:
+        if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
+            raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss={self.loss!r} is not one of {LOSSES}.")
+        if self.params not in ("bayes", "mle"):
+            raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle' (SKDB's parameter learners).")
+        return resolve_alpha(self.params, self.alpha)
+
+    # -- the three passes ---------------------------------------------------------------
+    def _rank(self, counts):
+        self.order_, self.ranked_parents_ = sahami_ranking(counts, int(self.k))
+        return [self.ranked_parents_[i] + (int(i),) for i in self.order_]
+
+    def _count(self, codes, y, families) -> FamilyCounts:
+        return count_families(codes, y, self.encoder_.cardinalities_, len(self.classes_), families)
+
+    def _losses(self, fc, codes, y, alpha):
+        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss)
+
+    def _fit_encoded(self, codes, y, counts):
+        alpha = self._check_params()
+        fc = self._count(codes, y, self._rank(counts))
+        self._select(fc, self._losses(fc, codes, y, alpha), counts, alpha)
+
+    def _passes(self, read):
+        alpha = self._check_params()
+        families = self._rank(self.counts_)
+        fc = None
+        for codes, y in read():
+            block = self._count(codes, y, families)
+            fc = block if fc is None else fc + block
+        losses = sum(self._losses(fc, codes, y, alpha) for codes, y in read())
+        self._select(fc, losses, self.counts_, alpha)
+
+    def _absorb_block(self, codes, y, moves, first):
+        alpha = self._check_params()
+        if first:
+            fc = self._count(codes, y, self._rank(self.counts_))
+            losses = self._losses(fc, codes, y, alpha)
+        else:
+            fc = self.family_counts_
+            if moves is not None:
+                fc = remap_family_counts(fc, moves, self.encoder_.cardinalities_)
+            # Prequential: the new rows are scored by the counts before them, so no
+            # row is ever scored by a model that saw it.
+            losses = self._selection_sums_ + self._held_out_losses(fc, codes, y, alpha)
+            fc = fc + self._count(codes, y, fc.families)
+        self._select(fc, losses, self.counts_, alpha)
+
+    def _held_out_losses(self, fc, codes, y, alpha):
+        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss, leave_out=False)
+
+    # -- the selected model -----------------------------------------------------------
+    def _select(self, fc: FamilyCounts, losses: np.ndarray, counts, alpha: float) -> None:
+        n = fc.n_rows
+        self._selection_sums_ = losses
+        mean = losses / max(n, 1.0)
+        self.selection_loss_ = np.sqrt(mean) if self.loss == "rmse" else mean
+        self.n_selected_, self.k_selected_ = select_candidate(losses)
+        self.family_counts_ = fc
+        cards = self.encoder_.cardinalities_
+        n_classes = len(self.classes_)
+        parents = [()] * len(cards)
+        log_cpts = [None] * len(cards)
+        for position, i in enumerate(self.order_):
+            i = int(i)
+            if position < self.n_selected_:
+                ranked = self.ranked_parents_[i][: self.k_selected_]
+                n_kept = len(self.ranked_parents_[i])
+                table = fc.marginal(position, list(range(len(ranked))) + [n_kept])
+                parents[i] = tuple(sorted(ranked))
+                n_ijk = _ranked_to_sorted(table, ranked)
+            else:  # not in the model: uniform for every class, no effect on the posterior
+                n_ijk = np.zeros((n_classes, 1, int(cards[i])))
+            log_cpts[i] = conditional_log_table(n_ijk, self.params, alpha)
+        self.structure_ = Structure(tuple(parents))
+        self.class_log_prior_ = class_log_prior(counts.class_counts, self.params, alpha)
+        self.log_cpts_ = log_cpts
+        self.feature_weights_ = np.ones(len(cards))
+        names = self.feature_names_
+        self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
+
+
+def remap_family_counts(fc: FamilyCounts, moves, cardinalities) -> FamilyCounts:
+    """Pad family tables to grown encodings: old level ``a`` of feature ``i`` moves to
+    ``moves[i][a]``; the missing slot stays last."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    tables = []
+    for family, old in zip(fc.families, fc.tables):
+        shape = (old.shape[0], *(int(cards[v]) + 1 for v in family))
+        new = np.zeros(shape)
+        index = [np.arange(old.shape[0])]
+        for v in family:
+            index.append(np.append(np.asarray(moves[v], dtype=np.int64), cards[v]))
+        new[np.ix_(*index)] = old
+        tables.append(new)
+    return FamilyCounts(cards, fc.class_counts.copy(), fc.families, tables)
