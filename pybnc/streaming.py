@@ -80,7 +80,7 @@ def fit_blocks(model, blocks, target=None, classes=None):
     model._check_learns_from_counts()
     if classes is None:
         raise ValueError("classes must list every class label of the stream: the first block may not show all.")
-    if hasattr(model, "_passes"):  # SKDB: several passes over re-readable blocks
+    if getattr(model, "_rereads_blocks", False):  # SKDB: several passes over re-readable blocks
         return model._fit_block_passes(blocks, target, classes, _split)
     two_passes = model._learns_in_two_passes()
     if two_passes and not callable(blocks) and iter(blocks) is blocks:

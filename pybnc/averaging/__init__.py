@@ -5,9 +5,10 @@ de Màntaras 2003); SSTBMATAN is the paper's structure-stubborn approximation.
 One import line per module below; add yours.
 """
 
+from .ande import AnDE
 from .aode import AODE
 from .manb import MANB
 from .sstbmatan import SSTBMATAN
 from .tbmatan import TBMATAN
 
-__all__ = ["TBMATAN", "SSTBMATAN", "MANB", "AODE"]
+__all__ = ["TBMATAN", "SSTBMATAN", "MANB", "AODE", "AnDE"]

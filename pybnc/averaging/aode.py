@@ -132,19 +132,30 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
         rows = slice(start, start + step)
         cols = columns[rows]
         m = cols.shape[0]
-        onehot = np.zeros((m, width))
-        r, f = np.nonzero(observed[rows])
-        onehot[r, cols[r, f]] = 1.0
-        sums = (onehot @ child_by_parent).reshape(m, width, k)
+        sums = (observed_onehot(cols, observed[rows], width) @ child_by_parent).reshape(m, width, k)
         terms = joint_by_column[cols] + sums[np.arange(m)[:, None], cols]  # (m, d, K)
-        terms[~usable[rows]] = -np.inf
-        # log-sum-exp over super-parents; rows with none stay -inf (naive Bayes takes them).
-        top = terms.max(axis=1)
-        top[~np.isfinite(top)] = 0.0
-        with np.errstate(divide="ignore"):
-            total = np.log(np.exp(terms - top[:, None, :]).sum(axis=1))
-        jll[rows] = total + top - np.log(np.maximum(usable[rows].sum(axis=1), 1))[:, None]
+        # rows with no super-parent stay -inf (naive Bayes takes them)
+        jll[rows] = log_mean_exp(terms, usable[rows])
     return jll, usable.any(axis=1)
+
+
+def observed_onehot(columns: np.ndarray, observed: np.ndarray, width: int) -> np.ndarray:
+    """``(m, W)`` one-hot encoding of a block of rows; missing cells stay all zero."""
+    onehot = np.zeros((columns.shape[0], width))
+    r, f = np.nonzero(observed)
+    onehot[r, columns[r, f]] = 1.0
+    return onehot
+
+
+def log_mean_exp(terms: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """``log(mean_e exp(terms[:, e, :]))`` over the usable estimates ``e`` of each row,
+    ``terms`` of shape ``(m, E, K)``; ``-inf`` on rows with none."""
+    terms = np.where(usable[:, :, None], terms, -np.inf)
+    top = terms.max(axis=1)
+    top[~np.isfinite(top)] = 0.0
+    with np.errstate(divide="ignore"):
+        total = np.log(np.exp(terms - top[:, None, :]).sum(axis=1))
+    return total + top - np.log(np.maximum(usable.sum(axis=1), 1))[:, None]
 
 
 @with_encoding_params

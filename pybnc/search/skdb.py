@@ -226,10 +226,11 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     >>> model.n_selected_, model.k_selected_
     (6, 2)
     >>> round(model.score(X, y), 3)
-    0.977
+    0.979
     """
 
     _learns_from_counts = True  # out of core through partial_fit / fit_blocks / fit_dask
+    _rereads_blocks = True  # fit_blocks makes the three passes
     _selection_rows_ = 0
 
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, n_bins=5, discretizer="quantile"):

@@ -1,0 +1,271 @@
+"""AnDE: averaged n-dependence estimators (Webb, Boughton, Zheng, Ting & Salem, MLJ 2012).
+
+AnDE averages, over every set ``S`` of ``n`` features whose values in the row were
+seen at least ``m`` times in training, the estimate
+
+    P(c, x_S) prod_{l not in S} P(x_l | c, x_S).
+
+``n = 1`` is AODE (:mod:`pybnc.averaging.aode`, whose code it runs); ``n = 2`` is
+A2DE, the average over feature pairs ``{i, j}``:
+
+    P(c, x) ~ 1/|Q(x)| sum_{{i,j} in Q(x)} P(c, x_i, x_j) prod_{l != i, j} P(x_l | c, x_i, x_j),
+
+with ``P(c, x_i, x_j) = (N(c, x_i, x_j) + a) / (N_ij + K r_i r_j a)`` and
+``P(x_l | c, x_i, x_j) = (N(c, x_i, x_j, x_l) + a) / (N(c, x_i, x_j, x_l observed) + r_l a)``
+(the paper's Laplace estimates at ``a = 1``). A row without a qualifying pair is
+classified by A1DE (AODE), which itself falls back to naive Bayes: the paper's rule.
+
+The three-way counts ``N(c, x_i, x_j, x_l)`` are one ``(K, W, W, W)`` array laid out
+like the pairwise counts (``W`` one-hot columns), counted by one matrix product per class and block of rows (the rows' pair indicators
+times their one-hot encoding). They are additive:
+``partial_fit`` and ``fit_blocks`` learn in one pass, ``fit_dask`` in two.
+
+Missing values: counts are available-case. At predict time a missing child is summed
+out of every estimate exactly (its factor sums to one); a pair with a missing member
+is not in ``Q(x)``, as AODE drops a missing super-parent (Webb et al.'s policy).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..counts import _blas_controller
+from ..estimators._fitted_state import fitted_array
+from ..estimators._row_blocks import RowBlocksMixin
+from ..parameters import resolve_alpha
+from .aode import AODE, log_mean_exp, observed_onehot
+
+# Largest (K, W, W, W) three-way table accepted (float64 cells: 2 GiB).
+MAX_TRIPLE_CELLS = 1 << 28
+# Bound on the (rows, K, W, W) block of child sums held at once.
+_BLOCK_CELLS = 1 << 22
+
+
+def _check_triple_size(n_classes: int, width: int) -> None:
+    cells = n_classes * width**3
+    if cells > MAX_TRIPLE_CELLS:
+        raise ValueError(
+            f"AnDE(n=2) needs K * W^3 = {cells:,} three-way counts ({n_classes} classes, W = {width} "
+            f"feature levels in all), more than {MAX_TRIPLE_CELLS:,}. Use AnDE(n=1) (AODE), fewer "
+            "levels (a smaller n_bins) or fewer features."
+        )
+
+
+def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
+    """Class-conditional counts of every feature triple.
+
+    Returns
+    -------
+    ndarray of shape (K, W, W, W)
+        ``[c, off_i + a, off_j + b, off_l + e] = N(c, x_i = a, x_j = b, x_l = e)`` over
+        the rows where the three are observed, for three different features (cells
+        that pair two levels of one feature are 0). Additive over row blocks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = count_triples(np.array([[0, 1, 1], [0, 1, -1]]), np.array([1, 1]), [2, 2, 2], 2)
+    >>> t[1, 0, 3, 5].item(), t[1, 5, 0, 3].item()   # N(c=1, x0=0, x1=1, x2=1), in any order
+    (1.0, 1.0)
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    width = int(offsets[-1])
+    _check_triple_size(n_classes, width)
+    codes = np.asarray(codes)
+    y = np.asarray(y, dtype=np.int64)
+    column_feature = np.repeat(np.arange(cards.shape[0]), cards)
+    # Only pairs of columns of two different features, first feature lower: the rest
+    # is their mirror image (or a pair of one feature's levels, never both observed).
+    first, second = np.nonzero(column_feature[:, None] < column_feature[None, :])
+    upper = np.zeros((n_classes, first.size, width))
+    # Per class, the rows' pair indicators (n, P) times their one-hot (n, W): one float32
+    # GEMM per chunk (exact: every product sums fewer than 2**24 ones).
+    step = max(1, min(1 << 16, _BLOCK_CELLS // max(first.size, 1)))
+    columns = np.where(codes >= 0, offsets[:-1] + codes, width)  # missing -> spare column
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        for c in range(n_classes):
+            rows = np.flatnonzero(y == c)
+            for start in range(0, rows.size, step):
+                cols = columns[rows[start : start + step]]
+                m = cols.shape[0]
+                onehot = np.zeros((m, width + 1), dtype=np.float32)
+                onehot[np.arange(m)[:, None], cols] = 1.0
+                onehot = onehot[:, :width]
+                upper[c] += (onehot[:, first] * onehot[:, second]).T @ onehot
+    out = np.zeros((n_classes, width, width, width))
+    out[:, first, second] = upper
+    out[:, second, first] = upper
+    return out
+
+
+def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, method: str, alpha: float):
+    """A2DE's tables from the pairwise and three-way counts.
+
+    Returns
+    -------
+    log_pair : ndarray of shape (K, W, W)
+        ``log P(c, x_i = a, x_j = b)`` at ``[c, off_i + a, off_j + b]`` (``i != j``).
+    log_child : ndarray of shape (K, W, W, W)
+        ``log P(x_l = e | c, x_i = a, x_j = b)``; zero where ``l`` is ``i`` or ``j``.
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(cards)])[:-1]
+    column = np.repeat(np.arange(cards.shape[0]), cards)
+    r = cards[column]  # levels of each column's feature
+    k = joint.shape[0]
+    pair_total = np.add.reduceat(np.add.reduceat(joint.sum(axis=0), offsets, axis=0), offsets, axis=1)
+    log_pair = _log_estimate(joint, pair_total[column][:, column], k * r[:, None] * r[None, :], method, alpha)
+    child_total = np.add.reduceat(triples, offsets, axis=3)[..., column]
+    log_child = _log_estimate(triples, child_total, r, method, alpha)
+    same = column[:, None] == column[None, :]
+    log_pair[:, same] = 0.0
+    log_child[:, same[:, :, None] | same[:, None, :] | same[None, :, :]] = 0.0
+    return log_pair, log_child
+
+
+def _log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
+    """``log((n + a) / (total + cells a))`` (``a = 0`` for ``mle``), uniform ``1 / cells``
+    where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters`)."""
+    a = 0.0 if method == "mle" else alpha
+    bottom = total + cells * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(bottom > 0, (n + a) / np.where(bottom > 0, bottom, 1.0), 1.0 / cells)
+    return np.log(np.maximum(theta, 1e-300))
+
+
+def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
+    """``log`` of the A2DE average for each row and class; rows with no qualifying pair
+    are ``-inf`` and flagged False in the second result."""
+    n, d = codes.shape
+    k, width = log_pair.shape[0], log_pair.shape[1]
+    observed = codes >= 0
+    columns = offsets[:-1] + np.maximum(codes, 0)
+    first, second = np.triu_indices(d, 1)
+    usable = observed[:, first] & observed[:, second] & qualifies[columns[:, first], columns[:, second]]
+    by_child = np.ascontiguousarray(log_child.reshape(k * width * width, width).T)  # (W, K W W)
+    jll = np.empty((n, k))
+    step = max(1, _BLOCK_CELLS // (k * width * width))
+    for start in range(0, n, step):
+        rows = slice(start, start + step)
+        cols = columns[rows]
+        m = cols.shape[0]
+        onehot = observed_onehot(cols, observed[rows], width)
+        sums = (onehot @ by_child).reshape(m, k, width, width)  # every pair's sum over children
+        a, b = cols[:, first], cols[:, second]  # (m, P)
+        terms = sums[np.arange(m)[:, None], :, a, b] + log_pair[:, a, b].transpose(1, 2, 0)  # (m, P, K)
+        jll[rows] = log_mean_exp(terms, usable[rows])
+    return jll, usable.any(axis=1)
+
+
+class AnDE(RowBlocksMixin, AODE):
+    """Averaged n-dependence estimators, ``n = 1`` (AODE) or ``n = 2`` (A2DE).
+
+    Webb, Boughton, Zheng, Ting & Salem (MLJ 2012); see :mod:`pybnc.averaging.ande`
+    for the estimates, the fallback and the treatment of missing values.
+    ``AnDE(n=1)`` is :class:`AODE`. Learns from counts in one pass, so it fits block
+    by block (``partial_fit``, ``fit_blocks``, ``fit_dask``).
+
+    Parameters
+    ----------
+    n : {1, 2}, default=2
+        Features per super-parent set.
+    min_count : int, default=30
+        A super-parent set qualifies when its values occur in at least this many
+        training rows (AODE's rule; ``0`` uses every observed set).
+    params : {"bayes", "mle"}, default="bayes"
+    alpha : float, default=None
+        Pseudo-count for ``bayes`` (default 1, the paper's Laplace estimate).
+    n_bins : int, default=5
+    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+
+    Attributes
+    ----------
+    triple_counts_ : ndarray of shape (n_classes, W, W, W)
+        ``N(c, x_i, x_j, x_l)`` (``n = 2`` only).
+    log_pair_ : ndarray of shape (n_classes, W, W)
+        ``log P(c, x_i, x_j)`` (``n = 2`` only).
+    log_pair_child_ : ndarray of shape (n_classes, W, W, W)
+        ``log P(x_l | c, x_i, x_j)`` (``n = 2`` only).
+    pair_ok_ : ndarray of shape (W, W), bool
+        Value pairs that pass the minimum-frequency rule (``n = 2`` only).
+    log_joint_, log_child_, super_parent_ok_, class_log_prior_, log_cpts_
+        AODE's tables (the model for ``n = 1``, the fallback for ``n = 2``).
+
+    Examples
+    --------
+    >>> from pybnc import AnDE
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> round(AnDE(n=2).fit(X, y).score(X, y), 3)
+    0.986
+    """
+
+    def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+        self.n = n
+        super().__init__(min_count=min_count, params=params, alpha=alpha, n_bins=n_bins, discretizer=discretizer)
+
+    def _check_n(self) -> int:
+        if isinstance(self.n, bool) or not isinstance(self.n, numbers.Integral) or self.n not in (1, 2):
+            raise ValueError(f"n must be 1 (AODE) or 2 (A2DE), got {self.n!r}.")
+        return int(self.n)
+
+    def _fit_encoded(self, codes, y, counts):
+        if self._check_n() == 2:
+            triples = count_triples(codes, y, counts.cardinalities, counts.n_classes)
+        self._fit_tables(counts, triples if self.n == 2 else None)
+
+    def _fit_tables(self, counts, triples):
+        AODE._fit_encoded(self, None, None, counts)
+        for name in ("triple_counts_", "log_pair_", "log_pair_child_", "pair_ok_"):
+            self.__dict__.pop(name, None)
+        if triples is None:
+            return
+        alpha = resolve_alpha(self.params, self.alpha)
+        self.triple_counts_ = triples
+        self.log_pair_, self.log_pair_child_ = pair_log_tables(counts.joint, triples, counts.cardinalities,
+                                                               self.params, alpha)
+        self.pair_ok_ = counts.joint.sum(axis=0) >= self.min_count
+
+    def _absorb_block(self, codes, y, moves, first):
+        if self._check_n() == 1:
+            self._fit_tables(self.counts_, None)
+            return
+        cards = self.encoder_.cardinalities_
+        block = count_triples(codes, y, cards, len(self.classes_))
+        running = getattr(self, "triple_counts_", None)
+        if not first and running is not None and moves is not None:
+            offsets = np.concatenate([[0], np.cumsum(cards)])
+            cols = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)])
+            padded = np.zeros_like(block)
+            padded[np.ix_(np.arange(block.shape[0]), cols, cols, cols)] = running
+            running = padded
+        self._fit_tables(self.counts_, block if first or running is None else running + block)
+
+    def _passes(self, read):
+        """fit_dask's second pass: the three-way counts."""
+        triples = None
+        if self._check_n() == 2:
+            for codes, y in read():
+                block = count_triples(codes, y, self.encoder_.cardinalities_, len(self.classes_))
+                triples = block if triples is None else triples + block
+        self._fit_tables(self.counts_, triples)
+
+    def _check_fitted_state(self):
+        super()._check_fitted_state()
+        if self._check_n() == 2:
+            k, width = len(self.classes_), int(self.encoder_.cardinalities_.sum())
+            fitted_array(self, "log_pair_", (k, width, width))
+            fitted_array(self, "log_pair_child_", (k, width, width, width))
+            fitted_array(self, "pair_ok_", (width, width), kinds="b")
+
+    def _jll_encoded(self, codes):
+        if self.n == 1:
+            return AODE._jll_encoded(self, codes)
+        offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)
+        jll, has_pair = a2de_log_joint(codes, offsets, self.log_pair_, self.log_pair_child_, self.pair_ok_)
+        if not has_pair.all():  # the paper's fallback to A(n-1)DE
+            jll[~has_pair] = AODE._jll_encoded(self, codes[~has_pair])
+        return jll
