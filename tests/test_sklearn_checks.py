@@ -37,6 +37,7 @@ ESTIMATORS = [
     KDB(verbose=0),
     KDB(search="hc", verbose=0),
     SKDB(),
+    SKDB(params="hdp", hdp_iterations=20, verbose=0),
     AnDE(),
     AnDE(n=1, min_count=0, params="mle"),
     SKDB(k=1, loss="zero_one", params="mle"),

@@ -144,6 +144,8 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     observed = codes >= 0
     columns = offsets[:-1] + np.maximum(codes, 0)
     first, second = np.triu_indices(d, 1)
+    if first.size == 0:  # one feature: no pair, AODE takes every row
+        return np.full((n, k), -np.inf), np.zeros(n, dtype=bool)
     usable = observed[:, first] & observed[:, second] & qualifies[columns[:, first], columns[:, second]]
     by_child = np.ascontiguousarray(log_child.reshape(k * width * width, width).T)  # (W, K W W)
     jll = np.empty((n, k))

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..counts import Counts
 from ..encode import ENCODING_PARAMS_DOC
-from ..parameters import learn_parameters, n_free_parameters
+from ..parameters import family_counts, learn_parameters, n_free_parameters
 from ..scores import penalised
 from ..structure import Structure, chow_liu
 from ..inference import joint_log_likelihood
@@ -82,8 +82,11 @@ class AugmentedNaiveBayes(BaseBNC):
         self._set_parameters(counts, codes, y)
 
     def _set_parameters(self, counts, codes, y):
-        tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
-                                  self.__dict__.get("family_counts_"))
+        if self.params == "hdp" and getattr(self, "_smooths_by_hdp", False):
+            tables = self._hdp_parameters(counts, codes, y)
+        else:
+            tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
+                                      self.__dict__.get("family_counts_"))
         self.class_log_prior_ = tables.class_log_prior
         self.log_cpts_ = tables.log_cpts
         self.log_cpts_, self.feature_weights_ = weight_tables(
@@ -93,6 +96,20 @@ class AugmentedNaiveBayes(BaseBNC):
         )
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
+
+    def _hdp_parameters(self, counts, codes, y):
+        """``params="hdp"``: every family smoothed by :func:`pybnc.hdp.hdp_parameters`."""
+        from ..hdp import back_off_order, hdp_parameters
+
+        ranked = back_off_order(counts, self.structure_)
+        cards = counts.cardinalities
+        tables = []
+        for i, parents in enumerate(self.structure_.parents):
+            n = family_counts(counts, self.structure_, i, codes, y, self.__dict__.get("family_counts_"))
+            n = n.reshape(counts.n_classes, *cards[list(parents)], cards[i])  # parents by index
+            perm = [parents.index(p) for p in ranked[i]]
+            tables.append(n.transpose(0, *(1 + np.array(perm, dtype=int)), n.ndim - 1))
+        return hdp_parameters(counts, tables, ranked, random_state=self.random_state, verbose=self.verbose)
 
     def _jll_encoded(self, codes):
         # WANBIA's weighted tables are not distributions: renormalise a missing feature's.

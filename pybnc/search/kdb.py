@@ -73,7 +73,10 @@ class KDB(_ArcSearch):
     most ``k`` feature parents and the graph stays acyclic, as long as it gains at
     least ``epsilon``. Of two reversed arcs between parentless features (equivalent
     networks) only one is scored. Rows with missing values are predicted (and, in
-    the search, scored) by exact variable elimination.
+    the search, scored) by exact variable elimination. ``params="hdp"`` (with
+    ``search="sahami"``) smooths every table by hierarchical Dirichlet processes
+    (Petitjean et al. 2018, :mod:`pybnc.hdp`): 500 Gibbs iterations seeded by
+    ``random_state``, progress shown as ``verbose`` says.
 
     Parameters
     ----------
@@ -96,6 +99,7 @@ class KDB(_ArcSearch):
 
     _desc = "kDB-HC"
     _folds_name = "n_folds"
+    _smooths_by_hdp = True  # params="hdp" (Petitjean et al. 2018), search="sahami" only
 
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
@@ -113,6 +117,9 @@ class KDB(_ArcSearch):
             raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
         if self.search == "sahami":
             return sahami_structure(counts, int(self.k))
+        if self.params == "hdp":
+            raise ValueError("params='hdp' needs search='sahami': the hill-climbing scores candidate arcs "
+                             "by cross-validation with the Dirichlet estimates ('bayes' or 'mle').")
         if self.search != "hc":
             raise ValueError(f"search={self.search!r} is not one of 'sahami', 'hc'.")
 

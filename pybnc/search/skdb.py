@@ -37,6 +37,7 @@ import numpy as np
 from ..counts import FamilyCounts, count_families
 from ..estimators._row_blocks import RowBlocksMixin
 from ..estimators.augmented import AugmentedNaiveBayes
+from ..hdp import hdp_parameters, ranked_to_sorted
 from ..parameters import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
 from .kdb import sahami_ranking
@@ -156,15 +157,6 @@ def select_candidate(losses: np.ndarray) -> tuple[int, int]:
     return s, (0 if s == 0 else k_sel)
 
 
-def _ranked_to_sorted(table: np.ndarray, parents) -> np.ndarray:
-    """A family table ``(K, r_p1.., r_child)`` with parents in ranked order, as
-    pybnc's ``(K, q, r)`` with parents in increasing index."""
-    perm = np.argsort(parents)
-    axes = (0, *(1 + perm), table.ndim - 1)
-    moved = table.transpose(axes)
-    return moved.reshape(moved.shape[0], -1, moved.shape[-1])
-
-
 class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     """Selective k-dependence Bayesian classifier (Martínez et al., JMLR 2016).
 
@@ -189,11 +181,20 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
         Leave-one-out loss that selects the model: root mean squared error of the
         true class probability (the paper's), log-loss or error rate.
-    params : {"bayes", "mle"}, default="bayes"
-        Parameter learner, used by the selection and by the fitted model alike:
-        Dirichlet posterior mean with pseudo-count ``alpha`` or relative frequencies.
+    params : {"bayes", "mle", "hdp"}, default="bayes"
+        Parameter learner of the fitted model: Dirichlet posterior mean with
+        pseudo-count ``alpha``, relative frequencies, or hierarchical Dirichlet
+        process smoothing (Petitjean et al. 2018, :mod:`pybnc.hdp`; the class first,
+        then the parents strongest first). The selection uses ``bayes``/``mle``
+        (``hdp``: ``bayes``), as Zhang et al.'s ESKDB.
     alpha : float, default=None
-        Pseudo-count of ``bayes`` (default 1).
+        Pseudo-count of ``bayes`` (default 1), also of the selection with ``hdp``.
+    hdp_iterations : int, default=500
+        Gibbs iterations of ``params="hdp"`` (the paper: 5000).
+    random_state : int, RandomState or None, default=None
+        Seeds the Gibbs sampler of ``params="hdp"``.
+    verbose : int, default=1
+        Progress of the Gibbs sampler (see :mod:`pybnc._progress`).
     n_bins : int, default=5
     discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
 
@@ -233,11 +234,15 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     _rereads_blocks = True  # fit_blocks makes the three passes
     _selection_rows_ = 0
 
-    def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
+                 verbose=1, n_bins=5, discretizer="quantile"):
         self.k = k
         self.loss = loss
         self.params = params
         self.alpha = alpha
+        self.hdp_iterations = hdp_iterations
+        self.random_state = random_state
+        self.verbose = verbose
         self.n_bins = n_bins
         self.discretizer = discretizer
 
@@ -247,9 +252,16 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
             raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
         if self.loss not in LOSSES:
             raise ValueError(f"loss={self.loss!r} is not one of {LOSSES}.")
-        if self.params not in ("bayes", "mle"):
-            raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle' (SKDB's parameter learners).")
-        return resolve_alpha(self.params, self.alpha)
+        if self.params not in ("bayes", "mle", "hdp"):
+            raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle', 'hdp' (SKDB's parameter learners).")
+        if self.params == "hdp" and (isinstance(self.hdp_iterations, bool) or not isinstance(
+                self.hdp_iterations, numbers.Integral) or self.hdp_iterations < 1):
+            raise ValueError(f"hdp_iterations must be an integer >= 1, got {self.hdp_iterations!r}.")
+        return resolve_alpha(self._selection_params, self.alpha)
+
+    @property
+    def _selection_params(self) -> str:
+        return "bayes" if self.params == "hdp" else self.params
 
     # -- the three passes ---------------------------------------------------------------
     def _rank(self, counts):
@@ -306,20 +318,31 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         cards = self.encoder_.cardinalities_
         n_classes = len(self.classes_)
         parents = [()] * len(cards)
-        log_cpts = [None] * len(cards)
+        ranked = [()] * len(cards)
+        tables = []
         for position, i in enumerate(self.order_):
             i = int(i)
             if position < self.n_selected_:
-                ranked = self.ranked_parents_[i][: self.k_selected_]
+                ranked[i] = self.ranked_parents_[i][: self.k_selected_]
                 n_kept = len(self.ranked_parents_[i])
-                table = fc.marginal(position, list(range(len(ranked))) + [n_kept])
-                parents[i] = tuple(sorted(ranked))
-                n_ijk = _ranked_to_sorted(table, ranked)
+                tables.append(fc.marginal(position, list(range(len(ranked[i]))) + [n_kept]))
+                parents[i] = tuple(sorted(ranked[i]))
             else:  # not in the model: uniform for every class, no effect on the posterior
-                n_ijk = np.zeros((n_classes, 1, int(cards[i])))
-            log_cpts[i] = conditional_log_table(n_ijk, self.params, alpha)
+                tables.append(np.zeros((n_classes, int(cards[i]))))
+        in_order = [int(i) for i in self.order_]
+        if self.params == "hdp":
+            fitted = hdp_parameters(counts, tables, [ranked[i] for i in in_order], int(self.hdp_iterations),
+                                    self.random_state, self.verbose)
+            prior, by_position = fitted.class_log_prior, fitted.log_cpts
+        else:
+            prior = class_log_prior(counts.class_counts, self.params, alpha)
+            by_position = [conditional_log_table(ranked_to_sorted(t, ranked[i]), self.params, alpha)
+                           for t, i in zip(tables, in_order)]
+        log_cpts = [None] * len(cards)
+        for i, table in zip(in_order, by_position):
+            log_cpts[i] = table
         self.structure_ = Structure(tuple(parents))
-        self.class_log_prior_ = class_log_prior(counts.class_counts, self.params, alpha)
+        self.class_log_prior_ = prior
         self.log_cpts_ = log_cpts
         self.feature_weights_ = np.ones(len(cards))
         names = self.feature_names_
