@@ -6,12 +6,12 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters` (log tables),
 :mod:`pybnc.inference` (joint log-likelihood), then the estimators.
 """
 
-from .averaging import AODE, MANB, AnDE, SSTBMATAN, TBMATAN
+from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
 from .io import load, save
 from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 
 __version__ = "0.1.0"
 
-__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB",
+__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB",
            "save", "load", "__version__"]

@@ -9,7 +9,7 @@ Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pybnc import AODE, AnDE, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN, NaiveBayes
+from pybnc import AODE, ESKDB, AnDE, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN, NaiveBayes
 
 # The checks' tiny random tables often leave the wrappers at naive Bayes; that is
 # reported (StartModelWarning) and is not what these checks are about.
@@ -39,6 +39,7 @@ ESTIMATORS = [
     SKDB(),
     SKDB(params="hdp", hdp_iterations=20, verbose=0),
     AnDE(),
+    ESKDB(n_estimators=2, hdp_iterations=10, verbose=0),
     AnDE(n=1, min_count=0, params="mle"),
     SKDB(k=1, loss="zero_one", params="mle"),
 ]

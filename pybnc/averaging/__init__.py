@@ -7,8 +7,9 @@ One import line per module below; add yours.
 
 from .ande import AnDE
 from .aode import AODE
+from .eskdb import ESKDB
 from .manb import MANB
 from .sstbmatan import SSTBMATAN
 from .tbmatan import TBMATAN
 
-__all__ = ["TBMATAN", "SSTBMATAN", "MANB", "AODE", "AnDE"]
+__all__ = ["TBMATAN", "SSTBMATAN", "MANB", "AODE", "AnDE", "ESKDB"]

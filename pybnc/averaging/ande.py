@@ -32,6 +32,7 @@ import numbers
 import numpy as np
 
 from ..counts import _blas_controller
+from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators._row_blocks import RowBlocksMixin
 from ..parameters import resolve_alpha
@@ -162,6 +163,7 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     return jll, usable.any(axis=1)
 
 
+@with_encoding_params
 class AnDE(RowBlocksMixin, AODE):
     """Averaged n-dependence estimators, ``n = 1`` (AODE) or ``n = 2`` (A2DE).
 
@@ -181,7 +183,11 @@ class AnDE(RowBlocksMixin, AODE):
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1, the paper's Laplace estimate).
     n_bins : int, default=5
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
+        Bins for continuous (float) columns.
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
+        evidence in docs/discretisation.md), equal frequency or equal width.
+    [encoding parameters]
 
     Attributes
     ----------
@@ -205,9 +211,12 @@ class AnDE(RowBlocksMixin, AODE):
     0.986
     """
 
-    def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="quantile"):
+    def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.n = n
-        super().__init__(min_count=min_count, params=params, alpha=alpha, n_bins=n_bins, discretizer=discretizer)
+        super().__init__(min_count=min_count, params=params, alpha=alpha, n_bins=n_bins, discretizer=discretizer,
+                         id_columns=id_columns, missing=missing, categorical_features=categorical_features,
+                         numeric_features=numeric_features)
 
     def _check_n(self) -> int:
         if isinstance(self.n, bool) or not isinstance(self.n, numbers.Integral) or self.n not in (1, 2):
@@ -227,24 +236,27 @@ class AnDE(RowBlocksMixin, AODE):
             return
         alpha = resolve_alpha(self.params, self.alpha)
         self.triple_counts_ = triples
-        self.log_pair_, self.log_pair_child_ = pair_log_tables(counts.joint, triples, counts.cardinalities,
+        joint = counts.dense_joint()  # the triples are dense anyway: (K, W, W) is the smaller
+        self.log_pair_, self.log_pair_child_ = pair_log_tables(joint, triples, counts.cardinalities,
                                                                self.params, alpha)
-        self.pair_ok_ = counts.joint.sum(axis=0) >= self.min_count
+        self.pair_ok_ = joint.sum(axis=0) >= self.min_count
 
     def _absorb_block(self, codes, y, moves, first):
         if self._check_n() == 1:
-            self._fit_tables(self.counts_, None)
             return
         cards = self.encoder_.cardinalities_
         block = count_triples(codes, y, cards, len(self.classes_))
-        running = getattr(self, "triple_counts_", None)
-        if not first and running is not None and moves is not None:
+        running = None if first else self.__dict__.get("triple_counts_")
+        if running is not None and moves is not None:
             offsets = np.concatenate([[0], np.cumsum(cards)])
             cols = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)])
             padded = np.zeros_like(block)
             padded[np.ix_(np.arange(block.shape[0]), cols, cols, cols)] = running
             running = padded
-        self._fit_tables(self.counts_, block if first or running is None else running + block)
+        self.triple_counts_ = block if running is None else running + block
+
+    def _learn_from_statistics(self):
+        self._fit_tables(self.counts_, self.triple_counts_ if self._check_n() == 2 else None)
 
     def _passes(self, read):
         """fit_dask's second pass: the three-way counts."""

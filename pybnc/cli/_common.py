@@ -21,6 +21,7 @@ REGISTRY = {
     "sstbmatan": ("pybnc.averaging", "SSTBMATAN", "structure-stubborn TBMATAN (K=5)"),
     "manb": ("pybnc.averaging", "MANB", "model-averaged naive Bayes"),
     "aode": ("pybnc.averaging", "AODE", "averaged one-dependence estimators"),
+    "eskdb": ("pybnc.averaging", "ESKDB", "ensemble of selective kDBs with HDP smoothing"),
     "a2de": ("pybnc.averaging", "AnDE", "averaged two-dependence estimators (AnDE, n=2)"),
     "kdb": ("pybnc.search", "KDB", "k-dependence Bayesian classifier"),
     "skdb": ("pybnc.search", "SKDB", "selective kDB (features and k chosen by leave-one-out)"),

@@ -2,8 +2,9 @@
 
 :class:`BaseBNC` learns block by block from the pairwise counts alone. SKDB and A2DE
 need more: family counts of several parents, three-way counts, a leave-one-out pass.
-This mixin gives them ``partial_fit`` (the base keeps the encoder and pairwise counts,
-then the subclass absorbs the coded block into its own statistics) and the several
+This mixin lets them learn block by block (the base keeps the encoder and pairwise
+counts, then the subclass absorbs the coded block into its own statistics) and gives
+the several
 passes of :func:`pybnc.streaming.fit_blocks` and :func:`pybnc.streaming.fit_dask`.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from .base import BaseBNC
 
 
 def level_moves(old_categories, new_categories) -> list | None:
@@ -26,27 +29,25 @@ class RowBlocksMixin:
 
     A subclass implements ``_absorb_block(codes, y_codes, moves, first)`` (add one coded
     block to its statistics, padding them first when ``moves`` reports grown
-    encodings, then re-learn) and, when it needs several passes over the data,
+    encodings), ``_learn_from_statistics()`` and, when it needs several passes over the data,
     ``_passes(read)`` where ``read()`` yields coded ``(codes, y_codes)`` blocks afresh
     on every call.
     """
 
-    def partial_fit(self, X, y, classes=None):
-        """Add a block of rows to the running statistics and re-learn the model.
-
-        See :meth:`pybnc.estimators.BaseBNC.partial_fit`; the class docstring says what
-        is exact for this estimator.
-
-        Returns
-        -------
-        self
-        """
+    def _add_block(self, X, y, classes):
+        """The base's running pairwise counts (encoder grown if need be), and the block
+        absorbed into this estimator's own statistics."""
         old = [np.asarray(c).copy() for c in self.encoder_.categories_] if hasattr(self, "counts_") else None
-        self._add_block(X, y, classes)  # the encoder (grown) and the pairwise counts
+        counts = super()._add_block(X, y, classes)
         moves = None if old is None else level_moves(old, self.encoder_.categories_)
         codes = self._encode(X)
         self._absorb_block(codes, self._encode_labels(y, codes.shape[0]), moves, first=old is None)
-        return self
+        return counts
+
+    def _fit_from_counts(self, counts, families=None) -> None:
+        """Learn from the pairwise counts and the statistics absorbed block by block."""
+        self.counts_ = counts
+        self._learn_from_statistics()
 
     def _fit_block_passes(self, blocks, target, classes, split):
         """:func:`pybnc.streaming.fit_blocks` for an estimator that needs several passes.
@@ -70,7 +71,7 @@ class RowBlocksMixin:
         started = False
         for block in fresh():
             X, y = split(block, target)
-            self._add_block(X, y, None if started else classes)
+            BaseBNC._add_block(self, X, y, None if started else classes)
             started = True
         if not started:
             raise ValueError("blocks is empty: there are no rows to fit.")
