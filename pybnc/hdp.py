@@ -270,7 +270,11 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     rng = np.random.default_rng(random_state)
     burn_in = min(1000, n_iterations // 10) if burn_in is None else int(burn_in)
     groups: dict = {}
+    results = [None] * len(leaf_tables)
     for index, table in enumerate(leaf_tables):
+        if table.size == 0:  # a feature with no level (never observed) or a parent without one
+            results[index] = np.full(table.shape, 1.0 / max(table.shape[-1], 1))
+            continue
         groups.setdefault(table.ndim, []).append(index)
     forests = []
     for ndim, members in groups.items():
@@ -283,7 +287,6 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
         if fixed_concentration is not None:
             forest.c = forest.c[:1] + [np.full(len(members), float(fixed_concentration)) for _ in forest.c[1:]]
         forests.append((members, forest))
-    results = [None] * len(leaf_tables)
     log_s = log_stirling_first_kind()
     if _seed is not None:  # numba's generator is its own: seed it from ours
         _seed(int(rng.integers(2**31)))
@@ -320,7 +323,7 @@ def ranked_to_sorted(table: np.ndarray, parents) -> np.ndarray:
     ``(K, q, r)`` with parents in increasing index."""
     perm = np.argsort(parents)
     moved = table.transpose((0, *(1 + perm), table.ndim - 1))
-    return moved.reshape(moved.shape[0], -1, moved.shape[-1])
+    return moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:-1])), moved.shape[-1])
 
 
 def hdp_parameters(counts, family_tables, ranked_parents, n_iterations=500, random_state=None,

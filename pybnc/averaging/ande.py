@@ -113,13 +113,13 @@ def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, metho
         ``log P(x_l = e | c, x_i = a, x_j = b)``; zero where ``l`` is ``i`` or ``j``.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(cards)])[:-1]
     column = np.repeat(np.arange(cards.shape[0]), cards)
     r = cards[column]  # levels of each column's feature
     k = joint.shape[0]
-    pair_total = np.add.reduceat(np.add.reduceat(joint.sum(axis=0), offsets, axis=0), offsets, axis=1)
+    member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
+    pair_total = member.T @ joint.sum(axis=0) @ member
     log_pair = _log_estimate(joint, pair_total[column][:, column], k * r[:, None] * r[None, :], method, alpha)
-    child_total = np.add.reduceat(triples, offsets, axis=3)[..., column]
+    child_total = (triples @ member)[..., column]
     log_child = _log_estimate(triples, child_total, r, method, alpha)
     same = column[:, None] == column[None, :]
     log_pair[:, same] = 0.0
@@ -145,8 +145,10 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     observed = codes >= 0
     columns = offsets[:-1] + np.maximum(codes, 0)
     first, second = np.triu_indices(d, 1)
-    if first.size == 0:  # one feature: no pair, AODE takes every row
+    if first.size == 0 or width == 0:  # no pair of observed levels: AODE takes every row
         return np.full((n, k), -np.inf), np.zeros(n, dtype=bool)
+    # (a feature with no level has no observed cell: its clipped column is never used)
+    columns = np.minimum(columns, width - 1)
     usable = observed[:, first] & observed[:, second] & qualifies[columns[:, first], columns[:, second]]
     by_child = np.ascontiguousarray(log_child.reshape(k * width * width, width).T)  # (W, K W W)
     jll = np.empty((n, k))

@@ -22,7 +22,9 @@ from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
 from .._progress import progress
+from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, log_posterior
+from ..inference import joint_log_likelihood
 from ..scores import class_mutual_information, pairwise_cmi
 from ..search.skdb import SKDB
 from ..encode import with_encoding_params
@@ -96,10 +98,14 @@ class ESKDB(BaseBNC):
 
     Attributes
     ----------
-    estimators_ : list of SKDB
-        The fitted members (sharing the ensemble's encoder and counts).
     orders_ : ndarray of shape (n_estimators, n_features)
         Each member's attribute order.
+    n_selected_, k_selected_ : ndarray of shape (n_estimators,)
+        Features and parents each member's leave-one-out selection kept.
+    structures_ : list of Structure
+    class_log_priors_ : ndarray of shape (n_estimators, n_classes)
+    member_log_cpts_ : list of list of ndarray
+        ``member_log_cpts_[m][i]``: member ``m``'s table of feature ``i``, shape ``(K, q, r)``.
     counts_ : Counts
 
     Examples
@@ -153,16 +159,33 @@ class ESKDB(BaseBNC):
             orders.append(order)
         jobs = (delayed(_fit_member)(member, order, ranked, codes, y, counts) for member, order, ranked in members)
         runner = Parallel(n_jobs=self.n_jobs, return_as="generator")
-        self.estimators_ = list(progress(runner(jobs), total=len(members), desc="ESKDB members",
-                                         verbose=self.verbose))
+        fitted = list(progress(runner(jobs), total=len(members), desc="ESKDB members", verbose=self.verbose))
+        # The members' tables, not the member objects: plain arrays in the model file.
         self.orders_ = np.array(orders)
+        self.n_selected_ = np.array([m.n_selected_ for m in fitted])
+        self.k_selected_ = np.array([m.k_selected_ for m in fitted])
+        self.structures_ = [m.structure_ for m in fitted]
+        self.class_log_priors_ = np.array([m.class_log_prior_ for m in fitted])
+        self.member_log_cpts_ = [m.log_cpts_ for m in fitted]
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
-        for member in self.estimators_:
-            member._check_fitted_state()
+        n_members, n_classes = len(self.structures_), len(self.classes_)
+        fitted_array(self, "class_log_priors_", (n_members, n_classes))
+        fitted_array(self, "orders_", (n_members, self.n_features_in_), kinds="iu")
+        cards = self.encoder_.cardinalities_
+        for m, (structure, tables) in enumerate(zip(self.structures_, self.member_log_cpts_)):
+            for i, table in enumerate(tables):
+                q = int(np.prod(cards[list(structure.parents[i])]))
+                fitted_array(self, f"member_log_cpts_[{m}][{i}]", (n_classes, q, int(cards[i])), value=table, finite=False)
+
+    def member_log_joint(self, codes) -> list:
+        """Each member's ``log P(x, c)`` for coded rows, exact with missing values."""
+        cards = self.encoder_.cardinalities_
+        return [joint_log_likelihood(codes, structure, prior, tables, cards)
+                for structure, prior, tables in zip(self.structures_, self.class_log_priors_, self.member_log_cpts_)]
 
     def _jll_encoded(self, codes):
         # mean of the members' posteriors; its log is log P(x, c) up to a per-row constant
-        posterior = np.mean([np.exp(log_posterior(m._jll_encoded(codes))) for m in self.estimators_], axis=0)
+        posterior = np.mean([np.exp(log_posterior(jll)) for jll in self.member_log_joint(codes)], axis=0)
         return np.log(np.maximum(posterior, 1e-300))

@@ -54,7 +54,7 @@ def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.nda
     :func:`pybnc.parameters.conditional_log_table`)."""
     bottom = den + r * alpha
     with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / r)
+        theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / max(r, 1))
     return np.log(np.maximum(theta, 1e-300))
 
 
