@@ -41,6 +41,10 @@ stacked (levels padded); nodes of one depth that do not share a parent are sampl
 at once, so one iteration costs (depth x branching levels x outcome levels) numpy
 steps, not one per node. Counts above :data:`STIRLING_MAX_N` keep their initial
 table count (their smoothing is negligible: ``N`` dwarfs ``c``).
+
+Cost: the trees are held dense, ``K * prod(r_parents) * r`` leaves per family, so
+parents with many levels and a large ``k`` make every iteration slow (crx with
+``ESKDB(k=5)``: 14-level parents, minutes per member); keep ``k`` small there.
 """
 
 from __future__ import annotations

@@ -188,4 +188,7 @@ class ESKDB(BaseBNC):
     def _jll_encoded(self, codes):
         # mean of the members' posteriors; its log is log P(x, c) up to a per-row constant
         posterior = np.mean([np.exp(log_posterior(jll)) for jll in self.member_log_joint(codes)], axis=0)
-        return np.log(np.maximum(posterior, 1e-300))
+        # HDP tables differ between classes by sampling, so a summed-out feature adds up
+        # to 1 within an ulp that differs by class: rounding at 1e-14 keeps the exact ties
+        # of equal evidence (predict follows the first class) without moving anything else.
+        return np.log(np.maximum(np.round(posterior, 14), 1e-300))
