@@ -170,11 +170,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
 
     Out of core: ``fit_blocks`` (blocks given as a list or a function returning a
     fresh iterator) and ``fit_dask`` make the paper's three passes and give the
-    same model as ``fit``. ``partial_fit`` learns incrementally: the order and
-    candidate parents come from the first block; the family counts of every later
-    block are added exactly; each new block's rows are scored against the counts
-    before it (the first block by leave-one-out), and the candidate is reselected
-    from these accumulated losses after every call.
+    same model as ``fit``. There is no ``partial_fit``: one pass cannot give the
+    order, the families and the leave-one-out losses that all the rows decide.
 
     Parameters
     ----------
@@ -236,7 +233,7 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     0.979
     """
 
-    _learns_from_counts = True  # out of core through partial_fit / fit_blocks / fit_dask
+    _learns_from_counts = True  # out of core through fit_blocks / fit_dask
     _rereads_blocks = True  # fit_blocks makes the three passes
     _selection_rows_ = 0
 
@@ -309,31 +306,17 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         losses = sum(self._losses(fc, codes, y, alpha) for codes, y in read())
         self._select(fc, losses, self.counts_, alpha)
 
-    def _absorb_block(self, codes, y, moves, first):
-        alpha = self._check_params()
-        if first:
-            fc = self._count(codes, y, self._rank(self.counts_))
-            self._selection_sums_ = self._losses(fc, codes, y, alpha)
-        else:
-            fc = self.family_counts_
-            if moves is not None:
-                fc = remap_family_counts(fc, moves, self.encoder_.cardinalities_)
-            # Prequential: the new rows are scored by the counts before them, so no
-            # row is ever scored by a model that saw it.
-            self._selection_sums_ = self._selection_sums_ + self._held_out_losses(fc, codes, y, alpha)
-            fc = fc + self._count(codes, y, fc.families)
-        self.family_counts_ = fc
+    def _block_refusal(self):
+        return ("SKDB reads the rows three times (pair counts, family counts, leave-one-out), which "
+                "partial_fit (one pass) cannot give exactly. Use pybnc.streaming.fit_blocks with a list of "
+                "blocks or a function returning a fresh iterable, or fit_dask.")
 
-    def _learn_from_statistics(self):
-        self._select(self.family_counts_, self._selection_sums_, self.counts_, self._check_params())
-
-    def _held_out_losses(self, fc, codes, y, alpha):
-        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss, leave_out=False)
+    def _check_learns_from_counts(self) -> None:
+        """fit_blocks and fit_dask make the three passes (see ``_passes``)."""
 
     # -- the selected model -----------------------------------------------------------
     def _select(self, fc: FamilyCounts, losses: np.ndarray, counts, alpha: float) -> None:
         n = fc.n_rows
-        self._selection_sums_ = losses
         mean = losses / max(n, 1.0)
         self.selection_loss_ = np.sqrt(mean) if self.loss == "rmse" else mean
         self.n_selected_, self.k_selected_ = select_candidate(losses)
@@ -370,19 +353,3 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         self.feature_weights_ = np.ones(len(cards))
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
-
-
-def remap_family_counts(fc: FamilyCounts, moves, cardinalities) -> FamilyCounts:
-    """Pad family tables to grown encodings: old level ``a`` of feature ``i`` moves to
-    ``moves[i][a]``; the missing slot stays last."""
-    cards = np.asarray(cardinalities, dtype=np.int64)
-    tables = []
-    for family, old in zip(fc.families, fc.tables):
-        shape = (old.shape[0], *(int(cards[v]) + 1 for v in family))
-        new = np.zeros(shape)
-        index = [np.arange(old.shape[0])]
-        for v in family:
-            index.append(np.append(np.asarray(moves[v], dtype=np.int64), cards[v]))
-        new[np.ix_(*index)] = old
-        tables.append(new)
-    return FamilyCounts(cards, fc.class_counts.copy(), fc.families, tables)
