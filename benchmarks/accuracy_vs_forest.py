@@ -62,9 +62,10 @@ MODELS = {
     "SKDB(k=5)": lambda X: pybnc.SKDB(k=5, verbose=0),
     "A2DE": lambda X: pybnc.AnDE(n=2),
     "KDB(k=2 hdp)": lambda X: pybnc.KDB(k=2, params="hdp", random_state=0, verbose=0),
-    "ESKDB(5 k=5)": lambda X: pybnc.ESKDB(n_estimators=5, k=5, hdp_iterations=100, random_state=0, verbose=0),
+    "ESKDB(5 k=3)": lambda X: pybnc.ESKDB(n_estimators=5, k=3, hdp_iterations=100, random_state=0, verbose=0),
     FOREST: _sklearn(RandomForestClassifier(n_estimators=300, random_state=0, n_jobs=1)),
-    "HistGradientBoosting": _sklearn(HistGradientBoostingClassifier(random_state=0)),
+    # early_stopping=False: its inner stratified split fails on nursery's one-row class
+    "HistGradientBoosting": _sklearn(HistGradientBoostingClassifier(early_stopping=False, random_state=0)),
 }
 REFERENCES = (FOREST, "HistGradientBoosting")
 
