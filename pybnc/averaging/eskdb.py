@@ -26,7 +26,7 @@ from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, log_posterior
 from ..inference import joint_log_likelihood
 from ..scores import class_mutual_information, pairwise_cmi
-from ..search.skdb import SKDB
+from ..search.skdb import SKDB, cap_parents
 from ..encode import with_encoding_params
 
 
@@ -155,7 +155,8 @@ class ESKDB(BaseBNC):
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
             member._check_params()  # a bad parameter fails here, not in a worker
-            members.append((member, order, ranked_parents_for(order, cmi, int(self.k))))
+            ranked = cap_parents(ranked_parents_for(order, cmi, int(self.k)), counts.cardinalities, counts.n_classes)
+            members.append((member, order, ranked))
             orders.append(order)
         jobs = (delayed(_fit_member)(member, order, ranked, codes, y, counts) for member, order, ranked in members)
         runner = Parallel(n_jobs=self.n_jobs, return_as="generator")

@@ -44,6 +44,9 @@ from ..structure.dag import Structure
 from .kdb import sahami_ranking
 
 LOSSES = ("rmse", "log_loss", "zero_one")
+#: Largest family table (cells, missing slots included): a candidate parent that would
+#: make it larger is not taken (adult's 40-level columns as 5 parents: 10^9 cells).
+MAX_FAMILY_CELLS = 1 << 22
 # Rows held at once in the leave-one-out pass: (rows, K, k + 1) float64 arrays.
 _BLOCK_CELLS = 1 << 22
 _LOG_FLOOR = np.log(1e-300)
@@ -150,6 +153,22 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
     return out
 
 
+def cap_parents(ranked_parents, cardinalities, n_classes: int) -> list:
+    """Each feature's ranked parents, cut before the first that makes its family table
+    exceed :data:`MAX_FAMILY_CELLS` cells."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    out = []
+    for i, parents in enumerate(ranked_parents):
+        cells, kept = n_classes * (int(cards[i]) + 1), []
+        for p in parents:
+            cells *= int(cards[p]) + 1
+            if cells > MAX_FAMILY_CELLS:
+                break
+            kept.append(p)
+        out.append(tuple(kept))
+    return out
+
+
 def select_candidate(losses: np.ndarray) -> tuple[int, int]:
     """``(s, k')`` of least loss; ties go to fewer features, then fewer parents (the
     paper's scan from the class prior alone)."""
@@ -206,7 +225,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     order_ : ndarray of shape (n_features,)
         Features in decreasing ``I(X_i; C)``.
     ranked_parents_ : list of tuple of int
-        Candidate parents of each feature, strongest first.
+        Candidate parents of each feature, strongest first (cut before a parent that
+        would make the family table exceed ``MAX_FAMILY_CELLS``).
     selection_loss_ : ndarray of shape (n_features + 1, k + 1)
         Mean leave-one-out loss (RMSE for ``"rmse"``) of each candidate
         ``[s, k']``; row 0 is the class prior alone.
@@ -273,7 +293,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
 
     # -- the three passes ---------------------------------------------------------------
     def _rank(self, counts):
-        self.order_, self.ranked_parents_ = sahami_ranking(counts, int(self.k))
+        self.order_, ranked = sahami_ranking(counts, int(self.k))
+        self.ranked_parents_ = cap_parents(ranked, counts.cardinalities, counts.n_classes)
         return self._families()
 
     def _families(self):
