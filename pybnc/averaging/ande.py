@@ -184,11 +184,6 @@ class AnDE(RowBlocksMixin, AODE):
     params : {"bayes", "mle"}, default="bayes"
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1, the paper's Laplace estimate).
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
     [encoding parameters]
 
     Attributes

@@ -181,11 +181,6 @@ class AODE(BaseBNC):
         ``1e-300``).
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1).
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
     [encoding parameters]
 
     Attributes

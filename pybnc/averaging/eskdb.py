@@ -89,11 +89,6 @@ class ESKDB(BaseBNC):
         Members fitted in parallel (joblib; ``-1`` all cores).
     verbose : int, default=1
         Progress over the members (see :mod:`pybnc._progress`).
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
     [encoding parameters]
 
     Attributes

@@ -146,11 +146,6 @@ class MANB(NaiveBayes):
     alpha : float, default=1.0
         Symmetric Dirichlet pseudo-count (``> 0``) of every parameter prior; it also
         enters the marginal likelihoods.
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {{"mdl", "quantile", "uniform"}}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
 {ENCODING_PARAMS_DOC}{_FITTED_DOC}    arc_posterior_ : ndarray of shape (n_features,)
         ``P(arc class -> x_i | D)`` for every feature.
 

@@ -69,8 +69,6 @@ class SSTBMATAN(TBMATAN):
         Equivalent sample size ``lambda`` of the prior (eq. 24).
     max_missing_combinations : int, default=4096
         See :class:`TBMATAN`.
-    n_bins : int, default=5
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
     [encoding parameters]
 
     Attributes

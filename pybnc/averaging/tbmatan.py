@@ -160,11 +160,6 @@ class TBMATAN(BaseBNC):
         at most one level (a factor 1 in every tree) are eliminated from the
         Laplacian before any row is read (Kron reduction), which on tables with
         many "not applicable" columns removes most of the nodes.
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (the default, docs/discretisation.md),
-        equal frequency (the paper's choice, with 5 bins) or equal width.
     [encoding parameters]
 
     Attributes

@@ -68,6 +68,11 @@ from .table import MISSING_LABEL, TableEncoder, as_frame, float_values, interval
 TableEncoder.__module__ = __name__
 
 ENCODING_PARAMS_DOC = """\
+    n_bins : int, default=5
+        Bins for continuous (float) columns (``quantile`` and ``uniform``).
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
+        evidence in docs/discretisation.md), equal frequency or equal width.
     id_columns : {"drop", "error", "keep"}, default="drop"
         A column that looks like a row identifier (distinct values in >= 90 % of its
         observed rows, >= 50 % if its name says id/name) is left out with a warning,

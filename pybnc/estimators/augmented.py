@@ -24,11 +24,6 @@ _PARAMS_DOC = """
         Smoothing strength: the Dirichlet pseudo-count for ``bayes`` (default 1,
         bnclassify's ``smooth``), ``N0`` for ``friedman`` (default 5), the
         equivalent sample size ``lambda`` for ``ms`` (default 10).
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
 """ + ENCODING_PARAMS_DOC
 
 _WEIGHTING_DOC = """

@@ -49,10 +49,6 @@ _WRAPPER_DOC = """
         search deterministic.
     verbose : int, default=1
         0 silent; 1 a progress bar on terminals; 2 always a bar.
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How continuous columns are cut.
 """ + ENCODING_PARAMS_DOC
 
 _TRACE_DOC = """

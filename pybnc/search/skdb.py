@@ -213,11 +213,6 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         Seeds the Gibbs sampler of ``params="hdp"``.
     verbose : int, default=1
         Progress of the Gibbs sampler (see :mod:`pybnc._progress`).
-    n_bins : int, default=5
-        Bins for continuous (float) columns.
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
     [encoding parameters]
 
     Attributes
