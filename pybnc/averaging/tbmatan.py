@@ -178,6 +178,12 @@ class TBMATAN(BaseBNC):
     log_tree_normaliser_ : float
         ``log Z_beta*`` (eq. 8 with ``beta*``).
 
+    Notes
+    -----
+    The paper cuts continuous attributes into 5 equal-frequency bins; pass
+    ``discretizer="quantile", n_bins=5`` to follow its protocol
+    (docs/cerquides2003.md). The default is MDL, as for every pybnc classifier.
+
     Examples
     --------
     >>> from pybnc import TBMATAN
