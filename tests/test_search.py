@@ -12,6 +12,7 @@ from pybnc.inference import joint_log_likelihood
 from pybnc.parameters import learn_parameters
 from pybnc.search import BSEJ, FSSJ, KDB, TANHC, TANHCSP, StartModelWarning, sahami_structure
 from pybnc.search._engine import CVScorer
+from pybnc.search._greedy import hill_climb, pick_best
 from pybnc.search.tan_hc import addable_arcs
 from pybnc.structure import Structure
 
@@ -315,6 +316,49 @@ def test_equivalent_reversed_arcs_are_scored_once():
     tree = Structure.from_arcs(3, [(0, 1)])
     assert sorted(addable_arcs(tree, 1)) == [(1, 2), (2, 0)]
     assert (1, 0) not in addable_arcs(tree, 2)  # would close a cycle
+
+
+# bnclassify 0.4.8 on its own ``car`` (same rows and order as pybnc's), with the inner
+# folds fixed to row i -> fold i mod 5 so that no random numbers are involved:
+#   assignInNamespace("partition_dataset", function(dataset, class, k)
+#       split(seq_len(nrow(dataset)), (seq_len(nrow(dataset)) - 1L) %% k), "bnclassify")
+#   m <- tan_hc("class", car, k = 5, epsilon = 0, smooth = 1)   # likewise tan_hcsp
+#   m$.greedy_scores_log; families(m)
+BNCLASSIFY_CAR = {
+    TANHC: ([0.868069029069280, 0.910294043729580, 0.940390382843260, 0.946179106978303, 0.949654016922175,
+             0.949654016922175],
+            {("maint", "buying"), ("persons", "maint"), ("safety", "doors"), ("safety", "lug_boot"),
+             ("buying", "safety")}),
+    TANHCSP: ([0.868069029069280, 0.914341961966993, 0.940970092988188, 0.946757141660384, 0.947340202731004,
+               0.954283320767362],
+              {("safety", "buying"), ("buying", "maint"), ("lug_boot", "doors"), ("lug_boot", "persons"),
+               ("safety", "lug_boot")}),
+}
+
+
+@pytest.mark.parametrize("learner", [TANHC, TANHCSP])
+def test_search_reproduces_bnclassify_with_the_same_folds(learner, monkeypatch):
+    from pybnc.datasets import load_dataset
+    import pybnc.search._engine as engine
+
+    monkeypatch.setattr(engine, "stratified_folds", lambda y, k, rng: np.arange(len(y)) % k)
+    X, y = load_dataset("car")
+    model = learner(k=5, epsilon=0, alpha=1, random_state=0, verbose=0).fit(X, y)
+    scores, arcs = BNCLASSIFY_CAR[learner]
+    assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
+    assert set(model.arcs_) == arcs
+
+
+def test_scores_equal_up_to_rounding_are_ties():
+    # 0.1 + 0.2 and 0.3 differ in the last bit only, as two equal fold accuracies summed
+    # in another order can: bnclassify (max_random, fast_equal) draws between them.
+    assert {pick_best([0.1 + 0.2, 0.3, 0.25], np.random.RandomState(s)) for s in range(20)} == {0, 1}
+
+    def step(state):
+        return [] if state else [(m, score, lambda m=m: m) for m, score in (("a", 0.1 + 0.2), ("b", 0.3))]
+
+    moves = {hill_climb(None, 0.0, step, 0.0, np.random.RandomState(s), 0, "t")[1][1]["move"] for s in range(20)}
+    assert moves == {"a", "b"}
 
 
 LEARNERS = [TANHC, TANHCSP, FSSJ, BSEJ, lambda **kw: KDB(search="hc", **kw)]

@@ -3,7 +3,10 @@
 The loop (bnclassify ``greedy_search``): score the candidates; stop unless the best
 beats the current score by at least ``epsilon`` (``best - epsilon >= current``);
 move to the best candidate (ties broken at random, from ``random_state``); stop
-when the current accuracy is 1 or no candidate is left.
+when the current accuracy is 1 or no candidate is left. As in bnclassify
+(``max_random``, ``fast_equal``), scores within ``TIE_TOLERANCE`` of the best are
+ties: two equal accuracies summed over folds in a different order can differ in the
+last bit, and that rounding must not pick the move.
 
 A search that stops before its first move returns its starting model (naive Bayes,
 or the class alone for FSSJ). At the default ``epsilon=0.01`` that happens whenever
@@ -60,6 +63,18 @@ _TRACE_DOC = """
         last round (``None`` if there was no candidate) and the ``reason``. If no
         move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
 """
+
+
+# bnclassify's ``fast_equal``: |a - b| < sqrt(machine epsilon)
+TIE_TOLERANCE = float(np.sqrt(np.finfo(np.float64).eps))
+
+
+def pick_best(scores, rng) -> int:
+    """Index of the highest score; scores within ``TIE_TOLERANCE`` of it are ties,
+    broken at random from ``rng`` (bnclassify's ``max_random``)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    ties = np.flatnonzero(np.abs(scores - scores.max()) < TIE_TOLERANCE)
+    return int(ties[rng.randint(ties.size)]) if ties.size > 1 else int(ties[0])
 
 
 class StartModelWarning(UserWarning):
@@ -124,7 +139,7 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
     bar = progress(total=None, desc=desc, verbose=verbose)
     stop = {"best_candidate": None, "n_candidates": 0, "reason": "the accuracy is 1"}
     try:
-        while not np.isclose(current, 1.0, rtol=0, atol=1e-12):
+        while not abs(current - 1.0) < TIE_TOLERANCE:
             candidates = step(state)
             if not candidates:
                 stop = {"best_candidate": None, "n_candidates": 0, "reason": "no candidate move is left"}
@@ -136,9 +151,7 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
                         "reason": f"the best move gains {best - current:+.4f} in CV accuracy, "
                                   f"less than epsilon={epsilon:g}"}
                 break
-            ties = np.flatnonzero(scores == best)
-            pick = int(ties[rng.randint(ties.size)]) if ties.size > 1 else int(ties[0])
-            describe, current, apply = candidates[pick]
+            describe, current, apply = candidates[pick_best(scores, rng)]
             state = apply()
             trace.append({"step": len(trace), "move": describe, "cv_accuracy": float(current),
                           "n_candidates": len(candidates)})

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..structure.dag import Structure
-from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, report_stop,
-                      validate_search)
+from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, pick_best,
+                      report_stop, validate_search)
 
 
 class SearchState(NamedTuple):
@@ -173,8 +173,7 @@ class TANHCSP(WrapperParams, _ArcSearch):
             scores = np.array([
                 scorer.accuracy(scorer.change_parents(state.total, structure, {c: (f,) for c in sp_children[f]}))
                 for f in superparents])
-            ties = np.flatnonzero(scores == scores.max())
-            best = superparents[int(ties[rng.randint(ties.size)]) if ties.size > 1 else int(ties[0])]
+            best = superparents[pick_best(scores, rng)]
             return self._arc_candidates(scorer, state, [(best, c) for c in sp_children[best]])
 
         return self._run_search(codes, y, counts, self.k, step)
