@@ -16,8 +16,8 @@ with ``P(c, x_i, x_j) = (N(c, x_i, x_j) + a) / (N_ij + K r_i r_j a)`` and
 classified by A1DE (AODE), which itself falls back to naive Bayes: the paper's rule.
 
 The three-way counts ``N(c, x_i, x_j, x_l)`` are one ``(K, W, W, W)`` array laid out
-like the pairwise counts (``W`` one-hot columns), counted by one matrix product per class and block of rows (the rows' pair indicators
-times their one-hot encoding). They are additive:
+like the pairwise counts (``W`` one-hot columns), counted by one small Gram matrix per
+class and lowest column (the one-hot rows where that column is on). They are additive:
 ``partial_fit`` and ``fit_blocks`` learn in one pass, ``fit_dask`` in two.
 
 Missing values: counts are available-case. At predict time a missing child is summed
@@ -36,7 +36,7 @@ from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators._row_blocks import RowBlocksMixin
 from ..parameters import resolve_alpha
-from .aode import AODE, log_mean_exp, observed_onehot
+from .aode import AODE, log_estimate, log_mean_exp, observed_onehot
 
 # Largest (K, W, W, W) three-way table accepted (float64 cells: 2 GiB).
 MAX_TRIPLE_CELLS = 1 << 28
@@ -62,7 +62,7 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     ndarray of shape (K, W, W, W)
         ``[c, off_i + a, off_j + b, off_l + e] = N(c, x_i = a, x_j = b, x_l = e)`` over
         the rows where the three are observed, for three different features (cells
-        that pair two levels of one feature are 0). Additive over row blocks.
+        that take two columns of one feature are 0). Additive over row blocks.
 
     Examples
     --------
@@ -77,29 +77,26 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     _check_triple_size(n_classes, width)
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
-    column_feature = np.repeat(np.arange(cards.shape[0]), cards)
-    # Only pairs of columns of two different features, first feature lower: the rest
-    # is their mirror image (or a pair of one feature's levels, never both observed).
-    first, second = np.nonzero(column_feature[:, None] < column_feature[None, :])
-    upper = np.zeros((n_classes, first.size, width))
-    # Per class, the rows' pair indicators (n, P) times their one-hot (n, W): one float32
-    # GEMM per chunk (exact: every product sums fewer than 2**24 ones).
-    step = max(1, min(1 << 16, _BLOCK_CELLS // max(first.size, 1)))
+    # Anchored on its lowest column a, a triple a < b < e is counted by the Gram matrix
+    # of the one-hot rows where a is on, restricted to the columns after a: one small
+    # float32 GEMM per class, anchor and chunk of rows (exact: a chunk has fewer than
+    # 2**24 rows). Two columns of one feature are never both on, so only the cells
+    # a < b < e of three features are counted; the other orders are their mirror images.
+    lowest = np.zeros((n_classes, width, width, width))
+    step = max(1, min(1 << 20, _BLOCK_CELLS // max(width, 1)))
     columns = np.where(codes >= 0, offsets[:-1] + codes, width)  # missing -> spare column
     with _blas_controller().limit(limits=1, user_api="blas"):
         for c in range(n_classes):
             rows = np.flatnonzero(y == c)
             for start in range(0, rows.size, step):
                 cols = columns[rows[start : start + step]]
-                m = cols.shape[0]
-                onehot = np.zeros((m, width + 1), dtype=np.float32)
-                onehot[np.arange(m)[:, None], cols] = 1.0
-                onehot = onehot[:, :width]
-                upper[c] += (onehot[:, first] * onehot[:, second]).T @ onehot
-    out = np.zeros((n_classes, width, width, width))
-    out[:, first, second] = upper
-    out[:, second, first] = upper
-    return out
+                onehot = np.zeros((cols.shape[0], width + 1), dtype=np.float32)
+                onehot[np.arange(cols.shape[0])[:, None], cols] = 1.0
+                for a in range(width - 2):
+                    after = onehot[onehot[:, a] > 0, a + 1 : width]
+                    lowest[c, a, a + 1 :, a + 1 :] += np.triu(after.T @ after, 1)
+    pairs = lowest + lowest.transpose(0, 1, 3, 2)  # a < min(b, e): both orders of b, e
+    return pairs + pairs.transpose(0, 2, 3, 1) + pairs.transpose(0, 3, 1, 2)  # a in each place
 
 
 def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, method: str, alpha: float):
@@ -118,23 +115,13 @@ def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, metho
     k = joint.shape[0]
     member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
     pair_total = member.T @ joint.sum(axis=0) @ member
-    log_pair = _log_estimate(joint, pair_total[column][:, column], k * r[:, None] * r[None, :], method, alpha)
+    log_pair = log_estimate(joint, pair_total[column][:, column], k * r[:, None] * r[None, :], method, alpha)
     child_total = (triples @ member)[..., column]
-    log_child = _log_estimate(triples, child_total, r, method, alpha)
+    log_child = log_estimate(triples, child_total, r, method, alpha)
     same = column[:, None] == column[None, :]
     log_pair[:, same] = 0.0
     log_child[:, same[:, :, None] | same[:, None, :] | same[None, :, :]] = 0.0
     return log_pair, log_child
-
-
-def _log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
-    """``log((n + a) / (total + cells a))`` (``a = 0`` for ``mle``), uniform ``1 / cells``
-    where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters`)."""
-    a = 0.0 if method == "mle" else alpha
-    bottom = total + cells * a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(bottom > 0, (n + a) / np.where(bottom > 0, bottom, 1.0), 1.0 / cells)
-    return np.log(np.maximum(theta, 1e-300))
 
 
 def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):

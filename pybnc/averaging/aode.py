@@ -41,7 +41,7 @@ from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
 from ..inference import joint_log_likelihood
-from ..parameters import conditional_log_table, learn_parameters, resolve_alpha
+from ..parameters import learn_parameters, resolve_alpha
 from ..structure import Structure
 
 # Bound on the (K, rows, W) block of super-parent sums held at once (float64 cells).
@@ -76,20 +76,34 @@ def super_parent_log_tables(counts: Counts, method: str, alpha: float) -> tuple[
     [[0.333, 0.167], [0.167, 0.333]]
     """
     k = counts.n_classes
-    width = int(counts.offsets[-1])
-    log_joint = np.empty((k, width))
-    log_child = np.zeros((k, width, width))
+    cards = np.asarray(counts.cardinalities, dtype=np.int64)
+    column = counts.column_feature
+    r = cards[column]  # levels of each column's feature
+    member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
+    levels = counts.levels
+    log_joint = log_estimate(levels, (levels.sum(axis=0) @ member)[column], k * r, method, alpha)
     joint = counts.dense_joint()
-    for j in range(counts.n_features):
-        block = counts.block(j)
-        n_cj = counts.feature(j)  # (K, r_j)
-        flat = conditional_log_table(n_cj.reshape(1, 1, -1), method, alpha)
-        log_joint[:, block] = flat.reshape(n_cj.shape)
-        for i in range(counts.n_features):
-            if i != j:
-                child = counts.block(i)
-                log_child[:, block, child] = conditional_log_table(joint[:, block, child], method, alpha)
+    log_child = np.empty_like(joint)
+    # by blocks of parent columns: the (K, rows, W) temporaries stay a slice of log_child
+    step = max(1, _BLOCK_CELLS // max(k * joint.shape[2], 1))
+    for start in range(0, joint.shape[1], step):
+        n = joint[:, start : start + step]
+        log_child[:, start : start + step] = log_estimate(n, (n @ member)[..., column], r, method, alpha)
+    same = column[:, None] == column[None, :]
+    log_child[:, same] = 0.0
     return log_joint, log_child
+
+
+def log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
+    """``log((n + a) / (total + cells a))`` (``a = 0`` for ``mle``), uniform ``1 / cells``
+    where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters`).
+
+    ``total`` is the count summed over the ``cells`` outcomes that ``n`` is one of."""
+    a = 0.0 if method == "mle" else alpha
+    bottom = total + cells * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(bottom > 0, (n + a) / np.where(bottom > 0, bottom, 1.0), 1.0 / cells)
+    return np.log(np.maximum(theta, 1e-300))
 
 
 def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.ndarray, np.ndarray]:
