@@ -7,7 +7,7 @@ import pytest
 from pybnc import SKDB
 from pybnc.counts import count, count_families
 from pybnc.search.kdb import sahami_ranking
-from pybnc.search.skdb import loo_losses
+from pybnc.search.skdb import loo_losses, loo_lookups
 from pybnc.streaming import fit_blocks, fit_dask
 
 from tests.conftest import random_codes
@@ -32,17 +32,23 @@ def _refit_true_class_proba(codes, y, cards, n_classes, order, ranked, held, s, 
 
 
 @pytest.mark.parametrize("missing_rate", [0.0, 0.15])
-def test_leave_one_out_equals_refit_without_the_row(rng, missing_rate):
+@pytest.mark.parametrize("max_cells", [0, np.inf])  # factors computed per row / read from tables
+def test_leave_one_out_equals_refit_without_the_row(rng, missing_rate, max_cells):
     cards, n_classes, k, alpha = [2, 3, 2, 3, 2], 3, 2, 1.0
     codes, y = random_codes(rng, 40, cards, n_classes, missing_rate)
     order, ranked = sahami_ranking(count(codes, y, cards, n_classes), k)
     fc = count_families(codes, y, cards, n_classes, [ranked[i] + (int(i),) for i in order])
+    lookups = loo_lookups(fc, k, alpha, max_cells=max_cells)
+    squared_errors = 0.0
     for held in range(len(y)):
-        losses = loo_losses(fc, order, codes[held : held + 1], y[held : held + 1], k, alpha, "log_loss")
-        for s in range(len(cards) + 1):
-            for kk in range(k + 1):
-                expected = _refit_true_class_proba(codes, y, cards, n_classes, order, ranked, held, s, kk, alpha)
-                assert np.exp(-losses[s, kk]) == pytest.approx(expected, rel=1e-10)
+        losses = loo_losses(fc, order, codes[held : held + 1], y[held : held + 1], k, alpha, "log_loss",
+                            lookups=lookups)
+        expected = np.array([[_refit_true_class_proba(codes, y, cards, n_classes, order, ranked, held, s, kk, alpha)
+                              for kk in range(k + 1)] for s in range(len(cards) + 1)])
+        np.testing.assert_allclose(np.exp(-losses), expected, rtol=1e-10)
+        squared_errors = squared_errors + (1 - expected) ** 2
+    rmse = loo_losses(fc, order, codes, y, k, alpha, "rmse", lookups=lookups)  # all rows in one block
+    np.testing.assert_allclose(rmse, squared_errors, rtol=1e-10)
 
 
 def test_selection_is_the_least_loss_and_the_model_keeps_it():

@@ -72,22 +72,82 @@ def _sub_tables(full: np.ndarray, n_parents: int):
     return out
 
 
-def _row_loss(log_joint: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
-    """Loss summed over rows for each candidate; ``log_joint`` is ``(n, K, m)``."""
-    top = log_joint.max(axis=1, keepdims=True)
-    post = np.exp(log_joint - top)
-    post /= post.sum(axis=1, keepdims=True)
-    true = post[np.arange(y.shape[0]), y]  # (n, m)
+class _FactorLookup:
+    """``log P(x_i | c, first k' parents)`` of one family as a held-out row sees it.
+
+    A row's class ``y`` sees its own counts lowered by one (``own``); the other classes
+    see the totals (``other``); a factor with a missing child or used parent is 0 (left
+    out). Read from tables over all cells (built once per fit) when there are no more
+    cells than rows to score, else computed at the rows' cells: the same floats.
+    """
+
+    def __init__(self, table, parent_total, r: int, alpha: float, leave_out: bool, max_cells: float):
+        n_classes = table.shape[0]
+        self.slots = table.shape[1:]  # levels + 1 (missing) of each used parent, then of the child
+        self.num = table.reshape(n_classes, -1)  # (K, cells)
+        self.den = parent_total.reshape(n_classes, -1)  # (K, parent configurations)
+        self.r, self.alpha, self.leave_out = r, alpha, leave_out
+        self.other = self.own = None
+        if self.num.shape[1] <= max_cells:
+            den = np.repeat(self.den, self.slots[-1], axis=1)
+            observed = np.ones((), dtype=bool)
+            for size in self.slots:  # the last slot of every axis is "missing"
+                observed = np.logical_and.outer(observed, np.arange(size) < size - 1)
+            observed = observed.ravel()
+            self.other = np.where(observed, _log_theta(self.num, den, r, alpha), 0.0)
+            self.own = np.where(observed, _log_theta(self.num - 1, den - 1, r, alpha), 0.0) if leave_out \
+                else self.other
+
+    def __call__(self, config, child, y, observed):
+        """Log factors at parent configurations ``config`` and child slots ``child``: ``(K, m)``
+        for every class (the row's own class as ``own`` sees it) and ``(m,)`` for ``y``."""
+        cell = config * self.slots[-1] + child
+        m = cell.shape[0]
+        if self.other is not None:
+            factor = np.take(self.other, cell, axis=1)
+            own = np.take(self.own.ravel(), y * self.other.shape[1] + cell)
+        else:
+            num, den = self.num[:, cell], self.den[:, config]
+            if self.leave_out:
+                num[y, np.arange(m)] -= 1
+                den[y, np.arange(m)] -= 1
+            factor = np.where(observed, _log_theta(num, den, self.r, self.alpha), 0.0)
+            own = np.take(factor.ravel(), y * m + np.arange(m))
+        if self.leave_out:
+            factor.ravel()[y * m + np.arange(m)] = own
+        return factor, own
+
+
+def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, max_cells=None) -> list:
+    """The :class:`_FactorLookup` of every family position and ``k' = 0 .. k``, built
+    once for all the blocks of a fit (tables of at most ``max_cells`` cells, default
+    the number of rows counted)."""
+    max_cells = fc.n_rows if max_cells is None else max_cells
+    out = []
+    for p, family in enumerate(fc.families):
+        r = int(fc.cardinalities[family[-1]])
+        out.append([_FactorLookup(table, total, r, alpha, leave_out, max_cells)
+                    for table, total in _sub_tables(fc.tables[p], len(family) - 1)])
+    return out
+
+
+def _row_loss(log_joint: np.ndarray, own: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+    """Loss summed over rows for each candidate; ``log_joint`` is ``(K, candidates, n)``,
+    ``own`` its entries at each row's class."""
+    if loss == "zero_one":  # ties go to the first class, as predict
+        top = log_joint.max(axis=0)
+        return (np.argmax(np.exp(log_joint - top), axis=0) != y).sum(axis=1).astype(np.float64)
+    total = np.zeros_like(own)
+    with np.errstate(over="ignore"):
+        for by_class in log_joint:  # P(y | x) = 1 / sum_c exp(log P(c, x) - log P(y, x))
+            total += np.exp(by_class - own)
     if loss == "rmse":
-        return ((1.0 - true) ** 2).sum(axis=0)
-    if loss == "log_loss":
-        return -np.log(np.maximum(true, 1e-15)).sum(axis=0)
-    # ties go to the first class, as predict
-    return (post.argmax(axis=1) != y[:, None]).sum(axis=0).astype(np.float64)
+        return ((1.0 - 1.0 / total) ** 2).sum(axis=1)
+    return np.minimum(np.log(total), -np.log(1e-15)).sum(axis=1)
 
 
 def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: str,
-               leave_out: bool = True) -> np.ndarray:
+               leave_out: bool = True, lookups=None) -> np.ndarray:
     """Leave-one-out loss of every candidate model, summed over the rows given.
 
     Parameters
@@ -105,6 +165,9 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
     leave_out : bool, default=True
         Subtract each row from the counts (the rows are in ``fc``); False scores rows
         that ``fc`` does not hold (``partial_fit``'s new block).
+    lookups : list, optional
+        :func:`loo_lookups` of ``fc`` with the same ``alpha`` and ``leave_out``: build
+        them once for all the blocks.
 
     Returns
     -------
@@ -116,40 +179,40 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
     """
     n_classes = fc.n_classes
     cards = fc.cardinalities
-    d = len(order)
-    out = np.zeros((d + 1, k + 1))
-    prior_counts = fc.class_counts
-    tables = [_sub_tables(fc.tables[p], len(fc.families[p]) - 1) for p in range(d)]
+    out = np.zeros((len(order) + 1, k + 1))
+    lookups = loo_lookups(fc, k, alpha, leave_out) if lookups is None else lookups
+    prior_counts = fc.class_counts[:, None]
+    n = np.full((1, 1), prior_counts.sum() - float(leave_out))  # a held-out row leaves every class's total
+    prior = _log_theta(prior_counts, n, n_classes, alpha)  # (K, 1)
+    prior_own = _log_theta(prior_counts - 1, n, n_classes, alpha)[:, 0]
     step = max(1, _BLOCK_CELLS // (n_classes * (k + 1)))
-    classes = np.arange(n_classes)
     for start in range(0, codes.shape[0], step):
         block = codes[start : start + step]
         yb = np.asarray(y[start : start + step], dtype=np.int64)
         m = block.shape[0]
-        # (m, K): one count to take away at the held-out row's own class
-        is_own = (classes[None, :] == yb[:, None]) if leave_out else np.zeros((m, n_classes), dtype=bool)
-        prior = _log_theta(prior_counts[None, :] - is_own, np.full((m, 1), prior_counts.sum() - float(leave_out)),
-                           n_classes, alpha)
-        log_joint = np.repeat(prior[:, :, None], k + 1, axis=2)
-        out[0] += _row_loss(log_joint[:, :, :1], yb, loss)[0]
-        slots = np.where(block >= 0, block, cards[None, :])
-        for p in range(d):
-            family = fc.families[p]
+        log_joint = np.repeat(prior, m, axis=1)  # (K, m), then (K, k + 1, m): a row per candidate k'
+        own = prior_own[yb] if leave_out else prior[yb, 0]  # (m,), then (k + 1, m): at the row's class
+        log_joint.ravel()[yb * m + np.arange(m)] = own
+        out[0] += _row_loss(log_joint[:, None, :], own[None, :], yb, loss)[0]
+        log_joint = np.repeat(log_joint[:, None, :], k + 1, axis=1)
+        own = np.repeat(own[None, :], k + 1, axis=0)
+        slots = np.where(block >= 0, block, cards[None, :]).astype(np.int64)
+        for p, family in enumerate(fc.families):
             child, parents = family[-1], family[:-1]
-            r = int(cards[child])
-            factors = []
-            for kept, (table, parent_total) in enumerate(tables[p]):
-                used = list(parents[:kept]) + [child]
-                cell = np.ravel_multi_index(tuple(slots[:, used].T), table.shape[1:])
-                cfg = np.ravel_multi_index(tuple(slots[:, used[:-1]].T), parent_total.shape[1:]) if kept else 0
-                num = table.reshape(n_classes, -1)[:, cell].T - is_own
-                den = parent_total.reshape(n_classes, -1)[:, cfg].T - is_own if kept else (
-                    parent_total[:, None].T - is_own)
-                observed = (block[:, used] >= 0).all(axis=1)
-                factors.append(np.where(observed[:, None], _log_theta(num, den, r, alpha), 0.0))
-            for kk in range(k + 1):
-                log_joint[:, :, kk] += factors[min(kk, len(parents))]
-            out[p + 1] += _row_loss(log_joint, yb, loss)
+            config, observed = np.zeros(m, dtype=np.int64), block[:, child] >= 0
+            for kept, lookup in enumerate(lookups[p]):
+                if kept:  # one more parent: its slot joins the configuration
+                    parent = parents[kept - 1]
+                    config = config * (int(cards[parent]) + 1) + slots[:, parent]
+                    observed = observed & (block[:, parent] >= 0)
+                factor, own_factor = lookup(config, slots[:, child], yb, observed)
+                if kept < len(parents):
+                    log_joint[:, kept] += factor
+                    own[kept] += own_factor
+                else:  # every candidate k' >= the parents this family has
+                    log_joint[:, kept:] += factor[:, None, :]
+                    own[kept:] += own_factor
+            out[p + 1] += _row_loss(log_joint, own, yb, loss)
     return out
 
 
@@ -298,8 +361,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     def _count(self, codes, y, families) -> FamilyCounts:
         return count_families(codes, y, self.encoder_.cardinalities_, len(self.classes_), families)
 
-    def _losses(self, fc, codes, y, alpha):
-        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss)
+    def _losses(self, fc, codes, y, alpha, lookups=None):
+        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss, lookups=lookups)
 
     def _fit_encoded(self, codes, y, counts):
         self._rank(counts)
@@ -319,7 +382,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         for codes, y in read():
             block = self._count(codes, y, families)
             fc = block if fc is None else fc + block
-        losses = sum(self._losses(fc, codes, y, alpha) for codes, y in read())
+        lookups = loo_lookups(fc, int(self.k), alpha)  # once for all the blocks
+        losses = sum(self._losses(fc, codes, y, alpha, lookups) for codes, y in read())
         self._select(fc, losses, self.counts_, alpha)
 
     def _block_refusal(self):
