@@ -137,18 +137,36 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     # (a feature with no level has no observed cell: its clipped column is never used)
     columns = np.minimum(columns, width - 1)
     usable = observed[:, first] & observed[:, second] & qualifies[columns[:, first], columns[:, second]]
-    by_child = np.ascontiguousarray(log_child.reshape(k * width * width, width).T)  # (W, K W W)
+    pair_by_column = np.ascontiguousarray(log_pair.transpose(1, 0, 2))  # (W, K, W)
+    # (W, W after, K, W): the children of each anchor column a and later column b
+    child_by_pair = np.ascontiguousarray(log_child.transpose(1, 2, 0, 3))
+    pair_start = np.concatenate([[0], np.cumsum(np.arange(d - 1, 0, -1))])  # pairs (i, i+1 ..) are contiguous
+    classes = np.arange(k)[:, None]
     jll = np.empty((n, k))
-    step = max(1, _BLOCK_CELLS // (k * width * width))
+    step = max(1, _BLOCK_CELLS // (k * first.size))
     for start in range(0, n, step):
         rows = slice(start, start + step)
-        cols = columns[rows]
+        cols, seen = columns[rows], observed[rows]
         m = cols.shape[0]
-        onehot = observed_onehot(cols, observed[rows], width)
-        sums = (onehot @ by_child).reshape(m, k, width, width)  # every pair's sum over children
-        a, b = cols[:, first], cols[:, second]  # (m, P)
-        terms = sums[np.arange(m)[:, None], :, a, b] + log_pair[:, a, b].transpose(1, 2, 0)  # (m, P, K)
-        jll[rows] = log_mean_exp(terms, usable[rows])
+        onehot = observed_onehot(cols, seen, width)
+        terms = np.zeros((m, k, first.size))
+        # Anchored on the lower member's column a, the rows where a is on: their one-hot
+        # times log P(x_l | c, a, b) over every later column b gives each pair's sum over
+        # the children (missing children are off: summed out), one GEMM per anchor.
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            for i in range(d - 1):
+                lo, later = int(offsets[i]), int(offsets[i + 1])
+                block = terms[:, :, pair_start[i] : pair_start[i + 1]]  # the pairs (i, j > i)
+                for a in range(lo, later):
+                    on = np.flatnonzero(onehot[:, a] > 0)
+                    if on.size == 0:
+                        continue
+                    sums = onehot[on] @ child_by_pair[a, later:].reshape(-1, width).T  # (on, (W - later) K)
+                    b = cols[on, None, i + 1 :]  # the rows' later columns
+                    flat = (np.arange(on.size)[:, None, None] * (width - later) + b - later) * k + classes
+                    # (clip: a later feature with no level is never observed, its pairs unused)
+                    block[on] = np.take(sums, flat, mode="clip") + pair_by_column[a][classes, b]
+        jll[rows] = log_mean_exp(terms, usable[rows], axis=2)
     return jll, usable.any(axis=1)
 
 

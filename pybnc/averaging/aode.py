@@ -161,14 +161,15 @@ def observed_onehot(columns: np.ndarray, observed: np.ndarray, width: int) -> np
     return onehot
 
 
-def log_mean_exp(terms: np.ndarray, usable: np.ndarray) -> np.ndarray:
+def log_mean_exp(terms: np.ndarray, usable: np.ndarray, axis: int = 1) -> np.ndarray:
     """``log(mean_e exp(terms[:, e, :]))`` over the usable estimates ``e`` of each row,
-    ``terms`` of shape ``(m, E, K)``; ``-inf`` on rows with none."""
-    terms = np.where(usable[:, :, None], terms, -np.inf)
-    top = terms.max(axis=1)
+    ``terms`` of shape ``(m, E, K)`` (``(m, K, E)`` with ``axis=2``); ``-inf`` on rows
+    with none."""
+    terms = np.where(np.expand_dims(usable, 3 - axis), terms, -np.inf)
+    top = terms.max(axis=axis)
     top[~np.isfinite(top)] = 0.0
     with np.errstate(divide="ignore"):
-        total = np.log(np.exp(terms - top[:, None, :]).sum(axis=1))
+        total = np.log(np.exp(terms - np.expand_dims(top, axis)).sum(axis=axis))
     return total + top - np.log(np.maximum(usable.sum(axis=1), 1))[:, None]
 
 
