@@ -27,6 +27,7 @@ is not in ``Q(x)``, as AODE drops a missing super-parent (Webb et al.'s policy).
 
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators._row_blocks import RowBlocksMixin
 from ..parameters import resolve_alpha
-from .aode import AODE, log_estimate, log_mean_exp, observed_onehot
+from .aode import AODE, child_log_estimate, log_estimate, log_mean_exp, observed_onehot
 
 # Largest (K, W, W, W) three-way table accepted (float64 cells: 2 GiB).
 MAX_TRIPLE_CELLS = 1 << 28
@@ -95,8 +96,10 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
                 for a in range(width - 2):
                     after = onehot[onehot[:, a] > 0, a + 1 : width]
                     lowest[c, a, a + 1 :, a + 1 :] += np.triu(after.T @ after, 1)
-    pairs = lowest + lowest.transpose(0, 1, 3, 2)  # a < min(b, e): both orders of b, e
-    return pairs + pairs.transpose(0, 2, 3, 1) + pairs.transpose(0, 3, 1, 2)  # a in each place
+    out = np.zeros_like(lowest)
+    for order in itertools.permutations((1, 2, 3)):  # the other five orders are disjoint mirror images
+        out += lowest.transpose(0, *order)
+    return out
 
 
 def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, method: str, alpha: float):
@@ -116,11 +119,11 @@ def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, metho
     member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
     pair_total = member.T @ joint.sum(axis=0) @ member
     log_pair = log_estimate(joint, pair_total[column][:, column], k * r[:, None] * r[None, :], method, alpha)
-    child_total = (triples @ member)[..., column]
-    log_child = log_estimate(triples, child_total, r, method, alpha)
+    log_child = child_log_estimate(triples, column, method, alpha)
     same = column[:, None] == column[None, :]
     log_pair[:, same] = 0.0
-    log_child[:, same[:, :, None] | same[:, None, :] | same[None, :, :]] = 0.0
+    for a in range(column.size):  # by anchor: no (W, W, W) mask
+        log_child[:, a, (same[a, :, None] | same[a, None, :]) | same] = 0.0
     return log_pair, log_child
 
 
@@ -138,8 +141,6 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     columns = np.minimum(columns, width - 1)
     usable = observed[:, first] & observed[:, second] & qualifies[columns[:, first], columns[:, second]]
     pair_by_column = np.ascontiguousarray(log_pair.transpose(1, 0, 2))  # (W, K, W)
-    # (W, W after, K, W): the children of each anchor column a and later column b
-    child_by_pair = np.ascontiguousarray(log_child.transpose(1, 2, 0, 3))
     pair_start = np.concatenate([[0], np.cumsum(np.arange(d - 1, 0, -1))])  # pairs (i, i+1 ..) are contiguous
     classes = np.arange(k)[:, None]
     jll = np.empty((n, k))
@@ -156,14 +157,16 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
         with _blas_controller().limit(limits=1, user_api="blas"):
             for i in range(d - 1):
                 lo, later = int(offsets[i]), int(offsets[i + 1])
+                if later == width:  # the later features have no level: never observed, pairs unused
+                    break
                 block = terms[:, :, pair_start[i] : pair_start[i + 1]]  # the pairs (i, j > i)
                 for a in range(lo, later):
                     on = np.flatnonzero(onehot[:, a] > 0)
                     if on.size == 0:
                         continue
-                    sums = onehot[on] @ child_by_pair[a, later:].reshape(-1, width).T  # (on, (W - later) K)
+                    sums = onehot[on] @ log_child[:, a, later:].reshape(-1, width).T  # (on, K (W - later))
                     b = cols[on, None, i + 1 :]  # the rows' later columns
-                    flat = (np.arange(on.size)[:, None, None] * (width - later) + b - later) * k + classes
+                    flat = (np.arange(on.size)[:, None, None] * k + classes) * (width - later) + b - later
                     # (clip: a later feature with no level is never observed, its pairs unused)
                     block[on] = np.take(sums, flat, mode="clip") + pair_by_column[a][classes, b]
         jll[rows] = log_mean_exp(terms, usable[rows], axis=2)

@@ -82,16 +82,25 @@ def super_parent_log_tables(counts: Counts, method: str, alpha: float) -> tuple[
     member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
     levels = counts.levels
     log_joint = log_estimate(levels, (levels.sum(axis=0) @ member)[column], k * r, method, alpha)
-    joint = counts.dense_joint()
-    log_child = np.empty_like(joint)
-    # by blocks of parent columns: the (K, rows, W) temporaries stay a slice of log_child
-    step = max(1, _BLOCK_CELLS // max(k * joint.shape[2], 1))
-    for start in range(0, joint.shape[1], step):
-        n = joint[:, start : start + step]
-        log_child[:, start : start + step] = log_estimate(n, (n @ member)[..., column], r, method, alpha)
+    log_child = child_log_estimate(counts.dense_joint(), column, method, alpha)
     same = column[:, None] == column[None, :]
     log_child[:, same] = 0.0
     return log_joint, log_child
+
+
+def child_log_estimate(n: np.ndarray, column: np.ndarray, method: str, alpha: float) -> np.ndarray:
+    """``log P(x_l = e | c, ...)`` from counts ``n`` of shape ``(K, W, ..., W)`` whose last
+    axis is the child's column ``e``: :func:`log_estimate` over the levels of the
+    child's feature (``column`` gives each column's feature), computed by blocks of the
+    second axis so that the temporaries stay a slice of the result."""
+    member = (column[:, None] == np.arange(column.max(initial=-1) + 1)[None, :]).astype(np.float64)  # (W, d)
+    r = member.sum(axis=0)[column]  # levels of each column's feature
+    out = np.empty_like(n)
+    step = max(1, _BLOCK_CELLS // max(n[:, :1].size, 1))
+    for start in range(0, n.shape[1], step):
+        block = n[:, start : start + step]
+        out[:, start : start + step] = log_estimate(block, (block @ member)[..., column], r, method, alpha)
+    return out
 
 
 def log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
