@@ -93,13 +93,18 @@ def child_log_estimate(n: np.ndarray, column: np.ndarray, method: str, alpha: fl
     axis is the child's column ``e``: :func:`log_estimate` over the levels of the
     child's feature (``column`` gives each column's feature), computed by blocks of the
     second axis so that the temporaries stay a slice of the result."""
-    member = (column[:, None] == np.arange(column.max(initial=-1) + 1)[None, :]).astype(np.float64)  # (W, d)
-    r = member.sum(axis=0)[column]  # levels of each column's feature
     out = np.empty_like(n)
+    if column.size == 0:
+        return out
+    first_level = np.r_[True, column[1:] != column[:-1]]  # a feature's levels are adjacent columns
+    starts = np.flatnonzero(first_level)
+    run = np.cumsum(first_level) - 1  # each column's feature, among the features with a level
+    r = np.diff(np.r_[starts, column.size])[run]  # levels of each column's feature
     step = max(1, _BLOCK_CELLS // max(n[:, :1].size, 1))
     for start in range(0, n.shape[1], step):
         block = n[:, start : start + step]
-        out[:, start : start + step] = log_estimate(block, (block @ member)[..., column], r, method, alpha)
+        total = np.add.reduceat(block, starts, axis=-1)[..., run]  # over the child's levels
+        out[:, start : start + step] = log_estimate(block, total, r, method, alpha)
     return out
 
 
