@@ -63,6 +63,16 @@ def test_a2de_equals_its_definition(rng, missing_rate):
         np.testing.assert_allclose(log_post[row], expected, rtol=1e-10)
         checked += 1
     assert checked > 40
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    expected = np.zeros(model.triple_counts_.shape)  # every ordered triple of three features, by brute force
+    for row, x in enumerate(codes):
+        seen = [offsets[j] + x[j] for j in range(len(cards)) if x[j] >= 0]
+        for a in seen:
+            for b in seen:
+                for e in seen:
+                    if len({a, b, e}) == 3:
+                        expected[y[row], a, b, e] += 1
+    np.testing.assert_array_equal(model.triple_counts_, expected)
 
 
 def test_out_of_core_equals_fit():

@@ -17,7 +17,7 @@ classified by A1DE (AODE), which itself falls back to naive Bayes: the paper's r
 
 The three-way counts ``N(c, x_i, x_j, x_l)`` are one ``(K, W, W, W)`` array laid out
 like the pairwise counts (``W`` one-hot columns), counted by one small Gram matrix per
-class and lowest column (the one-hot rows where that column is on). They are additive:
+class and column (the one-hot rows where that column is on). They are additive:
 ``partial_fit`` and ``fit_blocks`` learn in one pass, ``fit_dask`` in two.
 
 Missing values: counts are available-case. At predict time a missing child is summed
@@ -27,7 +27,6 @@ is not in ``Q(x)``, as AODE drops a missing super-parent (Webb et al.'s policy).
 
 from __future__ import annotations
 
-import itertools
 import numbers
 
 import numpy as np
@@ -78,12 +77,10 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     _check_triple_size(n_classes, width)
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
-    # Anchored on its lowest column a, a triple a < b < e is counted by the Gram matrix
-    # of the one-hot rows where a is on, restricted to the columns after a: one small
-    # float32 GEMM per class, anchor and chunk of rows (exact: a chunk has fewer than
-    # 2**24 rows). Two columns of one feature are never both on, so only the cells
-    # a < b < e of three features are counted; the other orders are their mirror images.
-    lowest = np.zeros((n_classes, width, width, width))
+    # Anchored on column a, the counts N(c, a, b, e) are the Gram matrix of the one-hot
+    # rows of class c where a is on: one small float32 GEMM per class, anchor and chunk
+    # of rows (exact: a chunk has fewer than 2**24 rows), written to a contiguous slice.
+    out = np.zeros((n_classes, width, width, width))
     step = max(1, min(1 << 20, _BLOCK_CELLS // max(width, 1)))
     columns = np.where(codes >= 0, offsets[:-1] + codes, width)  # missing -> spare column
     with _blas_controller().limit(limits=1, user_api="blas"):
@@ -93,12 +90,15 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
                 cols = columns[rows[start : start + step]]
                 onehot = np.zeros((cols.shape[0], width + 1), dtype=np.float32)
                 onehot[np.arange(cols.shape[0])[:, None], cols] = 1.0
-                for a in range(width - 2):
-                    after = onehot[onehot[:, a] > 0, a + 1 : width]
-                    lowest[c, a, a + 1 :, a + 1 :] += np.triu(after.T @ after, 1)
-    out = np.zeros_like(lowest)
-    for order in itertools.permutations((1, 2, 3)):  # the other five orders are disjoint mirror images
-        out += lowest.transpose(0, *order)
+                for a in range(width):
+                    on = onehot[onehot[:, a] > 0, :width]
+                    out[c, a] += on.T @ on
+    # Two columns of one feature are never both on, so what is left to clear is where
+    # two of the indices are the same column (there the Gram matrix holds pair counts).
+    same = np.arange(width)
+    out[:, same, same, :] = 0.0
+    out[:, same, :, same] = 0.0
+    out[:, :, same, same] = 0.0
     return out
 
 

@@ -27,16 +27,17 @@ Missing values at predict time
   minimum-frequency rule makes the average depend on ``x_j`` in a way no sum removes.
 
 Vectorisation: the log tables of all ordered feature pairs form one
-``(K, W, W)`` array laid out like the counts, so for a block of rows one matrix
-product per class with the rows' one-hot encoding gives every super-parent's sum
-of child log-probabilities; the average is a log-sum-exp over super-parents.
+``(K, W, W)`` array laid out like the counts, so for the rows where a super-parent
+value is on, one matrix product of their one-hot encoding with that value's slice
+gives every class's sum of child log-probabilities; the average is a log-sum-exp
+over super-parents.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..counts import Counts
+from ..counts import Counts, _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
@@ -150,20 +151,22 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
     # feature j, never observed in training, has no level.
     columns = np.where(observed, offsets[:-1] + codes, 0)
     usable = observed & qualifies[columns]
-    # (W children, W parents * K): one GEMM with the rows' one-hot children gives
-    # every (parent value, class) sum of child log-probabilities at once.
-    child_by_parent = np.ascontiguousarray(log_child.transpose(2, 1, 0)).reshape(width, width * k)
-    joint_by_column = np.ascontiguousarray(log_joint.T)  # (W, K)
+    feature = np.repeat(np.arange(d), np.diff(offsets))  # of each column
     jll = np.empty((n, k))
-    step = max(1, _BLOCK_CELLS // (k * width))
+    step = max(1, _BLOCK_CELLS // max(width, k * d))
     for start in range(0, n, step):
         rows = slice(start, start + step)
-        cols = columns[rows]
-        m = cols.shape[0]
-        sums = (observed_onehot(cols, observed[rows], width) @ child_by_parent).reshape(m, width, k)
-        terms = joint_by_column[cols] + sums[np.arange(m)[:, None], cols]  # (m, d, K)
+        onehot = observed_onehot(columns[rows], observed[rows], width)
+        terms = np.zeros((onehot.shape[0], k, d))
+        # Super-parent column a, for the rows where it is on: their one-hot children
+        # times log P(x_i | c, a) (a missing child is off: summed out), one GEMM per column.
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            for a in range(width):
+                on = np.flatnonzero(onehot[:, a] > 0)
+                if on.size:
+                    terms[on, :, feature[a]] = onehot[on] @ log_child[:, a].T + log_joint[:, a]
         # rows with no super-parent stay -inf (naive Bayes takes them)
-        jll[rows] = log_mean_exp(terms, usable[rows])
+        jll[rows] = log_mean_exp(terms, usable[rows], axis=2)
     return jll, usable.any(axis=1)
 
 
