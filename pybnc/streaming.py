@@ -28,6 +28,7 @@ import pandas as pd
 from .counts import count, count_families, remap_counts
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.class_tables import tree_sum as _tree_sum
+from .encode.column_facts import LABELS
 from .encode.grow import plan_encoder_bins
 from .encode.labels import check_labels
 
@@ -139,8 +140,9 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     counts per distinct value, approximate quantiles or exact min/max; the classes),
     one counts every partition; the counts are summed by a
     tree reduction and the model is learned from the total. MDL on a column with more
-    than 100,000 distinct values takes one more pass, over quantile bins
-    (:mod:`pybnc.encode.grow`). Sahami's kDB takes a third: the families (several feature parents) of the structure the counts chose.
+    than 100,000 distinct values takes two more passes, its quantiles and the class
+    counts of the bins they make (:mod:`pybnc.encode.grow`). Sahami's kDB takes one
+    more: the families (several feature parents) of the structure the counts chose.
 
     Parameters
     ----------
@@ -176,19 +178,18 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         raise ValueError(f"target={target!r} is not a column of the Dask DataFrame.")
     X_meta = ddf._meta.drop(columns=[target])
     encoder = model._encoder()
-    plan = plan_encoder(encoder, X_meta, ddf, target)
-    labels = ddf[target].dropna().drop_duplicates() if classes is None else None
-    found, labels = dask.compute(plan, labels, **compute_kwargs)
-    classes = np.unique(np.asarray(labels if classes is None else classes))
+    partitions = ddf.to_delayed()  # once: building a partition's task can cost (from_pandas converts strings)
+    (found,) = dask.compute(plan_encoder(encoder, X_meta, ddf, target, partitions), **compute_kwargs)
+    classes = np.unique(np.asarray(found[LABELS] if classes is None else classes))
     if classes.shape[0] < 2:
         raise ValueError(f"The classes are {list(classes)}; a classifier needs at least 2 classes.")
-    bins = plan_encoder_bins(found, ddf, target, classes)
+    bins = plan_encoder_bins(found, ddf, target, classes, **compute_kwargs)
     if bins is not None:  # MDL columns with too many distinct values: their bins' class counts
         (more,) = dask.compute(bins, **compute_kwargs)
         found = {**found, **more}
     encoder = finish_encoder(encoder, X_meta, found, classes)
     count_part = dask.delayed(_count_partition)
-    parts = [count_part(p, encoder, classes, target, model._counts_pairs) for p in ddf.to_delayed()]
+    parts = [count_part(p, encoder, classes, target, model._counts_pairs) for p in partitions]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     _check_feature_names(model, X_meta, reset=True)
     model.classes_, model.encoder_, model.n_features_in_ = classes, encoder, X_meta.shape[1]
@@ -196,7 +197,7 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         model.counts_ = counts
 
         def read():
-            for part in ddf.to_delayed():
+            for part in partitions:
                 frame = part.compute(**compute_kwargs)
                 codes = encoder.transform(frame[encoder.columns_])
                 yield codes, model._encode_labels(frame[target], len(frame))
@@ -208,7 +209,7 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     wanted = model._families_to_count(counts) if model._learns_in_two_passes() else []
     if wanted:  # a second pass: the families of the structure all the rows chose (kDB)
         count_part = dask.delayed(_count_partition_families)
-        parts = [count_part(p, encoder, classes, target, wanted) for p in ddf.to_delayed()]
+        parts = [count_part(p, encoder, classes, target, wanted) for p in partitions]
         (families,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     model._fit_from_counts(counts, families)
     return model

@@ -9,7 +9,7 @@ those ``fit`` learns from the same rows.
 A column with more than :data:`MDL_MAX_DISTINCT` distinct values would make that
 table too large to hold, so its rows are first put in bins at
 :data:`MDL_CANDIDATES` - 1 of Dask's approximate quantiles, the bins' class counts
-are summed in a second pass, and MDLP chooses its cuts among those bin edges.
+are summed in a further pass, and MDLP chooses its cuts among those bin edges.
 """
 
 from __future__ import annotations
@@ -38,28 +38,37 @@ _TABLE_META = {"column": np.int64, "value": np.float64, "label": object, "count"
 
 
 def _long_table(column, values, labels, counts) -> pd.DataFrame:
-    return pd.DataFrame({"column": np.full(len(values), column, dtype=np.int64), "value": values,
-                         "label": pd.Series(labels, dtype=object), "count": counts}).astype(_TABLE_META)
+    return pd.DataFrame({"column": np.broadcast_to(np.asarray(column, dtype=np.int64), (len(values),)),
+                         "value": values, "label": pd.Series(labels, dtype=object), "count": counts}).astype(_TABLE_META)
 
 
-def _partition_tables(frame: pd.DataFrame, names: list, target, limit: int) -> pd.DataFrame:
-    """The partition's class counts per value of every column in ``names``, in long
-    form; a column with more than ``limit`` values gets one row with count -1."""
-    labelled = frame[target].notna().to_numpy()  # an unlabelled row is refused by the count pass
-    y_codes, labels = pd.factorize(frame[target][labelled])
-    labels = np.asarray(labels, dtype=object)
-    parts = []
-    for j, name in enumerate(names):
-        values = float_values(frame[name], name)[labelled]
-        observed = ~np.isnan(values)
-        distinct, inverse = np.unique(values[observed], return_inverse=True)
-        if distinct.size > limit:
-            parts.append(_long_table(j, [np.nan], [None], [-1]))
-            continue
-        table = class_count_table(inverse.ravel(), y_codes[observed], distinct.size, len(labels))
-        rows, cols = np.nonzero(table)
-        parts.append(_long_table(j, distinct[rows], labels[cols], table[rows, cols]))
-    return pd.concat(parts, ignore_index=True) if parts else _long_table(0, [], [], [])
+def _partition_tables(values: np.ndarray, target: pd.Series, limit: int) -> pd.DataFrame:
+    """The partition's class counts per value of every column of the float matrix
+    ``values`` (NaN missing), in long form; a column with more than ``limit`` values
+    gets one row with count -1."""
+    labelled = target.notna().to_numpy()  # an unlabelled row is refused by the count pass
+    y_codes, labels = pd.factorize(target[labelled])
+    labels = np.append(np.asarray(labels, dtype=object), None)  # the last: a crowded column's -1 row
+    columns, found_values, classes, counts = [], [], [], []
+    values = values if labelled.all() else values[labelled]
+    for j in range(values.shape[1]):
+        column = values[:, j]
+        observed = ~np.isnan(column)
+        distinct, inverse = np.unique(column[observed], return_inverse=True)
+        if distinct.size > limit:  # too many values: one row (NaN, None, -1) marks the column
+            found, cols, found_counts = np.full(1, np.nan), np.full(1, labels.size - 1), np.full(1, -1)
+        else:
+            table = class_count_table(inverse.ravel(), y_codes[observed], distinct.size, labels.size - 1)
+            rows, cols = np.nonzero(table)
+            found, found_counts = distinct[rows], table[rows, cols]
+        columns.append(np.full(cols.size, j, dtype=np.int64))
+        found_values.append(found)
+        classes.append(cols)
+        counts.append(found_counts)
+    if not columns:
+        return _long_table(0, [], [], [])
+    return _long_table(np.concatenate(columns), np.concatenate(found_values), labels[np.concatenate(classes)],
+                       np.concatenate(counts))
 
 
 def _merge_tables(tables: pd.DataFrame, limit: int) -> pd.DataFrame:
@@ -75,32 +84,29 @@ def _merge_tables(tables: pd.DataFrame, limit: int) -> pd.DataFrame:
                      ignore_index=True)
 
 
-def plan_class_tables(ddf, names: list, target, limit: int = MDL_MAX_DISTINCT):
-    """Lazy long table (columns ``column, value, label, count``) of the class counts per
-    value of the columns ``names`` of ``ddf``, summed over partitions in a tree."""
-    meta = _long_table(0, [], [], [])
-    return ddf[[*names, target]].reduction(_partition_tables, _merge_tables, _merge_tables, meta=meta,
-                                           chunk_kwargs={"names": names, "target": target, "limit": limit},
-                                           aggregate_kwargs={"limit": limit}, combine_kwargs={"limit": limit})
-
-
-def split_class_tables(tables: pd.DataFrame, names: list) -> dict:
-    """``{name: (values, labels, counts) or None}`` from the computed long table."""
-    found = {}
-    for j, rows in tables.groupby("column"):
-        found[names[j]] = None if (rows["count"] < 0).any() else rows
-    return {name: found.get(name) for name in names}
-
-
-def exact_mdl_cuts(rows: pd.DataFrame, classes) -> np.ndarray:
-    """MDL cut points from one column's summed (value, class, count) rows."""
-    class_codes = pd.Index(classes).get_indexer(rows["label"])
+def split_class_tables(tables: pd.DataFrame, names: list, classes) -> dict:
+    """``{name: (values, class codes, counts) or None}`` from the computed long table;
+    the class codes index ``classes``."""
+    crowded = set(tables["column"][tables["count"] < 0].tolist())
+    kept = tables[~tables["column"].isin(crowded)]
+    class_codes = pd.Index(classes).get_indexer(kept["label"])
     if (class_codes < 0).any():
-        raise ValueError(f"y holds the label {rows['label'].to_numpy()[class_codes < 0][0]!r}, "
+        raise ValueError(f"y holds the label {kept['label'].to_numpy()[class_codes < 0][0]!r}, "
                          f"not in classes={list(classes)}.")
-    values, value_codes = np.unique(rows["value"].to_numpy(), return_inverse=True)
-    table = class_count_table(value_codes.ravel(), class_codes, values.size, len(classes),
-                              weights=rows["count"].to_numpy())
+    column = kept["column"].to_numpy()
+    order = np.argsort(column, kind="stable")
+    starts = np.searchsorted(column[order], np.arange(len(names) + 1))
+    values, counts = kept["value"].to_numpy()[order], kept["count"].to_numpy()[order]
+    class_codes = class_codes[order]
+    return {name: None if j in crowded else (values[a:b], class_codes[a:b], counts[a:b])
+            for j, (name, a, b) in enumerate(zip(names, starts[:-1], starts[1:]))}
+
+
+def exact_mdl_cuts(table, n_classes: int) -> np.ndarray:
+    """MDL cut points from one column's summed (values, class codes, counts)."""
+    values, class_codes, counts = table
+    values, value_codes = np.unique(values, return_inverse=True)
+    table = class_count_table(value_codes.ravel(), class_codes, values.size, n_classes, weights=counts)
     return mdl_cut_points(table, distinct_midpoints(values))
 
 

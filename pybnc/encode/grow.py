@@ -20,9 +20,10 @@ finished over a Dask DataFrame in one pass (``docs/large-data.md``).
   class counts per distinct value (:mod:`pybnc.encode.class_tables`), all MDLP
   needs, so the cut points are exactly ``fit``'s; a column with more than
   ``MDL_MAX_DISTINCT`` (100,000) distinct values is instead put in bins at 999 of
-  Dask's approximate quantiles, a second pass (:func:`plan_encoder_bins`) sums the
-  bins' class counts, and its MDL cuts are chosen among those bin edges (an
-  :class:`EncodingWarning` names such columns).
+  Dask's approximate quantiles, two more passes (:func:`plan_encoder_bins`: the
+  quantiles, then the bins' class counts) follow, and its MDL cuts are chosen among
+  those bin edges (an :class:`EncodingWarning` names such columns). The first pass
+  is one task per partition for all the columns (:mod:`pybnc.encode.column_facts`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_colu
                        warn_columns)
 from ._levels import MISSING, lookup_column, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
-                           plan_class_tables, split_class_tables)
+                           split_class_tables)
+from .column_facts import CLASS_TABLES, ROWS, plan_column_facts
 from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
 
-# Keys of the plan's results that are not column names (a column name is a str or a number).
-_CLASS_TABLES, _BIN_COUNTS = ("mdl", "class tables"), ("mdl", "bin counts")
+# A key of the plan's results that is not a column name (a column name is a str or a number).
+_BIN_COUNTS = ("mdl", "bin counts")
 
 
 def too_many_levels(name, n_levels: int, limit: int) -> ValueError:
@@ -127,53 +129,49 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
 
 
 # -- Dask ---------------------------------------------------------------------------------
-def _few_distinct(series: pd.Series, limit: int) -> pd.Series:
-    """At most ``limit`` distinct observed values of one partition: enough to apply the
-    integer rule and to tell a numeric column with few values (categorical)."""
-    return series.dropna().drop_duplicates().iloc[:limit]
-
-
-def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None):
-    """Lazy Dask results describing every column, computed later in one pass.
+def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None, partitions=None):
+    """Lazy facts describing every column (:mod:`pybnc.encode.column_facts`), computed
+    later in one pass of one task per partition.
 
     With ``discretizer="mdl"`` the numeric columns' (value, class) count tables are
-    summed from ``ddf[target]`` too, and their quantiles are the candidate bin edges
-    used when a column has too many distinct values for its table."""
+    summed from ``ddf[target]`` too; the distinct values of ``ddf[target]`` come along.
+    ``partitions`` (default ``ddf.to_delayed()``) lets the caller build them once."""
     categorical, numeric = encoder._validate(X_meta)
     mdl = encoder.discretizer == "mdl"
-    n_quantiles = MDL_CANDIDATES if mdl else encoder.n_bins
-    quantiles = np.arange(1, n_quantiles) / n_quantiles
-    limit = max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1
-    plan, numbers = {"rows": ddf.index.size}, []
+    spec = {"declared": [], "levels": [], "numeric": [], "target": target,
+            "limit": max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1,
+            "quantiles": np.arange(1, encoder.n_bins) / encoder.n_bins if encoder.discretizer == "quantile" else None}
     for name in X_meta.columns:
-        col, meta = ddf[name], X_meta[name]
-        facts = (col.count(), col.isna().any())
-        if isinstance(meta.dtype, pd.CategoricalDtype) and name not in numeric and col.cat.known:
-            plan[name] = (None, *facts)  # declared categories: the levels are in the metadata
+        meta = X_meta[name]
+        if isinstance(meta.dtype, pd.CategoricalDtype) and name not in numeric and ddf[name].cat.known:
+            spec["declared"].append(name)  # declared categories: the levels are in the metadata
         elif (is_float_column(meta) or is_integer_column(meta) or name in numeric) and name not in categorical:
-            plan[name] = ((col.map_partitions(_few_distinct, limit, meta=meta), col.min(), col.max(),
-                           col.quantile(quantiles)), *facts)
-            numbers.append(name)
+            spec["numeric"].append(name)
         else:
-            plan[name] = (col.dropna().drop_duplicates(), *facts)
-    if mdl and numbers:
-        if target is None:
-            raise ValueError("discretizer='mdl' learns cut points from the classes: pass target.")
-        plan[_CLASS_TABLES] = (numbers, plan_class_tables(ddf, numbers, target, max(MDL_MAX_DISTINCT, limit)))
-    return plan
+            spec["levels"].append(name)
+    if mdl and spec["numeric"] and target is None:
+        raise ValueError("discretizer='mdl' learns cut points from the classes: pass target.")
+    spec["mdl"] = spec["numeric"] if mdl else []
+    spec["mdl_limit"] = max(MDL_MAX_DISTINCT, spec["limit"])
+    return plan_column_facts(ddf.to_delayed() if partitions is None else partitions, spec)
 
 
-def _class_tables(found: dict) -> dict:
-    return split_class_tables(found[_CLASS_TABLES][1], found[_CLASS_TABLES][0]) if _CLASS_TABLES in found else {}
+def _class_tables(found: dict, classes=()) -> dict:
+    return split_class_tables(found[CLASS_TABLES][1], found[CLASS_TABLES][0], classes) if CLASS_TABLES in found else {}
 
 
-def plan_encoder_bins(found: dict, ddf, target, classes):
+def plan_encoder_bins(found: dict, ddf, target, classes, **compute_kwargs):
     """Lazy second pass of :func:`plan_encoder` (None when not needed): the class counts
-    in candidate bins of the MDL columns with too many distinct values for a table."""
-    edges = {name: candidate_edges(found[name][0][3], found[name][0][1])
-             for name, table in _class_tables(found).items() if table is None}
-    if not edges:
+    in candidate bins of the MDL columns with too many distinct values for a table. The
+    bins' edges are Dask's approximate quantiles of those columns, computed first."""
+    import dask
+
+    crowded = [name for name, table in _class_tables(found, classes).items() if table is None]
+    if not crowded:
         return None
+    quantiles = np.arange(1, MDL_CANDIDATES) / MDL_CANDIDATES
+    (qs,) = dask.compute([ddf[name].quantile(quantiles) for name in crowded], **compute_kwargs)
+    edges = {name: candidate_edges(q, found[name][0][1]) for name, q in zip(crowded, qs)}
     return {_BIN_COUNTS: (edges, plan_bin_counts(ddf, edges, target, classes))}
 
 
@@ -181,7 +179,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
     """The fitted encoder from the computed ``plan_encoder`` (and ``plan_encoder_bins``)
     results; ``classes`` orders the class counts of MDL."""
     categorical, numeric = encoder._validate(X_meta)
-    binned, tables = [], _class_tables(found)
+    binned, tables = [], _class_tables(found, classes)
     encoder.columns_, encoder.kinds_, encoder.categories_, encoder.cut_points_ = [], [], [], []
     encoder.dropped_columns_ = []
     positions, missing_codes, numbered = [], [], []
@@ -193,7 +191,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
             levels = np.asarray(meta.cat.categories, dtype=object)
         elif isinstance(seen, tuple):
             distinct, lo, hi, qs = seen
-            distinct = np.unique(distinct.to_numpy(dtype=np.float64))
+            distinct = np.asarray(distinct, dtype=np.float64)  # sorted, distinct
             integer_levels = is_integer_column(meta) and name not in numeric
             if integer_levels and distinct.size <= INTEGER_AS_NUMBER_ABOVE:
                 levels = distinct.astype(meta.dtype.numpy_dtype if hasattr(meta.dtype, "numpy_dtype")
@@ -203,7 +201,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
                 kind = "discretised"
                 table = tables.get(name)
                 if encoder.discretizer == "mdl" and table is not None:
-                    cuts = exact_mdl_cuts(table, classes)
+                    cuts = exact_mdl_cuts(table, len(classes))
                 elif encoder.discretizer == "mdl":
                     edges, counts = found[_BIN_COUNTS]
                     cuts = mdl_cut_points(counts[name], edges[name])
@@ -223,7 +221,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
         if kind == "categorical":
             refuse_unsupported_levels(levels, name)
             n_distinct = len(levels) if seen is not None else min(len(levels), int(n_observed))
-            if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical, int(found["rows"])):
+            if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical, int(found[ROWS])):
                 continue
         if encoder.missing == "category" and has_missing:
             missing_codes.append(len(levels))
