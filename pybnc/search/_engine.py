@@ -147,6 +147,9 @@ class CVScorer:
     n_folds : int
     rng : numpy RandomState
     method, alpha : parameter learner, as :func:`pybnc.parameters.learn_parameters`
+    pairs : bool, default=True
+        Keep per-fold pair counts (when small) for families of one parent; the
+        semi-naive searches, whose supernodes have no parents, say False.
 
     Examples
     --------
@@ -160,17 +163,20 @@ class CVScorer:
     True
     """
 
-    def __init__(self, codes, y, cardinalities, n_classes, n_folds, rng, method, alpha):
+    def __init__(self, codes, y, cardinalities, n_classes, n_folds, rng, method, alpha, pairs=True):
         self.codes = np.asarray(codes)
         self.y = np.asarray(y, dtype=np.int64)
         self.cardinalities = np.asarray(cardinalities, dtype=np.int64)
         self.n_classes, self.n_folds = int(n_classes), int(n_folds)
         self.method, self.alpha = method, resolve_alpha(method, alpha)
         self.fold = stratified_folds(self.y, self.n_folds, rng)
+        self._fold_class = self.fold * self.n_classes + self.y  # the leading index of per-fold counts
+        self._fold_major = self.y * self.n_folds + self.fold  # the same, class first (K, F, ...)
         self.fold_sizes = np.bincount(self.fold, minlength=self.n_folds).astype(np.float64)
         # A tiny class can leave a fold empty (each class picks its folds at random): the
         # mean is over the folds that hold rows, else it would be NaN and no move could win.
         self._nonempty = self.fold_sizes > 0
+        self._all_nonempty, self._n_nonempty = bool(self._nonempty.all()), int(self._nonempty.sum())
         self.observed = self.codes >= 0
         self.has_missing = not self.observed.all()
         # A label of each row's missing pattern (variable elimination groups rows by it).
@@ -181,9 +187,9 @@ class CVScorer:
             self.fold * K + self.y, minlength=F * K).reshape(F, K)
         self.class_log_prior = np.stack([class_log_prior(c.astype(float), method, self.alpha) for c in train_class])
         width = int(self.cardinalities.sum())
-        self.train_counts = None
-        if (F + 1) * K * width * width * 8 <= _PAIRWISE_BUDGET:
-            folds = [count(self.codes[self.fold == f], self.y[self.fold == f], self.cardinalities, K)
+        self.train_counts, self._pairs = None, pairs
+        if not pairs or (F + 1) * K * width * width * 8 <= _PAIRWISE_BUDGET:
+            folds = [count(self.codes[self.fold == f], self.y[self.fold == f], self.cardinalities, K, pairs=pairs)
                      for f in range(F)]
             total = folds[0]
             for block in folds[1:]:
@@ -211,7 +217,11 @@ class CVScorer:
         return self._mean_fold_accuracy(np.bincount(self.fold, weights=correct, minlength=self.n_folds))
 
     def _mean_fold_accuracy(self, correct_per_fold: np.ndarray) -> float:
-        return float(np.mean(correct_per_fold[self._nonempty] / self.fold_sizes[self._nonempty]))
+        # np.mean's own arithmetic (a sum, then a division), without its overhead: it is
+        # taken for every candidate.
+        if self._all_nonempty:
+            return float((correct_per_fold / self.fold_sizes).sum() / self._n_nonempty)
+        return float((correct_per_fold[self._nonempty] / self.fold_sizes[self._nonempty]).sum() / self._n_nonempty)
 
     def accuracy_of(self, total: np.ndarray, plus=(), minus=()) -> float:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
@@ -234,7 +244,7 @@ class CVScorer:
     # -- families of original features ----------------------------------------------
     def _fold_family_counts(self, i: int, parents: tuple) -> np.ndarray:
         """Training-fold counts ``N(c, pa_i, x_i)``, shape ``(F, K, q, r)``."""
-        if self.train_counts is not None and len(parents) <= 1:
+        if self.train_counts is not None and (not parents or (len(parents) == 1 and self._pairs)):
             if parents:
                 return np.stack([tc.pair(parents[0], i) for tc in self.train_counts])
             return np.stack([tc.feature(i)[:, None, :] for tc in self.train_counts])
@@ -397,7 +407,8 @@ class CVScorer:
 
     def _fold_table(self, parent, n_parent, child, levels, r_full, q_full) -> np.ndarray:
         """Training-fold log table ``(F, K, n_parent, levels)`` of ``child`` given ``parent``."""
-        per_fold = member_counts(parent, n_parent, child, levels, self.y, self.fold, self.n_folds, self.n_classes)
+        per_fold = member_counts(parent, n_parent, child, levels, self.y, self.fold, self.n_folds, self.n_classes,
+                                 self._fold_class)
         train = per_fold.sum(axis=0, keepdims=True) - per_fold
         marginal = self._fold_marginal(child, levels) if self.method == "friedman" else None
         return log_theta(train, self.method, self.alpha, r_full, q_full, self.n_classes, marginal)
@@ -445,14 +456,17 @@ class CVScorer:
             # A table larger than the rows (long joins): each row needs one cell of its
             # training folds' table. Count per fold, take the row's cell and parent
             # configuration (training = all - own fold), smooth only those (K, n) values.
-            cell = np.maximum(parent, 0) * r + np.maximum(child, 0)
-            flat = (self.y[ok] * F + self.fold[ok]) * (q * r) + cell[ok]
-            counts = np.bincount(flat, minlength=K * F * q * r).astype(np.float64).reshape(K, F, q, r)
-            by_parent = counts.sum(axis=3)  # (K, F, q)
-            own = self.fold * (q * r) + cell
-            n_cell = counts.sum(axis=1).reshape(K, -1).take(cell, axis=1) - counts.reshape(K, -1).take(own, axis=1)
-            n_parent = (by_parent.sum(axis=1).take(np.maximum(parent, 0), axis=1)
-                        - by_parent.reshape(K, -1).take(self.fold * q + np.maximum(parent, 0), axis=1))
+            # The cells are the members' combinations that occur (the chain's labels), so
+            # the counts have at most K x F x rows entries, however large q x r.
+            cell, cell_keys = self.chain(members)  # -1 exactly where ok is False
+            n_cells, parent = cell_keys.size, np.maximum(parent, 0)
+            cell = np.maximum(cell, 0)
+            per_cell = _fold_class_counts(self._fold_major, cell, n_cells, ok, K * F).reshape(K, F, n_cells)
+            per_parent = _fold_class_counts(self._fold_major, parent, q, ok, K * F).reshape(K, F, q)
+            n_cell = per_cell.sum(axis=1).take(cell, axis=1) - per_cell.reshape(K, -1).take(
+                self.fold * n_cells + cell, axis=1)
+            n_parent = per_parent.sum(axis=1).take(parent, axis=1) - per_parent.reshape(K, -1).take(
+                self.fold * q + parent, axis=1)
             marginal = None
             if self.method == "friedman":
                 marginal = self._fold_marginal(child, r)[:, 0, 0, :][self.fold, np.maximum(child, 0)]
@@ -481,8 +495,10 @@ class CVScorer:
                 start = next((j for j in range(len(members) - 1, 1, -1)
                               if ("join", smoothing, members[:j]) in self._contributions), 1)
                 first = self._contributions.get(("join", smoothing, members[:start])) if start > 1 else None
-                out = (self.contribution(members[0], ()) if first is None else first).copy()
-                for j in range(start, len(members)):
+                # A new array from the first sum, no copy: the same additions in the same order.
+                out = (self.contribution(members[0], ()) if first is None else first) + \
+                    self._member_factor(members[: start + 1])
+                for j in range(start + 1, len(members)):
                     out += self._member_factor(members[: j + 1])
             else:
                 codes, _ = self.chain(members)
@@ -500,6 +516,14 @@ class CVScorer:
             return out
 
         return self._contributions.get_or(("join", smoothing, members), make)
+
+
+def _fold_class_counts(leading: np.ndarray, codes: np.ndarray, n_codes: int, ok: np.ndarray,
+                       n_leading: int) -> np.ndarray:
+    """Float counts of ``(leading, code)`` over the rows where ``ok``, flat."""
+    flat = leading * n_codes + codes
+    flat = flat if ok.all() else flat[ok]
+    return np.bincount(flat, minlength=n_leading * n_codes).astype(np.float64)
 
 
 def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):

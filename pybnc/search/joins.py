@@ -64,15 +64,20 @@ def compact_join(left: np.ndarray, right: np.ndarray, right_levels: int):
     """
     observed = (left >= 0) & (right >= 0)
     key = left.astype(np.int64) * right_levels + right
-    codes = np.full(left.shape[0], -1, dtype=np.int64)
-    space = (int(left.max()) + 1) * right_levels if observed.any() else 0
+    everywhere = bool(observed.all())  # no missing value: no copies of the observed rows
+    seen_key = key if everywhere else key[observed]
+    space = (int(left.max()) + 1) * right_levels if seen_key.size else 0
     if space <= 4 * left.shape[0] + 1024:  # a bincount over the key space beats sorting
-        present = np.bincount(key[observed], minlength=space) > 0
+        present = np.bincount(seen_key, minlength=space) > 0
         labels = np.cumsum(present) - 1
-        codes[observed] = labels[key[observed]]
-        return codes, np.flatnonzero(present).astype(np.int64)
-    keys, inverse = np.unique(key[observed], return_inverse=True)
-    codes[observed] = inverse.ravel()
+        inverse, keys = labels[seen_key], np.flatnonzero(present).astype(np.int64)
+    else:
+        keys, inverse = np.unique(seen_key, return_inverse=True)
+        inverse = inverse.ravel()
+    if everywhere:
+        return inverse.astype(np.int64, copy=False), keys
+    codes = np.full(left.shape[0], -1, dtype=np.int64)
+    codes[observed] = inverse
     return codes, keys
 
 
@@ -113,11 +118,16 @@ def chain_levels(cards, keys: list) -> list:
 
 
 def member_counts(parent: np.ndarray, n_parent: int, child: np.ndarray, levels: int, y: np.ndarray,
-                  groups: np.ndarray, n_groups: int, n_classes: int) -> np.ndarray:
+                  groups: np.ndarray, n_groups: int, n_classes: int, group_class=None) -> np.ndarray:
     """``N(group, c, parent configuration, child level)`` over rows where both are observed,
-    shape ``(n_groups, n_classes, n_parent, levels)``."""
+    shape ``(n_groups, n_classes, n_parent, levels)``. ``group_class``, if given, is
+    ``groups * n_classes + y`` (a search counts many tables over the same rows)."""
+    group_class = groups * n_classes + y if group_class is None else group_class
     keep = (parent >= 0) & (child >= 0)
-    flat = ((groups[keep] * n_classes + y[keep]) * n_parent + parent[keep]) * levels + child[keep]
+    if keep.all():  # no missing value: no copies of the kept rows
+        flat = (group_class * n_parent + parent) * levels + child
+    else:
+        flat = (group_class[keep] * n_parent + parent[keep]) * levels + child[keep]
     size = n_groups * n_classes * n_parent * levels
     return np.bincount(flat, minlength=size).astype(np.float64).reshape(n_groups, n_classes, n_parent, levels)
 

@@ -95,6 +95,8 @@ class _SemiNaiveParams:
 class _SemiNaiveSearch(BaseBNC):
     """Shared search and model of FSSJ and BSEJ."""
 
+    _counts_pairs = False  # supernodes have no parents: class and level counts only
+
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError
 
