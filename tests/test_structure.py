@@ -130,6 +130,39 @@ def test_spanning_forest_is_deterministic_under_ties():
     assert maximum_spanning_forest(-w, positive_only=True) == []
 
 
+def _kruskal(weights, positive_only):
+    """The reference: every edge sorted by (weight descending, (i, j)), union-find."""
+    n = weights.shape[0]
+    order = sorted(((-weights[i, j], i, j) for i in range(n) for j in range(i + 1, n)))
+    root, edges = list(range(n)), []
+
+    def find(a):
+        while root[a] != a:
+            a = root[a]
+        return a
+
+    for negative, i, j in order:
+        if (positive_only and -negative <= 0) or -negative == -np.inf or np.isnan(negative):
+            continue
+        a, b = find(i), find(j)
+        if a != b:
+            root[max(a, b)] = min(a, b)
+            edges.append((i, j))
+    return edges
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_spanning_forest_equals_kruskal_with_ties_and_forbidden_edges(seed):
+    """Prim under the strict order (weight, then (i, j)) gives Kruskal's forest, in its order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 14))
+    w = rng.integers(-2, 3, size=(n, n)).astype(float)  # few values: many ties
+    w[rng.random((n, n)) < 0.15] = -np.inf
+    w = np.triu(w, 1) + np.triu(w, 1).T
+    for positive_only in (False, True):
+        assert maximum_spanning_forest(w, positive_only) == _kruskal(w, positive_only)
+
+
 def test_orientation_roots_each_tree_at_its_first_feature():
     s = orient_forest(5, [(3, 1), (1, 4), (0, 2)])
     assert s == Structure(((), (), (0,), (1,), (1,)))
