@@ -74,14 +74,14 @@ def main(argv=None):
     for name, (X, y) in sets.items():
         for model in (TBMATAN(), SSTBMATAN(), TAN(params="ms")):
             results.append(measure(name, model, X, y, args.predict_rows))
-        if _laplacian.numba is not None:  # the same TBMATAN without the compiled kernel
-            saved, _laplacian.numba = _laplacian.numba, None
+        if _laplacian._KERNELS.available:  # the same TBMATAN without the compiled kernel
+            _laplacian._KERNELS.available = False
             try:
                 row = measure(name, TBMATAN(), X, y, min(args.predict_rows, 1000))
                 row["model"] = "TBMATAN (numpy engine)"
                 results.append(row)
             finally:
-                _laplacian.numba = saved
+                _laplacian._KERNELS.available = True
     table = pd.DataFrame(results)
     with pd.option_context("display.width", 200, "display.float_format", "{:,.3f}".format):
         print(table.to_string(index=False))

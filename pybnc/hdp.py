@@ -59,10 +59,7 @@ from ._progress import progress
 from .parameters import ParameterTables, class_log_prior
 from .scores import pairwise_cmi
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
+from ._jit import Kernels
 
 #: Largest customer count whose table count is sampled (the Stirling table's size).
 STIRLING_MAX_N = 2048
@@ -120,8 +117,9 @@ class _Forest:
         self.t[0] = (self.n[0] > 0).astype(np.int64)
 
     def sample_tables(self, rng, log_s: np.ndarray) -> None:
-        if _sweep_level is None:
+        if not _KERNELS.available:
             return self._sample_tables_numpy(rng, log_s)
+        sweep_level = _KERNELS.ready()["_sweep_level"]
         for level in range(self.depth, 0, -1):
             n, t = self.n[level], self.t[level]
             r = n.shape[-1]
@@ -129,7 +127,7 @@ class _Forest:
             per_family = n[0, ..., 0].size
             log_c = np.repeat(np.log(self.c[level]), per_family)
             c_par = np.repeat(self.c[level - 1], n_par.shape[0] // n.shape[0])
-            _sweep_level(n.reshape(-1, r), t.reshape(-1, r), n_par, t_par, n_par.sum(axis=1), n.shape[level],
+            sweep_level(n.reshape(-1, r), t.reshape(-1, r), n_par, t_par, n_par.sum(axis=1), n.shape[level],
                          log_c, c_par, log_s, WINDOW)
         self.t[0] = (self.n[0] > 0).astype(np.int64)
 
@@ -238,11 +236,7 @@ def _seed_python(seed):
     np.random.seed(seed)
 
 
-if numba is not None:
-    _sweep_level = numba.njit(cache=True)(_sweep_level_python)
-    _seed = numba.njit(cache=True)(_seed_python)
-else:  # pragma: no cover - exercised only without numba
-    _sweep_level = _seed = None
+_KERNELS = Kernels(globals(), [("_sweep_level", "_sweep_level_python", {}), ("_seed", "_seed_python", {})])
 
 
 def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=None, verbose=0,
@@ -292,8 +286,8 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
             forest.c = forest.c[:1] + [np.full(len(members), float(fixed_concentration)) for _ in forest.c[1:]]
         forests.append((members, forest))
     log_s = log_stirling_first_kind()
-    if _seed is not None:  # numba's generator is its own: seed it from ours
-        _seed(int(rng.integers(2**31)))
+    if _KERNELS.available:  # numba's generator is its own: seed it from ours
+        _KERNELS.ready()["_seed"](int(rng.integers(2**31)))
     sums = [np.zeros(f.n[f.depth].shape) for _, f in forests]
     n_kept = 0
     for it in progress(range(n_iterations), desc="HDP smoothing", verbose=verbose):

@@ -51,9 +51,7 @@ Choices of pybnc (documented, tested)
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import logsumexp
-from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
 from .c45 import c45_testing_depths
@@ -134,6 +132,8 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
             drawn = np.flatnonzero(weight)
             depths = c45_testing_depths(codes[drawn], y[drawn], weight[drawn])
         else:
+            from sklearn.tree import DecisionTreeClassifier  # here: sklearn.tree is slow to import
+
             cart = DecisionTreeClassifier(random_state=rng.randint(np.iinfo(np.int32).max))
             cart.fit(X[rows], y[rows])
             depths = min_testing_depths(cart, d)
@@ -233,6 +233,8 @@ def wanbia_weights(codes, y, structure: Structure, class_log_prior, log_cpts, ca
     >>> round(float(w.sum()), 2)
     1.0
     """
+    from scipy.optimize import minimize  # here, as sklearn.tree above: only WANBIA needs it
+
     y = np.asarray(y, dtype=np.int64)
     entries = family_log_entries(codes, structure, log_cpts, cardinalities)
     prior = np.asarray(class_log_prior, dtype=np.float64)

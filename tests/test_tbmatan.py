@@ -12,7 +12,8 @@ import pytest
 from scipy.special import gammaln
 
 from pybnc import SSTBMATAN, TBMATAN
-from pybnc.averaging._laplacian import log_tree_sum, log_tree_sums_for_rows, numba
+from pybnc._jit import HAVE_NUMBA
+from pybnc.averaging._laplacian import log_tree_sum, log_tree_sums_for_rows
 from pybnc.averaging.sstbmatan import stubborn_log_weights
 from pybnc.datasets import load_dataset
 
@@ -271,7 +272,7 @@ def mp_log_tree_sum(log_weights, digits=400):
         return mpmath.log(mpmath.det(q))
 
 
-ENGINES = ["numpy"] + (["numba"] if numba is not None else [])
+ENGINES = ["numpy"] + (["numba"] if HAVE_NUMBA else [])
 
 
 @pytest.mark.parametrize("engine", ENGINES)

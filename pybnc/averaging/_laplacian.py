@@ -31,10 +31,7 @@ import numpy as np
 from .._logsumexp import logsumexp
 
 
-try:  # optional accelerator
-    import numba
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
+from .._jit import Kernels
 
 
 def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
@@ -70,10 +67,10 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     flat = log_weights.reshape(-1, n, n)
     if engine not in ("auto", "numba", "numpy"):
         raise ValueError(f"engine={engine!r} is not one of 'auto', 'numba', 'numpy'.")
-    if engine == "numba" and numba is None:
+    if engine == "numba" and not _KERNELS.available:
         raise ImportError("engine='numba' needs numba: pip install numba (or pybnc[fast]).")
-    if numba is not None and engine != "numpy":
-        return _log_tree_sum_compiled(np.ascontiguousarray(flat)).reshape(batch_shape)
+    if _KERNELS.available and engine != "numpy":
+        return _KERNELS.ready()["_log_tree_sum_compiled"](np.ascontiguousarray(flat)).reshape(batch_shape)
     ground = flat[:, : n - 1, n - 1].copy()  # (B, n-1): edges to the ground node
     # The weights stay symmetric under elimination and the diagonal is never read (a
     # pivot is rebuilt from its row), so only the strict lower triangle is kept, packed
@@ -255,9 +252,10 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
         drop = np.zeros(columns.shape, dtype=bool)
     if log_extra is None:
         log_extra = np.full(np.shape(log_beta), -np.inf)
-    if numba is not None and engine != "numpy" and columns.shape[1] > 1:
-        return _eliminate_rows_compiled(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
-                                        np.ascontiguousarray(drop), np.ascontiguousarray(log_extra, dtype=np.float64))
+    if _KERNELS.available and engine != "numpy" and columns.shape[1] > 1:
+        eliminate_rows = _KERNELS.ready()["_eliminate_rows_compiled"]
+        return eliminate_rows(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
+                              np.ascontiguousarray(drop), np.ascontiguousarray(log_extra, dtype=np.float64))
     log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
     log_hr = np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0, log_hr)
     with np.errstate(invalid="ignore"):
@@ -265,8 +263,9 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
     return log_tree_sum(weights, engine="numpy")
 
 
-if numba is not None:
-    _log_add = numba.njit(cache=True, inline="always", fastmath={"nsz", "contract"})(_log_add)
-    _eliminate = numba.njit(cache=True)(_eliminate)
-    _log_tree_sum_compiled = numba.njit(cache=True, parallel=True)(_eliminate_all)
-    _eliminate_rows_compiled = numba.njit(cache=True, parallel=True)(_eliminate_rows)
+_KERNELS = Kernels(globals(), [
+    ("_log_add", "_log_add", {"inline": "always", "fastmath": {"nsz", "contract"}}),
+    ("_eliminate", "_eliminate", {}),
+    ("_log_tree_sum_compiled", "_eliminate_all", {"parallel": True}),
+    ("_eliminate_rows_compiled", "_eliminate_rows", {"parallel": True}),
+])

@@ -33,10 +33,7 @@ from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
 from .joins import compact_join, gather_rows, member_counts, needs_sum, supernode_log_likelihood
 
-try:  # optional accelerator (pybnc[fast])
-    import numba
-except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
+from .._jit import Kernels
 
 # Per-fold pairwise counts are kept when they fit in this many bytes; above it every
 # family is counted with one bincount over the rows instead.
@@ -227,14 +224,15 @@ class CVScorer:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
         without building it when numba is installed: one pass over the rows per
         candidate instead of one per array operation, the same floating-point sums."""
-        if _correct_per_fold is None or not (plus or minus):
+        if not _KERNELS.available or not (plus or minus):
             candidate = total.copy()
             for a in plus:
                 candidate += a
             for a in minus:
                 candidate -= a
             return self.accuracy(candidate)
-        correct = _correct_per_fold(total, self.y, self.fold, self.n_folds, len(plus), (*plus, *minus))
+        correct = _KERNELS.ready()["_correct_per_fold"](total, self.y, self.fold, self.n_folds, len(plus),
+                                                        (*plus, *minus))
         return self._mean_fold_accuracy(correct)
 
     def prior_total(self) -> np.ndarray:
@@ -551,4 +549,4 @@ def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
     return out
 
 
-_correct_per_fold = None if numba is None else numba.njit(cache=True)(_correct_per_fold_loop)
+_KERNELS = Kernels(globals(), [("_correct_per_fold", "_correct_per_fold_loop", {})])
