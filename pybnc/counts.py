@@ -187,12 +187,16 @@ class Counts:
             raise ValueError("Counts over different features or classes cannot be combined.")
 
 
-def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int) -> np.ndarray:
+def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int, equal_widths: bool | None = None) -> np.ndarray:
     """Sums of ``a`` over each feature's one-hot columns along ``axis`` (``offsets`` as
     ``Counts.offsets``); 0 for a feature without levels, where ``np.add.reduceat`` would
-    return a neighbour's column or fail."""
+    return a neighbour's column or fail. ``equal_widths=False`` takes the general path
+    even when these features are equally wide (a block of a table whose features are
+    not sums the same way as the whole table, to the last bit)."""
     widths = np.diff(offsets)
-    if widths.size and widths[0] > 0 and (widths == widths[0]).all():
+    if equal_widths is None:
+        equal_widths = bool(widths.size and widths[0] > 0 and (widths == widths[0]).all())
+    if equal_widths:
         # Every feature as wide (binary tables, say): a reshape and a sum, no copy.
         r = int(widths[0])
         view = np.moveaxis(a.reshape(a.shape[:axis] + (widths.size, r) + a.shape[axis + 1:]), axis + 1, 0)

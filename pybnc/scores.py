@@ -100,18 +100,34 @@ def _xlogx(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _dense_cmi_terms(counts: Counts):
+def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 22):
     """``N I(X_i; X_j | C)`` and ``N`` of every pair from dense counts, as
     ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb`` within each
-    pair, every sum a segment sum: three passes over ``W x W`` per class."""
+    pair, every sum a segment sum: three passes over ``W x W`` per class, a block of
+    whole features' rows (about ``chunk_cells`` cells) at a time, so that no temporary
+    is as large as the counts (2,000 binary features: 128 MiB per class otherwise)."""
     off = counts.offsets
     d = counts.n_features
     per_pair, n_pair = np.zeros((d, d)), np.zeros((d, d))
+    width = int(off[-1])
+    step = max(1, chunk_cells // max(width, 1))  # rows per block, rounded to whole features below
+    blocks, first = [], 0
+    while first < d:
+        last = max(first + 1, int(np.searchsorted(off, off[first] + step, side="right")) - 1)
+        blocks.append((first, min(last, d)))
+        first = min(last, d)
+    widths = np.diff(off)
+    equal = bool(widths.size and widths[0] > 0 and (widths == widths[0]).all())  # as the whole table
+    cell_terms, level_terms, total = np.empty((d, d)), np.empty((d, d)), np.empty((d, d))
     for joint in counts.joint:
-        within = segment_sums(joint, off, axis=1)  # (W, d): N(c, x_i = a) within pair (i, j)
-        total = segment_sums(within, off, axis=0)  # (d, d): N(c) within pair (i, j)
-        level_terms = segment_sums(_xlogx(within), off, axis=0)  # (d, d)
-        cell_terms = segment_sums(segment_sums(_xlogx(joint), off, axis=0), off, axis=1)
+        for lo, hi in blocks:
+            rows = joint[off[lo] : off[hi]]
+            local = off[lo : hi + 1] - off[lo]
+            within = segment_sums(rows, off, axis=1)  # (rows, d): N(c, x_i = a) within pair (i, j)
+            total[lo:hi] = segment_sums(within, local, axis=0, equal_widths=equal)  # N(c) within pair (i, j)
+            level_terms[lo:hi] = segment_sums(_xlogx(within), local, axis=0, equal_widths=equal)
+            cell_terms[lo:hi] = segment_sums(segment_sums(_xlogx(rows), local, axis=0, equal_widths=equal), off,
+                                             axis=1)
         # The joint is symmetric, so the margin of x_j within (i, j) is that of (j, i).
         per_pair += cell_terms + _xlogx(total) - level_terms - level_terms.T
         n_pair += total

@@ -112,6 +112,20 @@ def test_gram_is_exact_across_chunks(rng, monkeypatch):
     np.testing.assert_array_equal(chunked.joint, count(codes, y, CARDS, 2).joint)
 
 
+@pytest.mark.parametrize("cards", [CARDS, (2,) * 9, (3, 0, 3, 3, 2)])
+def test_dense_cmi_in_blocks_of_features_equals_the_whole_table_bitwise(rng, cards):
+    """Block by block (no temporary as large as the counts) the terms are those of the
+    whole table to the last bit, for equal and unequal widths and a feature without levels."""
+    from pybnc.scores import _dense_cmi_terms
+    codes, y = random_codes(rng, 300, [max(r, 1) for r in cards], 2, 0.1)
+    codes[:, [j for j, r in enumerate(cards) if r == 0]] = -1
+    counts = count(codes, y, cards, 2)
+    whole = _dense_cmi_terms(counts, chunk_cells=1 << 40)
+    for chunk in (1, 7, 40):
+        for got, want in zip(_dense_cmi_terms(counts, chunk_cells=chunk), whole):
+            np.testing.assert_array_equal(got, want)
+
+
 def test_entropy_and_mutual_information_reference():
     assert entropy(np.array([2.0, 2.0, 4.0])) == pytest.approx(-(0.25 * np.log(0.25) * 2 + 0.5 * np.log(0.5)))
     table = np.array([[10.0, 2.0], [3.0, 5.0]])
