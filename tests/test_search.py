@@ -187,11 +187,11 @@ def test_fitted_supernode_equals_direct_counting_on_new_rows(smoothing):
             assert got[row, c] == pytest.approx(expected, rel=1e-10)
 
 
-def test_join_of_members_never_observed_together():
+@pytest.mark.parametrize("n", [200, 24])  # 24 rows: the member's table (F q r = 30 cells) is larger than the rows
+def test_join_of_members_never_observed_together(n):
     """Two features never observed in the same row (anneal's nearly empty columns):
     the join has no combination at all, and must still score and predict."""
     rng = np.random.default_rng(0)
-    n = 200
     y = rng.integers(0, 2, n)
     a = np.where(np.arange(n) % 2 == 0, y, -1)
     b = np.where(np.arange(n) % 2 == 1, rng.integers(0, 3, n), -1)
@@ -200,6 +200,8 @@ def test_join_of_members_never_observed_together():
         scorer = CVScorer(codes, y, np.array([2, 3, 2]), 2, 5, np.random.RandomState(0), "bayes", 1.0)
         got = scorer.join_contribution((0, 1), smoothing)
         assert np.all(np.isfinite(got))
+        if smoothing == "per_table":  # b's table given a: no row has both, so it adds nothing to any row
+            assert np.array_equal(scorer._member_factor((0, 1)), np.zeros((2, n)))
     X = pd.DataFrame(codes).astype("float").where(codes >= 0)
     for model in (BSEJ(epsilon=0, random_state=0, verbose=0), FSSJ(epsilon=0, random_state=0, verbose=0)):
         proba = model.fit(X.astype("category"), y).predict_proba(X.astype("category"))

@@ -457,6 +457,8 @@ class CVScorer:
             # The cells are the members' combinations that occur (the chain's labels), so
             # the counts have at most K x F x rows entries, however large q x r.
             cell, cell_keys = self.chain(members)  # -1 exactly where ok is False
+            if cell_keys.size == 0:  # no row has every member observed: the factor is 0 everywhere
+                return np.zeros((K, self.n_rows))
             n_cells, parent = cell_keys.size, np.maximum(parent, 0)
             cell = np.maximum(cell, 0)
             per_cell = _fold_class_counts(self._fold_major, cell, n_cells, ok, K * F).reshape(K, F, n_cells)
