@@ -332,16 +332,14 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
     class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-    rows, features = np.nonzero(codes >= 0)
-    cells = y[rows] * width + offsets[features] + codes[rows, features]
-    levels = np.bincount(cells, minlength=n_classes * width).astype(np.float64).reshape(n_classes, width)
-    del rows, features, cells
+    if pairs and layout == "auto":
+        layout = pair_layout(codes.shape[0], cardinalities, n_classes)
+    elif pairs and layout not in ("dense", "sparse"):
+        raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'sparse'.")
+    # Dense pairs hold the level counts on their diagonal (a level with itself): no pass of their own.
+    levels = None if pairs and layout == "dense" else _level_counts(codes, y, offsets, n_classes)
     if not pairs:
         return Counts(cardinalities, class_counts, levels=levels)
-    if layout == "auto":
-        layout = pair_layout(codes.shape[0], cardinalities, n_classes)
-    elif layout not in ("dense", "sparse"):
-        raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'sparse'.")
     order = np.argsort(y, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(class_counts).astype(np.int64)])
     by_class = [order[bounds[c] : bounds[c + 1]] for c in range(n_classes)]
@@ -356,7 +354,22 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
         for c, r in enumerate(by_class):
             if r.size:
                 _gram(codes[r], offsets, width, joint[c])
+    levels = np.diagonal(joint, axis1=1, axis2=2).copy()  # N(c, level) = N(c, level, same level)
     return Counts(cardinalities, class_counts, joint, levels)
+
+
+def _level_counts(codes: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_classes: int) -> np.ndarray:
+    """``(K, W)`` float counts of every level within every class, missing codes skipped."""
+    width = int(offsets[-1])
+    observed = codes >= 0
+    if observed.all():  # no missing value: every cell counts, no index arrays
+        cells = (y * width)[:, None] + (offsets[:-1] + codes)
+        counted = np.bincount(cells.ravel(), minlength=n_classes * width)
+    else:
+        rows, features = np.nonzero(observed)
+        counted = np.bincount(y[rows] * width + offsets[features] + codes[rows, features],
+                              minlength=n_classes * width)
+    return counted.astype(np.float64).reshape(n_classes, width)
 
 
 def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
