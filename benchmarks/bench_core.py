@@ -2,7 +2,8 @@
 
 Run: ``python benchmarks/bench_core.py [--repeats 5] [--large/--no-large] [--no-shapes]``.
 The shapes table (wide and many-levelled tables, issue 10) fits each case in a fresh
-process and reports its peak resident memory, imports included.
+process (cold) and once more in it (warm), and reports its peak resident memory,
+imports included, and the seconds ``import pybnc`` takes in a fresh process.
 Prints one table: median seconds over repeats on synthetic data drawn from a random
 TAN (cardinalities 2-4, 2 classes), for pybnc and, in the same run, scikit-learn's
 CategoricalNB and, where installed, pyAgrum's and pgmpy's TAN.
@@ -133,23 +134,38 @@ def encoding_tables(codes: np.ndarray) -> dict:
 def run_encoding(n_rows: int, n_features: int, repeats: int) -> pd.DataFrame:
     """TAN fit and predict_proba from each form of one table, next to CategoricalNB's fit
     on the encoded ints (issue 10: strings <= 2x categoricals and <= 3x CategoricalNB;
-    int ndarray <= 1.25x categoricals)."""
+    int ndarray <= 1.25x categoricals). The forms take turns within every repeat, so a
+    change in the machine's load falls on all of them alike; medians of wall and CPU
+    seconds (CPU time is less disturbed by other jobs on a shared machine)."""
     from sklearn.naive_bayes import CategoricalNB
 
     codes, y = sample_tan(n_rows, n_features, seed=3)
+    tables = encoding_tables(codes)
+    fits = {name: (lambda t=table: TAN().fit(t, y)) for name, table in tables.items()}
+    fits["CategoricalNB on the ints"] = lambda: CategoricalNB().fit(codes, y)
+    for fit in fits.values():  # warm-up: first calls and allocations are not what is compared
+        fit()
+    wall, cpu = {name: [] for name in fits}, {name: [] for name in fits}
+    for _ in range(repeats):
+        for name, fit in fits.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            fit()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
     rows = []
-    for form, table in encoding_tables(codes).items():
-        model = TAN()
-        fit = median_time(lambda: model.fit(table, y), repeats)
-        pred = median_time(lambda: model.predict_proba(table), repeats)
-        rows.append({"form": form, "TAN fit s": fit, "predict_proba s": pred})
-    nb = median_time(lambda: CategoricalNB().fit(codes, y), repeats)
+    for name in fits:
+        row = {"form": name, "fit s": statistics.median(wall[name]), "fit CPU s": statistics.median(cpu[name])}
+        if name in tables:
+            model = TAN().fit(tables[name], y)
+            row["predict_proba s"] = median_time(lambda m=model, t=tables[name]: m.predict_proba(t), repeats)
+        rows.append(row)
     out = pd.DataFrame(rows)
-    categorical = out.loc[out["form"] == "pandas category", "TAN fit s"].iloc[0]
-    out["fit / category"] = out["TAN fit s"] / categorical
-    out["fit / CategoricalNB"] = out["TAN fit s"] / nb
-    return pd.concat([out, pd.DataFrame([{"form": "CategoricalNB on the ints", "TAN fit s": nb}])],
-                     ignore_index=True)
+    for column in ("fit s", "fit CPU s"):
+        base = out.loc[out["form"] == "pandas category", column].iloc[0]
+        nb = out.loc[out["form"] == "CategoricalNB on the ints", column].iloc[0]
+        out[column.replace(" s", "") + " / category"] = out[column] / base
+        out[column.replace(" s", "") + " / CategoricalNB"] = out[column] / nb
+    return out
 
 
 # -- shapes: wide tables and many levels (issue 10), each fit in a fresh process ---------------
@@ -185,7 +201,9 @@ def _fit_once(model_name, n_rows, n_features, levels):
     start = time.perf_counter()
     model.fit(table, y)
     seconds = time.perf_counter() - start
-    return seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    start = time.perf_counter()
+    model.fit(table, y)  # warm: the same fit again in this process
+    return seconds, time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _pyagrum_once(n_rows, n_features, levels):
@@ -197,7 +215,7 @@ def _pyagrum_once(n_rows, n_features, levels):
     frame = pd.DataFrame(codes.astype(str), columns=[f"x{i}" for i in range(n_features)])
     start = time.perf_counter()
     createBNClassifier(learningMethod="TAN").fit(frame, y.astype(str))
-    return time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return time.perf_counter() - start, np.nan, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_shapes(timeout=600.0) -> pd.DataFrame:
@@ -215,19 +233,36 @@ def run_shapes(timeout=600.0) -> pd.DataFrame:
         for name, fn, args in runs:
             with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
                 try:
-                    seconds, peak = pool.submit(fn, *args).result(timeout=timeout)
+                    seconds, warm, peak = pool.submit(fn, *args).result(timeout=timeout)
                 except ImportError:
-                    name, seconds, peak = name + " (not installed)", np.nan, np.nan
+                    name, seconds, warm, peak = name + " (not installed)", np.nan, np.nan, np.nan
                 except concurrent.futures.TimeoutError:
-                    name, seconds, peak = name + f" (over {timeout:.0f} s)", np.nan, np.nan
+                    name, seconds, warm, peak = name + f" (over {timeout:.0f} s)", np.nan, np.nan, np.nan
                     for process in pool._processes.values():
                         process.terminate()
             rows.append({"case": case, "shape": f"{n_rows:,} x {n_features:,} x {levels} levels",
-                         "model": name, "fit s": seconds, "peak MiB": peak})
+                         "model": name, "fit s": seconds, "warm fit s": warm, "peak MiB": peak})
     table = pd.DataFrame(rows)
     reference = table[table["model"] == "sklearn CategoricalNB"].set_index("shape")["fit s"]
     table["fit / CategoricalNB"] = table["fit s"] / table["shape"].map(reference)
+    table["warm / CategoricalNB"] = table["warm fit s"] / table["shape"].map(reference)
     return table
+
+
+def import_seconds(repeats: int = 3) -> dict:
+    """Wall seconds of ``import pybnc`` in a fresh ``python -c`` (median of ``repeats``), and
+    of what it cannot avoid: scikit-learn's base (which imports scipy.stats), pandas and
+    scipy.sparse."""
+    import subprocess
+    import sys
+
+    def once(modules):
+        code = f"import time; start = time.perf_counter(); import {modules}; print(time.perf_counter() - start)"
+        return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                    check=True).stdout)
+
+    return {what: statistics.median(once(what) for _ in range(repeats))
+            for what in ("pybnc", "sklearn.base, pandas, scipy.sparse")}
 
 
 def main():
@@ -239,8 +274,12 @@ def main():
     parser.add_argument("--only-shapes", action="store_true", help="only the wide and many-levels table")
     args = parser.parse_args()
     if not args.no_shapes:
-        with pd.option_context("display.width", 140, "display.float_format", "{:,.3f}".format):
+        with pd.option_context("display.width", 160, "display.float_format", "{:,.3f}".format):
             print(run_shapes().to_string(index=False))
+        imports = import_seconds()
+        print("Each fit in a fresh process after import pybnc; warm: the same fit again in it. import pybnc in a "
+              f"fresh python -c: {imports['pybnc']:.2f} s, of which scikit-learn's base, pandas and scipy.sparse "
+              f"alone take {imports['sklearn.base, pandas, scipy.sparse']:.2f} s.")
         print("Targets: NaiveBayes 200 x 5,000 <= 3x CategoricalNB; TAN 200 x 2,000 <= 20x CategoricalNB and "
               "< 1 s; TAN 20,000 x 50 x 500 levels < 1 GiB peak.\n")
         if args.only_shapes:

@@ -12,9 +12,14 @@ A second table times, in the same run, the first TAN-HC step both ways: pybnc's
 cached scorer and refitting every candidate on every fold from the raw rows (the
 method of bnclassify, which cannot run here: it is neither on PyPI nor in Debian).
 
+A third table, when R bnclassify is installed (``R_LIBS``), times TAN-HC and BSEJ on
+nursery in the same run as bnclassify's own ``tan_hc`` and ``bsej``: wall and CPU
+seconds, medians of seven fits after a warm-up.
+
 Run: ``python benchmarks/bench_search.py`` (about a minute and a half on 2 cores,
 half of it kDB hill climbing on soybean, whose incomplete rows miss 11-30 features
-each and are scored by exact variable elimination).
+each and are scored by exact variable elimination); ``python benchmarks/bench_search.py
+--nursery`` for the same-run nursery table alone.
 """
 
 from __future__ import annotations
@@ -137,6 +142,63 @@ def step_table(datasets=("car", "chess", "soybean", "votes")) -> None:
               f"{refit_s / cached_s:>9.0f}x{str(same):>13}", flush=True)
 
 
+_R_TIMING = """
+suppressPackageStartupMessages(library(bnclassify))
+d <- foreign::read.arff(file.path(commandArgs(TRUE)[1], "nursery.arff"))
+for (name in c("tan_hc", "bsej")) {
+  learner <- get(name)
+  learner(names(d)[ncol(d)], d, k = 5, epsilon = 0, smooth = 1)  # warm-up
+  for (r in seq_len(as.integer(commandArgs(TRUE)[2]))) {
+    set.seed(r)
+    before <- proc.time()
+    learner(names(d)[ncol(d)], d, k = 5, epsilon = 0, smooth = 1)
+    spent <- proc.time() - before
+    cat(name, spent[["elapsed"]], spent[["user.self"]] + spent[["sys.self"]], "\n")
+  }
+}
+"""
+
+
+def same_run_table(repeats: int = 7, arff_dir: str = "/work/search-data") -> None:
+    """TAN-HC and BSEJ (k = 5, epsilon = 0) on nursery next to R bnclassify in the same run,
+    when ``Rscript`` finds bnclassify (``R_LIBS``; see benchmarks/bnclassify_reference.R for
+    the install) and ``arff_dir`` holds nursery.arff: medians of wall and of CPU seconds per
+    fit after one warm-up fit each (CPU time is less disturbed by a busy machine)."""
+    import os
+    import shutil
+    import subprocess
+
+    if not shutil.which("Rscript") or not os.path.exists(os.path.join(arff_dir, "nursery.arff")):
+        print("\n(R bnclassify or nursery.arff not found: no same-run comparison)")
+        return
+    run = subprocess.run(["Rscript", "-e", _R_TIMING, arff_dir, str(repeats)], capture_output=True, text=True)
+    if run.returncode:
+        print(f"\n(R bnclassify failed: {run.stderr.strip().splitlines()[-1:]})")
+        return
+    r_times = {}
+    for line in run.stdout.split("\n"):
+        if line.strip():
+            name, wall, cpu = line.split()
+            r_times.setdefault(name, []).append((float(wall), float(cpu)))
+    X, y = load_dataset("nursery")
+    print(f"\n{'same run, nursery':<20}{'pybnc wall s':>13}{'R wall s':>10}{'ratio':>8}"
+          f"{'pybnc CPU s':>13}{'R CPU s':>10}{'ratio':>8}")
+    for name, learner in (("tan_hc", "tan_hc"), ("bsej", "bsej")):
+        LEARNERS[learner](5).fit(X, y)  # warm-up, as R's
+        ours = []
+        for _ in range(repeats):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            LEARNERS[learner](5).fit(X, y)
+            ours.append((time.perf_counter() - start, time.process_time() - start_cpu))
+        (wall, cpu), (r_wall, r_cpu) = np.median(ours, axis=0), np.median(r_times[name], axis=0)
+        print(f"{name:<20}{wall:>13.3f}{r_wall:>10.3f}{r_wall / wall:>7.1f}x{cpu:>13.3f}{r_cpu:>10.3f}"
+              f"{r_cpu / cpu:>7.1f}x", flush=True)
+
+
 if __name__ == "__main__":
-    main()
-    step_table()
+    import sys
+
+    if "--nursery" not in sys.argv:
+        main()
+        step_table()
+    same_run_table()
