@@ -7,7 +7,7 @@ import pytest
 from pybnc import SKDB
 from pybnc.counts import count, count_families
 from pybnc.search.kdb import sahami_ranking
-from pybnc.search.skdb import loo_losses, loo_lookups
+from pybnc.search.leave_one_out import loo_losses, loo_lookups
 from pybnc.streaming import fit_blocks, fit_dask
 
 from tests.conftest import random_codes

@@ -1,0 +1,184 @@
+"""SKDB's third pass: the leave-one-out loss of every candidate model, from the counts.
+
+Removing row ``x`` with class ``y`` lowers ``N(y, pa(x), x_i)`` and ``N(y, pa(x))`` by
+one and nothing else (and the number of rows by one, for the class prior), so each
+row's held-out posterior under every candidate (the first ``s`` features of the
+order, each with its first ``k'`` ranked parents) is read from the total counts.
+Each family's log factors for every ``k'`` are tabled once per fit over all its
+cells, as the row's own class sees them and as the other classes do
+(:class:`_FactorLookup`); the candidates grow one feature at a time along the order,
+so one running sum per ``k'`` scores them all. Used by :class:`pybnc.SKDB`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..counts import FamilyCounts
+
+# Rows held at once: (K, k + 1, rows) float64 arrays.
+_BLOCK_CELLS = 1 << 22
+
+
+def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.ndarray:
+    """``log((N + a) / (N_parent + r a))``, uniform where the denominator is 0 (as
+    :func:`pybnc.parameters.conditional_log_table`)."""
+    bottom = den + r * alpha
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / max(r, 1))
+    return np.log(np.maximum(theta, 1e-300))
+
+
+def _sub_tables(full: np.ndarray, n_parents: int):
+    """For ``k' = 0 .. n_parents``: the family table with the last parents summed out
+    (missing slots kept), and its sum over the child's observed levels."""
+    out = []
+    for kept in range(n_parents + 1):
+        axes = tuple(range(1 + kept, 1 + n_parents))
+        table = full.sum(axis=axes) if axes else full
+        out.append((table, table[..., :-1].sum(axis=-1)))
+    return out
+
+
+class _FactorLookup:
+    """``log P(x_i | c, first k' parents)`` of one family as a held-out row sees it.
+
+    A row's class ``y`` sees its own counts lowered by one (``own``); the other classes
+    see the totals (``other``); a factor with a missing child or used parent is 0 (left
+    out). Read from tables over all cells (built once per fit) when there are no more
+    cells than rows to score, else computed at the rows' cells: the same floats.
+    """
+
+    def __init__(self, table, parent_total, r: int, alpha: float, leave_out: bool, max_cells: float):
+        n_classes = table.shape[0]
+        self.slots = table.shape[1:]  # levels + 1 (missing) of each used parent, then of the child
+        self.num = table.reshape(n_classes, -1)  # (K, cells)
+        self.den = parent_total.reshape(n_classes, -1)  # (K, parent configurations)
+        self.r, self.alpha, self.leave_out = r, alpha, leave_out
+        self.other = self.own = None
+        if self.num.shape[1] <= max_cells:
+            den = np.repeat(self.den, self.slots[-1], axis=1)
+            observed = np.ones((), dtype=bool)
+            for size in self.slots:  # the last slot of every axis is "missing"
+                observed = np.logical_and.outer(observed, np.arange(size) < size - 1)
+            observed = observed.ravel()
+            self.other = np.where(observed, _log_theta(self.num, den, r, alpha), 0.0)
+            self.own = np.where(observed, _log_theta(self.num - 1, den - 1, r, alpha), 0.0) if leave_out \
+                else self.other
+
+    def __call__(self, config, child, y, observed):
+        """Log factors at parent configurations ``config`` and child slots ``child``: ``(K, m)``
+        for every class (the row's own class as ``own`` sees it) and ``(m,)`` for ``y``."""
+        cell = config * self.slots[-1] + child
+        m = cell.shape[0]
+        if self.other is not None:
+            factor = np.take(self.other, cell, axis=1)
+            own = np.take(self.own.ravel(), y * self.other.shape[1] + cell)
+        else:
+            num, den = self.num[:, cell], self.den[:, config]
+            if self.leave_out:
+                num[y, np.arange(m)] -= 1
+                den[y, np.arange(m)] -= 1
+            factor = np.where(observed, _log_theta(num, den, self.r, self.alpha), 0.0)
+            own = np.take(factor.ravel(), y * m + np.arange(m))
+        if self.leave_out:
+            factor.ravel()[y * m + np.arange(m)] = own
+        return factor, own
+
+
+def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, max_cells=None) -> list:
+    """The :class:`_FactorLookup` of every family position and ``k' = 0 .. k``, built
+    once for all the blocks of a fit (tables of at most ``max_cells`` cells, default
+    the number of rows counted)."""
+    max_cells = fc.n_rows if max_cells is None else max_cells
+    out = []
+    for p, family in enumerate(fc.families):
+        r = int(fc.cardinalities[family[-1]])
+        out.append([_FactorLookup(table, total, r, alpha, leave_out, max_cells)
+                    for table, total in _sub_tables(fc.tables[p], len(family) - 1)])
+    return out
+
+
+def _row_loss(log_joint: np.ndarray, own: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+    """Loss summed over rows for each candidate; ``log_joint`` is ``(K, candidates, n)``,
+    ``own`` its entries at each row's class."""
+    if loss == "zero_one":  # ties go to the first class, as predict
+        top = log_joint.max(axis=0)
+        return (np.argmax(np.exp(log_joint - top), axis=0) != y).sum(axis=1).astype(np.float64)
+    total = np.zeros_like(own)
+    with np.errstate(over="ignore"):
+        for by_class in log_joint:  # P(y | x) = 1 / sum_c exp(log P(c, x) - log P(y, x))
+            total += np.exp(by_class - own)
+    if loss == "rmse":
+        return ((1.0 - 1.0 / total) ** 2).sum(axis=1)
+    return np.minimum(np.log(total), -np.log(1e-15)).sum(axis=1)
+
+
+def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: str,
+               leave_out: bool = True, lookups=None) -> np.ndarray:
+    """Leave-one-out loss of every candidate model, summed over the rows given.
+
+    Parameters
+    ----------
+    fc : FamilyCounts
+        Counts of all training rows; family ``p`` is ``(ranked parents..., order[p])``.
+    order : ndarray of shape (d,)
+    codes, y : ndarray
+        Training rows (``-1`` missing) and their class codes; any block of them.
+    k : int
+        Largest number of parents tried.
+    alpha : float
+        Dirichlet pseudo-count (0 for maximum likelihood).
+    loss : {"rmse", "log_loss", "zero_one"}
+    leave_out : bool, default=True
+        Subtract each row from the counts (the rows are in ``fc``); False scores rows
+        that ``fc`` does not hold (``partial_fit``'s new block).
+    lookups : list, optional
+        :func:`loo_lookups` of ``fc`` with the same ``alpha`` and ``leave_out``: build
+        them once for all the blocks.
+
+    Returns
+    -------
+    ndarray of shape (d + 1, k + 1)
+        ``[s, k']``: summed loss of the model with the first ``s`` features of
+        ``order``, each with its first ``k'`` ranked parents (row ``0`` is the class
+        prior alone, the same for every ``k'``). RMSE is returned as the sum of
+        squared errors ``(1 - P(y | x))^2``.
+    """
+    n_classes = fc.n_classes
+    cards = fc.cardinalities
+    out = np.zeros((len(order) + 1, k + 1))
+    lookups = loo_lookups(fc, k, alpha, leave_out) if lookups is None else lookups
+    prior_counts = fc.class_counts[:, None]
+    n = np.full((1, 1), prior_counts.sum() - float(leave_out))  # a held-out row leaves every class's total
+    prior = _log_theta(prior_counts, n, n_classes, alpha)  # (K, 1)
+    prior_own = _log_theta(prior_counts - 1, n, n_classes, alpha)[:, 0]
+    step = max(1, _BLOCK_CELLS // (n_classes * (k + 1)))
+    for start in range(0, codes.shape[0], step):
+        block = codes[start : start + step]
+        yb = np.asarray(y[start : start + step], dtype=np.int64)
+        m = block.shape[0]
+        log_joint = np.repeat(prior, m, axis=1)  # (K, m), then (K, k + 1, m): a row per candidate k'
+        own = prior_own[yb] if leave_out else prior[yb, 0]  # (m,), then (k + 1, m): at the row's class
+        log_joint.ravel()[yb * m + np.arange(m)] = own
+        out[0] += _row_loss(log_joint[:, None, :], own[None, :], yb, loss)[0]
+        log_joint = np.repeat(log_joint[:, None, :], k + 1, axis=1)
+        own = np.repeat(own[None, :], k + 1, axis=0)
+        slots = np.where(block >= 0, block, cards[None, :]).astype(np.int64)
+        for p, family in enumerate(fc.families):
+            child, parents = family[-1], family[:-1]
+            config, observed = np.zeros(m, dtype=np.int64), block[:, child] >= 0
+            for kept, lookup in enumerate(lookups[p]):
+                if kept:  # one more parent: its slot joins the configuration
+                    parent = parents[kept - 1]
+                    config = config * (int(cards[parent]) + 1) + slots[:, parent]
+                    observed = observed & (block[:, parent] >= 0)
+                factor, own_factor = lookup(config, slots[:, child], yb, observed)
+                if kept < len(parents):
+                    log_joint[:, kept] += factor
+                    own[kept] += own_factor
+                else:  # every candidate k' >= the parents this family has
+                    log_joint[:, kept:] += factor[:, None, :]
+                    own[kept:] += own_factor
+            out[p + 1] += _row_loss(log_joint, own, yb, loss)
+    return out
