@@ -34,17 +34,18 @@ bound every node tends to its parent, so all leaves tend to one distribution, th
 root's; when the class is the only conditioning variable every customer then opens
 its own table and that is ``(n_k + 2 / r) / (N + 2)`` of the raw counts, the
 Dirichlet estimate of ``P(x)`` with ``alpha = 2 / r`` (all three tested with fixed
-concentrations).
+concentrations, and the Gibbs average against the exact posterior mean enumerated
+on a small tree).
 
-Vectorisation: all families with the same number of conditioning variables are
-stacked (levels padded); nodes of one depth that do not share a parent are sampled
-at once, so one iteration costs (depth x branching levels x outcome levels) numpy
-steps, not one per node. Counts above :data:`STIRLING_MAX_N` keep their initial
-table count (their smoothing is negligible: ``N`` dwarfs ``c``).
-
-Cost: the trees are held dense, ``K * prod(r_parents) * r`` leaves per family, so
-parents with many levels and a large ``k`` make every iteration slow (crx with
-``ESKDB(k=5)``: 14-level parents, minutes per member); keep ``k`` small there.
+Storage: only the nodes some training row reaches exist (the authors' trees are
+built the same way, from the observed paths), all families flattened into one
+level-ordered array, so an iteration costs the observed paths, at most rows x depth
+per family, whatever the parents' levels. A parent configuration no row reaches
+takes the estimate of its deepest observed ancestor, as the authors' query does;
+that is also what a node without customers would estimate, ``(0 + c p^par) / (0 + c)``,
+so nothing is lost by not storing it. Counts above
+:data:`STIRLING_MAX_N` keep their initial table count (their smoothing is
+negligible: ``N`` dwarfs ``c``).
 """
 
 from __future__ import annotations
@@ -94,149 +95,224 @@ def _initial_tables(n: np.ndarray, concentration) -> np.ndarray:
     return np.where(n <= 1, n, np.maximum(1, np.nan_to_num(guess))).astype(np.int64)
 
 
-class _Forest:
-    """Trees of families with the same number of conditioning variables, stacked.
+class _Trees:
+    """The observed paths of every family's tree, flattened level by level.
 
-    ``n[L]``/``t[L]`` have shape ``(F, s_1, .., s_L, r)`` (``F`` families, ``s_1 = K``);
-    ``c[L]`` shape ``(F,)`` for ``L >= 1``.
+    Node ``j`` (level order: all roots, then all class nodes, ...; within a level by
+    family, then by conditioning values, so siblings are contiguous) owns the slots
+    ``off[j] .. off[j] + r_j`` of the flat count arrays ``n`` (customers) and ``t``
+    (tables), one per outcome. A node exists only where some training row reaches it,
+    so the cost of an iteration is bounded by the rows, not by the product of the
+    parents' levels. ``conc[j]`` indexes the concentration shared by its family's
+    level (entry 0, the roots', stays at :data:`ROOT_CONCENTRATION`).
     """
 
-    def __init__(self, leaves: np.ndarray, n_levels: np.ndarray):
-        self.depth = leaves.ndim - 2
-        self.n_levels = n_levels  # (F,): outcome levels of each family
-        r = leaves.shape[-1]
-        self.base = (np.arange(r)[None, :] < n_levels[:, None]) / n_levels[:, None]  # (F, r)
-        self.c = [np.full(leaves.shape[0], ROOT_CONCENTRATION) for _ in range(self.depth + 1)]
-        self.n = [None] * (self.depth + 1)
-        self.t = [None] * (self.depth + 1)
-        self.n[self.depth] = leaves.astype(np.int64)
-        for level in range(self.depth, 0, -1):
-            c = self.c[level].reshape((-1,) + (1,) * (level + 1))
-            self.t[level] = _initial_tables(self.n[level], c)
-            self.n[level - 1] = self.t[level].sum(axis=level)
-        self.t[0] = (self.n[0] > 0).astype(np.int64)
+    def __init__(self, leaf_tables):
+        families = [_observed_paths(np.asarray(table)) for table in leaf_tables]
+        depth = max(len(f["levels"]) for f in families) - 1
+        self.families = families
+        parent, conc, r_node, level_start = [], [], [], [0]
+        n_conc = 1
+        first_conc = []
+        for f in families:
+            first_conc.append(n_conc)
+            n_conc += len(f["levels"]) - 1
+        for level in range(depth + 1):
+            for f, c0 in zip(families, first_conc):
+                if level >= len(f["levels"]):
+                    continue
+                nodes = f["levels"][level]
+                f.setdefault("first", []).append(len(parent))
+                if level == 0:
+                    parent.append(-1)
+                else:
+                    parent.extend(f["first"][level - 1] + nodes["parent"])
+                conc.extend([0 if level == 0 else c0 + level - 1] * nodes["count"])
+                r_node.extend([f["r"]] * nodes["count"])
+            level_start.append(len(parent))
+        self.parent = np.array(parent, dtype=np.int64)
+        self.conc = np.array(conc, dtype=np.int64)
+        self.r = np.array(r_node, dtype=np.int64)
+        self.level_start = np.array(level_start, dtype=np.int64)
+        self.off = np.concatenate([[0], np.cumsum(self.r)]).astype(np.int64)
+        self.c = np.full(n_conc, ROOT_CONCENTRATION)
+        slot_node = np.repeat(np.arange(len(parent)), self.r)
+        slot_k = np.arange(self.off[-1]) - self.off[slot_node]
+        self.slot_node = slot_node
+        self.slot_parent = np.where(self.parent[slot_node] >= 0, self.off[np.maximum(self.parent[slot_node], 0)] + slot_k, -1)
+        self.base = 1.0 / self.r[slot_node]
+        self.slot_start = self.off[self.level_start]
+        # the leaves' customers are the data; every other level's are its children's tables
+        self.n = np.zeros(self.off[-1], dtype=np.int64)
+        for f in families:
+            leaves = f["first"][-1]
+            start = self.off[leaves]
+            self.n[start:start + f["leaf_counts"].size] = f["leaf_counts"].ravel()
+        self.t = np.zeros_like(self.n)
+        for level in range(depth, 0, -1):
+            here = slice(self.slot_start[level], self.slot_start[level + 1])
+            c = self.c[self.conc[self.slot_node[here]]]
+            self.t[here] = _initial_tables(self.n[here], c)
+            # the leaves of shallower families sit on this level too: their n is data
+            np.add.at(self.n, self.slot_parent[here], self.t[here])
+        roots = slice(0, self.slot_start[1] if depth else self.off[-1])
+        self.t[roots] = self.n[roots] > 0
+        self.total = np.add.reduceat(self.n, self.off[:-1])
 
     def sample_tables(self, rng, log_s: np.ndarray) -> None:
-        if not _KERNELS.available:
-            return self._sample_tables_numpy(rng, log_s)
-        sweep_level = _KERNELS.ready()["_sweep_level"]
-        for level in range(self.depth, 0, -1):
-            n, t = self.n[level], self.t[level]
-            r = n.shape[-1]
-            n_par, t_par = self.n[level - 1].reshape(-1, r), self.t[level - 1].reshape(-1, r)
-            per_family = n[0, ..., 0].size
-            log_c = np.repeat(np.log(self.c[level]), per_family)
-            c_par = np.repeat(self.c[level - 1], n_par.shape[0] // n.shape[0])
-            sweep_level(n.reshape(-1, r), t.reshape(-1, r), n_par, t_par, n_par.sum(axis=1), n.shape[level],
-                         log_c, c_par, log_s, WINDOW)
-        self.t[0] = (self.n[0] > 0).astype(np.int64)
+        if _KERNELS.available:
+            _KERNELS.ready()["_sweep"](self.n, self.t, self.total, self.off, self.parent, self.conc, self.c,
+                                       self.level_start, log_s, WINDOW)
+        else:
+            self._sweep_numpy(rng, log_s)
 
-    def _sample_tables_numpy(self, rng, log_s: np.ndarray) -> None:
+    def _sweep_numpy(self, rng, log_s: np.ndarray) -> None:
+        """The same conditional, vectorised over nodes whose parents differ (the ``v``-th
+        child of every parent at once), one outcome at a time."""
         n_max = log_s.shape[0] - 1
         offsets = np.arange(-WINDOW, WINDOW + 1)
-        for level in range(self.depth, 0, -1):
-            n, t = self.n[level], self.t[level]
-            n_par, t_par = self.n[level - 1], self.t[level - 1]
-            log_c = np.log(self.c[level]).reshape((-1,) + (1,) * (level - 1))
-            c_par = self.c[level - 1].reshape((-1,) + (1,) * (level - 1))
-            shape = n.shape[:level]  # (F, s_1, .., s_{level-1}): one node per parent here
-            log_c = np.broadcast_to(log_c, shape)
-            c_par = np.broadcast_to(c_par, shape)
-            for v in range(n.shape[level]):  # nodes with distinct parents: sampled together
-                for k in range(n.shape[-1]):
-                    here = (slice(None),) * level + (v, k)
-                    node_n, node_t = n[here], t[here]
-                    # only nodes with a choice (n >= 2) are touched: deep trees are sparse
-                    nodes = np.nonzero((node_n >= 2) & (node_n <= n_max))
-                    if not nodes[0].size:
-                        continue
-                    old, cnt = node_t[nodes], node_n[nodes]
-                    par_row = n_par[nodes]  # (m, r)
-                    par_n, par_t = par_row[:, k], t_par[nodes + (k,)]
-                    cand = old[:, None] + offsets  # (m, 2W+1)
-                    new_par_n = (par_n - old)[:, None] + cand
-                    ok = (cand >= 1) & (cand <= cnt[:, None]) & (new_par_n >= par_t[:, None]) & (new_par_n <= n_max)
-                    score = (log_s[cnt[:, None], np.minimum(np.maximum(cand, 0), n_max)]
-                             + cand * log_c[nodes][:, None]
-                             + log_s[np.minimum(np.maximum(new_par_n, 0), n_max), np.minimum(par_t, n_max)[:, None]]
-                             - gammaln(c_par[nodes][:, None] + (par_row.sum(axis=1) - old)[:, None] + cand))
-                    score[~ok] = -np.inf
-                    pick = np.argmax(score + rng.gumbel(size=score.shape), axis=1)
-                    new = np.where(ok.any(axis=1), old + offsets[pick], old)
-                    node_t[nodes] = new
-                    n_par[nodes + (k,)] += new - old
-            if level == 1:
-                self.t[0] = (self.n[0] > 0).astype(np.int64)
+        for nodes in self._sibling_groups():
+            for k in range(int(self.r[nodes].max())):
+                nodes_k = nodes[self.r[nodes] > k]
+                slots = self.off[nodes_k] + k
+                cnt = self.n[slots]
+                choice = (cnt >= 2) & (cnt <= n_max)
+                nodes_k, slots, cnt = nodes_k[choice], slots[choice], cnt[choice]
+                if not slots.size:
+                    continue
+                par, par_slots = self.parent[nodes_k], self.slot_parent[slots]
+                old, par_n, par_t = self.t[slots], self.n[par_slots], self.t[par_slots]
+                cand = old[:, None] + offsets
+                new_par_n = (par_n - old)[:, None] + cand
+                ok = (cand >= 1) & (cand <= cnt[:, None]) & (new_par_n >= par_t[:, None]) & (new_par_n <= n_max)
+                score = (log_s[cnt[:, None], np.clip(cand, 0, n_max)]
+                         + cand * np.log(self.c[self.conc[nodes_k]])[:, None]
+                         + log_s[np.clip(new_par_n, 0, n_max), np.minimum(par_t, n_max)[:, None]]
+                         - gammaln(self.c[self.conc[par]][:, None] + (self.total[par] - old)[:, None] + cand))
+                score[~ok] = -np.inf
+                pick = np.argmax(score + rng.gumbel(size=score.shape), axis=1)
+                new = np.where(ok.any(axis=1), old + offsets[pick], old)
+                self.t[slots] = new
+                self.n[par_slots] += new - old
+                self.total[par] += new - old
+
+    def _sibling_groups(self) -> list:
+        if not hasattr(self, "_groups"):
+            groups = []
+            for level in range(len(self.level_start) - 2, 0, -1):
+                nodes = np.arange(self.level_start[level], self.level_start[level + 1])
+                first_child = np.r_[True, self.parent[nodes][1:] != self.parent[nodes][:-1]]
+                rank = nodes - np.maximum.accumulate(np.where(first_child, nodes, 0))
+                groups += [nodes[rank == v] for v in range(int(rank.max(initial=-1)) + 1)]
+            self._groups = groups
+        return self._groups
 
     def sample_concentrations(self, rng) -> None:
-        for level in range(1, self.depth + 1):
-            total = self.n[level].sum(axis=-1).reshape(self.n[level].shape[0], -1)  # (F, nodes)
-            tables = self.t[level].sum(axis=-1).reshape(total.shape)
-            c = self.c[level][:, None]
-            used = total > 0
-            q = rng.beta(np.broadcast_to(c, total.shape)[used], total[used])
-            log_inv_q = np.zeros(total.shape)
-            log_inv_q[used] = -np.log(np.maximum(q, 1e-75))
-            rate = PRIOR_RATE + log_inv_q.sum(axis=1)
-            shape = PRIOR_SHAPE + tables.sum(axis=1)
-            self.c[level] = np.minimum(rng.gamma(shape, 1.0 / rate), MAX_CONCENTRATION)
+        nodes = np.arange(self.level_start[1], len(self.parent))
+        nodes = nodes[self.total[nodes] > 0]
+        q = rng.beta(self.c[self.conc[nodes]], self.total[nodes])
+        tables = np.add.reduceat(self.t, self.off[:-1])[nodes] if nodes.size else np.zeros(0)
+        size = self.c.size
+        rate = PRIOR_RATE + np.bincount(self.conc[nodes], -np.log(np.maximum(q, 1e-75)), minlength=size)
+        shape = PRIOR_SHAPE + np.bincount(self.conc[nodes], tables, minlength=size)
+        drawn = np.minimum(rng.gamma(shape, 1.0 / rate), MAX_CONCENTRATION)
+        used = np.bincount(self.conc[nodes], minlength=size) > 0
+        used[0] = False
+        self.c = np.where(used, drawn, self.c)
 
     def probabilities(self) -> np.ndarray:
-        """Leaf estimates ``(F, s_1, .., s_D, r)`` of the current state."""
-        p = (self.n[0] + ROOT_CONCENTRATION * self.base) / (self.n[0].sum(-1, keepdims=True) + ROOT_CONCENTRATION)
-        for level in range(1, self.depth + 1):
-            c = self.c[level].reshape((-1,) + (1,) * (level + 1))
-            n = self.n[level]
-            p = (n + c * p[..., None, :]) / (n.sum(-1, keepdims=True) + c)
+        """Every node's estimate of the current state, flat like ``n``."""
+        p = np.empty(self.n.size)
+        for level in range(len(self.level_start) - 1):
+            here = slice(self.slot_start[level], self.slot_start[level + 1])
+            nodes = self.slot_node[here]
+            prior = self.base[here] if level == 0 else p[self.slot_parent[here]]
+            c = self.c[self.conc[nodes]]
+            p[here] = (self.n[here] + c * prior) / (self.total[nodes] + c)
         return p
 
+    def dense(self, p: np.ndarray, index: int, shape) -> np.ndarray:
+        """Family ``index``'s table of estimates ``p``: every parent configuration takes
+        the estimate of its deepest observed ancestor (the paper's back-off)."""
+        f = self.families[index]
+        r = f["r"]
+        out = p[self.off[f["first"][0]]:self.off[f["first"][0]] + r]
+        for level in range(1, len(f["levels"])):
+            out = np.broadcast_to(out[..., None, :], (*shape[:level], r)).copy()
+            first = f["first"][level]
+            nodes = f["levels"][level]
+            values = p[self.off[first]:self.off[first] + nodes["count"] * r].reshape(-1, r)
+            out[nodes["index"]] = values
+        return out
 
-def _sweep_level_python(n, t, n_par, t_par, par_total, branching, log_c, c_par, log_s, window):
-    """One Gibbs sweep over the table counts of one level, node by node (the authors'
-    sampler): ``n``/``t`` ``(nodes, r)``, node ``j``'s parent is ``j // branching``."""
+
+def _observed_paths(leaves: np.ndarray) -> dict:
+    """The nodes of one tree that some row reaches: per level, their count, their
+    parent (an index into the level above) and their conditioning values."""
+    r = leaves.shape[-1]
+    totals = leaves.sum(axis=-1)
+    where = np.nonzero(totals)  # lexicographic: siblings contiguous, parents in order
+    levels = [{"count": 1, "parent": np.zeros(0, dtype=np.int64), "index": ()}]
+    previous = np.zeros(where[0].size if where else 0, dtype=np.int64)
+    for level in range(1, leaves.ndim):
+        code = np.ravel_multi_index(where[:level], leaves.shape[:level])
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        parent = np.zeros(first.size, dtype=np.int64)
+        parent[inverse] = previous
+        levels.append({"count": first.size, "parent": parent, "index": tuple(w[first] for w in where[:level])})
+        previous = inverse
+    return {"r": r, "levels": levels, "leaf_counts": leaves[where].astype(np.int64)}
+
+
+def _sweep_python(n, t, total, off, parent, conc, c, level_start, log_s, window):
+    """One Gibbs sweep over every table count, deepest level first, node by node (the
+    authors' sampler); compiled by numba when it is installed."""
     n_max = log_s.shape[0] - 1
     width = 2 * window + 1
     scores = np.empty(width)
-    for j in range(n.shape[0]):
-        p = j // branching
-        for k in range(n.shape[1]):
-            count = n[j, k]
-            if count < 2 or count > n_max:
-                continue  # t = n when n <= 1; beyond the table t keeps its start
-            old = t[j, k]
-            par_rest, total_rest = n_par[p, k] - old, par_total[p] - old
-            best = -np.inf
-            for w in range(width):
-                v = old - window + w
-                par_n = par_rest + v
-                if v < 1 or v > count or par_n < t_par[p, k] or par_n > n_max:
-                    scores[w] = -np.inf
+    for level in range(level_start.shape[0] - 2, 0, -1):
+        for j in range(level_start[level], level_start[level + 1]):
+            p = parent[j]
+            log_c, c_par = math.log(c[conc[j]]), c[conc[p]]
+            for k in range(off[j + 1] - off[j]):
+                slot, par_slot = off[j] + k, off[p] + k
+                count = n[slot]
+                if count < 2 or count > n_max:
+                    continue  # t = n when n <= 1; beyond the table t keeps its start
+                old = t[slot]
+                par_rest, total_rest = n[par_slot] - old, total[p] - old
+                best = -np.inf
+                for w in range(width):
+                    v = old - window + w
+                    par_n = par_rest + v
+                    if v < 1 or v > count or par_n < t[par_slot] or par_n > n_max:
+                        scores[w] = -np.inf
+                        continue
+                    scores[w] = (log_s[count, v] + v * log_c + log_s[par_n, t[par_slot]]
+                                 - math.lgamma(c_par + total_rest + v))
+                    best = max(best, scores[w])
+                if best == -np.inf:
                     continue
-                scores[w] = (log_s[count, v] + v * log_c[j] + log_s[par_n, t_par[p, k]]
-                             - math.lgamma(c_par[p] + total_rest + v))
-                best = max(best, scores[w])
-            if best == -np.inf:
-                continue
-            total = 0.0
-            for w in range(width):
-                scores[w] = math.exp(scores[w] - best) if scores[w] > -np.inf else 0.0
-                total += scores[w]
-            u = np.random.random() * total
-            pick = 0
-            while pick < width - 1 and (u > scores[pick] or scores[pick] == 0.0):
-                u -= scores[pick]
-                pick += 1
-            v = old - window + pick
-            t[j, k] = v
-            n_par[p, k] += v - old
-            par_total[p] += v - old
+                mass = 0.0
+                for w in range(width):
+                    scores[w] = math.exp(scores[w] - best) if scores[w] > -np.inf else 0.0
+                    mass += scores[w]
+                u = np.random.random() * mass
+                pick = 0
+                while pick < width - 1 and (u > scores[pick] or scores[pick] == 0.0):
+                    u -= scores[pick]
+                    pick += 1
+                v = old - window + pick
+                t[slot] = v
+                n[par_slot] += v - old
+                total[p] += v - old
 
 
 def _seed_python(seed):
     np.random.seed(seed)
 
 
-_KERNELS = Kernels(globals(), [("_sweep_level", "_sweep_level_python", {}), ("_seed", "_seed_python", {})])
+_KERNELS = Kernels(globals(), [("_sweep", "_sweep_python", {}), ("_seed", "_seed_python", {})])
 
 
 def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=None, verbose=0,
@@ -263,50 +339,39 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     Returns
     -------
     list of ndarray
-        ``P(x | c, p_1, .., p_k)`` of the same shapes, each row summing to one.
+        ``P(x | c, p_1, .., p_k)`` of the same shapes, each row summing to one; a
+        parent configuration no training row reaches takes its deepest observed
+        ancestor's estimate.
     """
     rng = np.random.default_rng(random_state)
     burn_in = min(1000, n_iterations // 10) if burn_in is None else int(burn_in)
-    groups: dict = {}
     results = [None] * len(leaf_tables)
-    for index, table in enumerate(leaf_tables):
-        if table.size == 0:  # a feature with no level (never observed) or a parent without one
-            results[index] = np.full(table.shape, 1.0 / max(table.shape[-1], 1))
-            continue
-        groups.setdefault(table.ndim, []).append(index)
-    forests = []
-    for ndim, members in groups.items():
-        shape = np.max([leaf_tables[i].shape for i in members], axis=0)
-        stacked = np.zeros((len(members), *shape))
-        for row, i in enumerate(members):
-            stacked[(row, *(slice(0, s) for s in leaf_tables[i].shape))] = leaf_tables[i]
-        n_levels = np.array([leaf_tables[i].shape[-1] for i in members], dtype=np.float64)
-        forest = _Forest(stacked, n_levels)
-        if fixed_concentration is not None:
-            forest.c = forest.c[:1] + [np.full(len(members), float(fixed_concentration)) for _ in forest.c[1:]]
-        forests.append((members, forest))
+    kept = [i for i, table in enumerate(leaf_tables) if table.size]
+    for i, table in enumerate(leaf_tables):
+        if not table.size:  # a feature with no level (never observed) or a parent without one
+            results[i] = np.full(table.shape, 1.0 / max(table.shape[-1], 1))
+    if not kept:
+        return results
+    trees = _Trees([leaf_tables[i] for i in kept])
+    if fixed_concentration is not None:
+        trees.c[1:] = float(fixed_concentration)
     log_s = log_stirling_first_kind()
     if _KERNELS.available:  # numba's generator is its own: seed it from ours
         _KERNELS.ready()["_seed"](int(rng.integers(2**31)))
-    sums = [np.zeros(f.n[f.depth].shape) for _, f in forests]
+    total = np.zeros(trees.n.size)
     n_kept = 0
     for it in progress(range(n_iterations), desc="HDP smoothing", verbose=verbose):
-        for index, (_, forest) in enumerate(forests):
-            forest.sample_tables(rng, log_s)
-            if fixed_concentration is None and (it + SAMPLE_CONCENTRATION_EVERY // 2) % SAMPLE_CONCENTRATION_EVERY == 0:
-                forest.sample_concentrations(rng)
-            if it >= burn_in:
-                sums[index] += forest.probabilities()
-        n_kept += it >= burn_in
-    for (members, _), total in zip(forests, sums):
-        _unstack(results, members, total / max(n_kept, 1), leaf_tables)
-    return results
-
-
-def _unstack(results, members, stacked, leaf_tables):
-    for row, i in enumerate(members):
-        p = stacked[(row, *(slice(0, s) for s in leaf_tables[i].shape))]
+        trees.sample_tables(rng, log_s)
+        if fixed_concentration is None and (it + SAMPLE_CONCENTRATION_EVERY // 2) % SAMPLE_CONCENTRATION_EVERY == 0:
+            trees.sample_concentrations(rng)
+        if it >= burn_in:
+            total += trees.probabilities()
+            n_kept += 1
+    mean = total / max(n_kept, 1) if n_kept else trees.probabilities()
+    for index, i in enumerate(kept):
+        p = trees.dense(mean, index, leaf_tables[i].shape)
         results[i] = p / p.sum(axis=-1, keepdims=True)
+    return results
 
 
 def back_off_order(counts, structure) -> list:
