@@ -235,46 +235,103 @@ def _entropy_bits(counts):
     return entr(p).sum(axis=-1) / np.log(2.0)
 
 
+def _split_scores(cum, rows, lo, hi, n_candidates=None):
+    """Every split of the groups ``lo..hi`` (before group ``lo + 1 .. hi - 1``): the
+    candidates, their information gain and their margin over Fayyad & Irani's MDL
+    threshold (accepted when positive). ``n_candidates`` replaces ``N - 1`` in the
+    threshold's ``log2`` (Weka's "better encoding", counting distinct cuts)."""
+    cand = np.arange(lo + 1, hi)
+    total = cum[hi] - cum[lo]
+    n_seg = rows[hi] - rows[lo]
+    ent_s = _entropy_bits(total)
+    left = cum[cand] - cum[lo]
+    right = total - left
+    n_left = rows[cand] - rows[lo]
+    ent_l, ent_r = _entropy_bits(left), _entropy_bits(right)
+    gain = ent_s - (n_left * ent_l + (n_seg - n_left) * ent_r) / n_seg
+    k = np.count_nonzero(total)
+    k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
+    delta = np.log2(3.0**k - 2.0) - (k * ent_s - k1 * ent_l - k2 * ent_r)
+    n_cuts = n_seg - 1 if n_candidates is None else n_candidates
+    return cand, gain, gain - (np.log2(n_cuts) + delta) / n_seg
+
+
+def _cumulative(counts):
+    # cum[i] holds the class counts of the first i groups, so the counts of any
+    # segment and of all its candidate halves are differences.
+    cum = np.zeros((counts.shape[0] + 1, counts.shape[1]), dtype=counts.dtype)
+    np.cumsum(counts, axis=0, out=cum[1:])
+    return cum, cum.sum(axis=1)
+
+
 def _mdl_split_groups(counts):
     """Indices ``j`` (split before group ``j``) accepted by Fayyad & Irani's recursive
     MDLP over ordered groups of rows with class counts ``counts`` (no empty group)."""
-    m = counts.shape[0]
-    # cum[i] holds the class counts of the first i groups, so the counts of any
-    # segment and of all its candidate halves are differences.
-    cum = np.zeros((m + 1, counts.shape[1]), dtype=counts.dtype)
-    np.cumsum(counts, axis=0, out=cum[1:])
-    rows = cum.sum(axis=1)
-
+    cum, rows = _cumulative(counts)
     accepted = []
-    stack = [(0, m)]
+    stack = [(0, counts.shape[0])]
     while stack:
         lo, hi = stack.pop()
-        cand = np.arange(lo + 1, hi)
-        if cand.size == 0:
-            continue
-        total = cum[hi] - cum[lo]
-        n_seg = rows[hi] - rows[lo]
-        ent_s = _entropy_bits(total)
-        if ent_s == 0.0:
+        if hi - lo < 2 or _entropy_bits(cum[hi] - cum[lo]) == 0.0:
             continue  # a pure segment can never gain information
-        left = cum[cand] - cum[lo]
-        right = total - left
-        n_left = rows[cand] - rows[lo]
-        ent_l = _entropy_bits(left)
-        ent_r = _entropy_bits(right)
-        e_split = (n_left * ent_l + (n_seg - n_left) * ent_r) / n_seg
-        best = int(np.argmin(e_split))
-        gain = ent_s - e_split[best]
-        k = np.count_nonzero(total)
-        k1 = np.count_nonzero(left[best])
-        k2 = np.count_nonzero(right[best])
-        delta = np.log2(3.0**k - 2.0) - (k * ent_s - k1 * ent_l[best] - k2 * ent_r[best])
-        if gain > (np.log2(n_seg - 1) + delta) / n_seg:
+        cand, gain, margin = _split_scores(cum, rows, lo, hi)
+        best = int(np.argmax(gain))
+        if margin[best] > 0:
             j = int(cand[best])
             accepted.append(j)
             stack.append((lo, j))
             stack.append((j, hi))
     return np.sort(np.asarray(accepted, dtype=np.intp))
+
+
+def sampled_mdl_cut_points(class_counts, boundaries, rng) -> np.ndarray:
+    """Stochastic MDLP (Zhang, Petitjean & Buntine 2020, ESKDB's discretisation): each
+    split is drawn with probability proportional to its margin over the MDL threshold
+    among the splits that pass it, then both halves are split the same way; when no
+    split of the whole column passes, one is drawn in proportion to its information
+    gain, so a column keeps at least one cut. As the authors' code, the threshold
+    counts the candidate cuts of a segment rather than its rows.
+
+    Parameters
+    ----------
+    class_counts, boundaries :
+        As :func:`mdl_cut_points`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The cuts drawn, increasing; each is one of ``boundaries``.
+
+    Examples
+    --------
+    >>> counts = [[20, 0], [20, 0], [0, 20], [0, 20]]
+    >>> sampled_mdl_cut_points(counts, [0.5, 1.5, 2.5], np.random.default_rng(0))
+    array([1.5])
+    """
+    counts = np.asarray(class_counts)
+    boundaries = np.asarray(boundaries, dtype=np.float64)
+    filled = np.flatnonzero(counts.sum(axis=1) > 0)
+    if filled.size < 2:
+        return np.empty(0)
+    cum, rows = _cumulative(counts[filled])
+    accepted = []
+    stack = [(0, filled.size, True)]
+    while stack:
+        lo, hi, whole = stack.pop()
+        if hi - lo < 2:
+            continue
+        cand, gain, margin = _split_scores(cum, rows, lo, hi, n_candidates=hi - lo - 1)
+        weights = np.maximum(margin, 0.0)
+        if not weights.sum():
+            if not whole or not np.maximum(gain, 0.0).sum():
+                continue
+            accepted.append(int(rng.choice(cand, p=np.maximum(gain, 0.0) / np.maximum(gain, 0.0).sum())))
+            continue
+        j = int(rng.choice(cand, p=weights / weights.sum()))
+        accepted.append(j)
+        stack += [(lo, j, False), (j, hi, False)]
+    return boundaries[filled[np.sort(np.asarray(accepted, dtype=np.intp))] - 1]
 
 
 class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

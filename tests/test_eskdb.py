@@ -1,11 +1,13 @@
 """ESKDB: sampled orders, seeded, parallel = serial, prediction = mean of members' posteriors."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from pybnc import ESKDB, SKDB
 from pybnc.averaging.eskdb import sampled_order
 from pybnc.datasets import load_dataset
+from pybnc.discretize import sampled_mdl_cut_points
 from pybnc.estimators.base import log_posterior
 
 
@@ -32,6 +34,55 @@ def test_seeded_parallel_and_the_mean_of_its_members(votes):
     assert model.orders_[0].tolist() == mi_order.tolist()
     assert len({tuple(o) for o in model.orders_}) > 1
     np.testing.assert_array_equal(ESKDB(**kw, n_jobs=2).fit(X, y).predict_proba(X), model.predict_proba(X))
-    codes = model._encode(X)
+    codes = [encoder.transform(X) for encoder in model.member_encoders()]
     mean = np.mean([np.exp(log_posterior(jll)) for jll in model.member_log_joint(codes)], axis=0)
     np.testing.assert_allclose(model.predict_proba(X), mean / mean.sum(axis=1, keepdims=True), atol=1e-13)
+
+
+def _entropy(counts):
+    p = np.asarray(counts, float) / np.sum(counts)
+    return -sum(q * np.log2(q) for q in p if q > 0)
+
+
+def test_sampled_mdl_draws_in_proportion_to_the_margin_or_the_gain():
+    rng = np.random.default_rng(0)
+    # no split passes MDL: one cut, drawn in proportion to its information gain
+    noisy = np.array([[4, 1], [2, 3], [1, 4]])
+    gains = []
+    for j in (1, 2):
+        left, right = noisy[:j].sum(0), noisy[j:].sum(0)
+        gains.append(_entropy(noisy.sum(0)) - (left.sum() * _entropy(left) + right.sum() * _entropy(right)) / 15)
+    draws = [tuple(sampled_mdl_cut_points(noisy, [0.5, 1.5], rng)) for _ in range(3000)]
+    assert set(draws) == {(0.5,), (1.5,)}
+    share = np.mean([d == (0.5,) for d in draws])
+    expected = gains[0] / sum(gains)
+    assert abs(share - expected) < 3 * np.sqrt(expected * (1 - expected) / 3000)
+    # a clean step: splits that pass MDL are drawn, increasing, among the boundaries
+    step = np.array([[30, 0], [30, 0], [0, 30], [0, 30]])
+    draws = [sampled_mdl_cut_points(step, [1.0, 2.0, 3.0], rng).tolist() for _ in range(200)]
+    assert all(d and d == sorted(set(d)) and set(d) <= {1.0, 2.0, 3.0} for d in draws)
+    assert np.mean([2.0 in d for d in draws]) > 0.5 and len({tuple(d) for d in draws}) > 1
+
+
+def test_members_draw_their_own_bins_and_code_new_rows_with_them():
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.choice(["x", "y"], n)})
+    y = np.where(X["a"] + 0.5 * X["b"] + rng.normal(scale=0.5, size=n) > 0, "p", "q")
+    X.loc[::17, "a"] = np.nan  # missing values keep their meaning per member
+    kw = dict(n_estimators=4, k=2, hdp_iterations=20, random_state=0, verbose=0, missing="category")
+    model = ESKDB(**kw).fit(X, y)
+    cuts = model.member_cut_points_
+    assert cuts[0] == [None, None, None] and all(c[2] is None for c in cuts)
+    assert len({tuple(c[0]) for c in cuts[1:]}) > 1  # drawn, not copied
+    encoders = model.member_encoders()
+    codes = [encoder.transform(X) for encoder in encoders]
+    for encoder, member_codes, member_cuts in zip(encoders[1:], codes[1:], cuts[1:]):
+        assert encoder.cardinalities_[0] == len(member_cuts[0]) + 2  # bins and the missing level
+        assert (member_codes[::17, 0] == len(member_cuts[0]) + 1).all()
+    mean = np.mean([np.exp(log_posterior(jll)) for jll in model.member_log_joint(codes)], axis=0)
+    np.testing.assert_allclose(model.predict_proba(X), mean / mean.sum(axis=1, keepdims=True), atol=1e-13)
+    shared = ESKDB(**kw, member_bins="shared").fit(X, y)
+    assert all(c == [None, None, None] for c in shared.member_cut_points_)
+    with pytest.raises(ValueError, match="member_bins"):
+        ESKDB(**kw, member_bins="own").fit(X, y)

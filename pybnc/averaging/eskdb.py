@@ -9,12 +9,22 @@ close the order, strongest first), as the authors' code. Each feature's candidat
 parents are the ``k`` earlier features of highest ``I(X_i; X_j | C)``; leave-one-out
 selects the prefix and ``k'`` (:mod:`pybnc.search.skdb`) and the tables are smoothed
 by hierarchical Dirichlet processes (:mod:`pybnc.hdp`). The prediction is the mean
-of the members' class posteriors. The paper also varies the discretisation of
-numeric attributes between members; here every member shares one encoding.
+of the members' class posteriors.
+
+Numeric columns: the first member keeps the encoder's cut points (MDL); with
+``member_bins="sampled"`` (the paper's stochastic discretisation) every other member
+draws its own by :func:`pybnc.discretize.sampled_mdl_cut_points` from the training
+rows, so its attribute order, parents and tables are learnt from its own codes (the
+mutual information too) and it codes new rows with its own cuts. Learning from
+counts alone (no rows) keeps the encoder's cuts.
+
+Defaults are the authors' (their ESKDB scripts: 20 members, ``k = 5``, 1000 Gibbs
+iterations, concentrations tied per level).
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
@@ -25,9 +35,12 @@ from .._progress import progress
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, log_posterior
 from ..inference import joint_log_likelihood
+from ..counts import count
+from ..discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
+from ..encode import as_frame, float_values, interval_labels, with_encoding_params
+from ..estimators.base import _check_table
 from ..scores import class_mutual_information, pairwise_cmi
 from ..search.skdb import SKDB, cap_parents
-from ..encode import with_encoding_params
 
 
 def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
@@ -56,6 +69,37 @@ def ranked_parents_for(order: np.ndarray, cmi: np.ndarray, k: int) -> list:
 
 
 _ENCODING = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
+MEMBER_BINS = ("sampled", "shared")
+
+
+def sampled_cut_points(encoder, frame, y: np.ndarray, n_classes: int, rng) -> list:
+    """New cut points of every discretised column of ``encoder`` (None for the others),
+    drawn from the rows ``frame`` with classes ``y`` by stochastic MDL."""
+    cuts = [None] * len(encoder.columns_)
+    for j, kind in enumerate(encoder.kinds_):
+        if kind == "discretised":
+            values = float_values(frame.iloc[:, encoder.positions_[j]], encoder.columns_[j])
+            observed = ~np.isnan(values)
+            distinct, inverse = np.unique(values[observed], return_inverse=True)
+            table = class_count_table(inverse.ravel(), y[observed], distinct.size, n_classes)
+            cuts[j] = sampled_mdl_cut_points(table, distinct_midpoints(distinct), rng)
+    return cuts
+
+
+def with_cut_points(encoder, cuts: list):
+    """A copy of the fitted ``encoder`` cutting column ``j`` at ``cuts[j]`` (None: as it was)."""
+    out = copy.copy(encoder)
+    out.cut_points_, out.categories_ = list(encoder.cut_points_), list(encoder.categories_)
+    out.missing_codes_ = encoder.missing_codes_.copy()
+    for j, column_cuts in enumerate(cuts):
+        if column_cuts is not None:
+            levels = interval_labels(column_cuts)
+            if out.missing_codes_[j] >= 0:  # missing="category": its level stays the last
+                out.missing_codes_[j] = levels.size
+                levels = np.append(levels, encoder.categories_[j][-1:])
+            out.cut_points_[j], out.categories_[j] = column_cuts, levels
+    out.cardinalities_ = np.array([len(c) for c in out.categories_], dtype=np.int64)
+    return out
 
 
 def _fit_member(member, order, ranked, codes, y, counts):
@@ -72,8 +116,8 @@ class ESKDB(BaseBNC):
 
     Parameters
     ----------
-    n_estimators : int, default=5
-        Members (the paper: 5 or more).
+    n_estimators : int, default=20
+        Members (the authors' runs: 20).
     k : int, default=5
         Largest number of feature parents each member tries.
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
@@ -81,8 +125,12 @@ class ESKDB(BaseBNC):
     params : {"hdp", "bayes", "mle"}, default="hdp"
         Members' parameter learner (see :class:`pybnc.SKDB`).
     alpha : float, default=None
-    hdp_iterations : int, default=500
-        Gibbs iterations per member (the paper: 5000).
+    hdp_iterations : int, default=1000
+        Gibbs iterations per member (the authors' ESKDB runs: 1000).
+    member_bins : {"sampled", "shared"}, default="sampled"
+        ``"sampled"``: every member but the first draws its own cut points of the
+        numeric columns (stochastic MDL, as the paper); ``"shared"``: all use the
+        encoder's.
     random_state : int, RandomState or None, default=None
         Seeds the orders and the Gibbs samplers.
     n_jobs : int, default=None
@@ -95,6 +143,9 @@ class ESKDB(BaseBNC):
     ----------
     orders_ : ndarray of shape (n_estimators, n_features)
         Each member's attribute order.
+    member_cut_points_ : list of list
+        ``member_cut_points_[m][j]``: member ``m``'s cut points of column ``j``, None
+        where it uses the encoder's.
     n_selected_, k_selected_ : ndarray of shape (n_estimators,)
         Features and parents each member's leave-one-out selection kept.
     structures_ : list of Structure
@@ -113,8 +164,8 @@ class ESKDB(BaseBNC):
     [1.0, 1.0]
     """
 
-    def __init__(self, n_estimators=5, k=5, loss="rmse", params="hdp", alpha=None, hdp_iterations=500,
-                 random_state=None, n_jobs=None, verbose=1, n_bins=5, discretizer="mdl",
+    def __init__(self, n_estimators=20, k=5, loss="rmse", params="hdp", alpha=None, hdp_iterations=1000,
+                 member_bins="sampled", random_state=None, n_jobs=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.n_estimators = n_estimators
         self.k = k
@@ -122,6 +173,7 @@ class ESKDB(BaseBNC):
         self.params = params
         self.alpha = alpha
         self.hdp_iterations = hdp_iterations
+        self.member_bins = member_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -132,58 +184,107 @@ class ESKDB(BaseBNC):
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
 
+    def fit(self, X, y):
+        """Learn the members from a table ``X`` and labels ``y``; returns ``self``.
+
+        The rows are kept during the fit only: members with their own bins draw them
+        from the values."""
+        self._fit_rows = X
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._fit_rows
+
     def _fit_encoded(self, codes, y, counts):
         if (isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, numbers.Integral)
                 or self.n_estimators < 1):
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}.")
+        if self.member_bins not in MEMBER_BINS:
+            raise ValueError(f"member_bins must be one of {MEMBER_BINS}, got {self.member_bins!r}.")
         rng = check_random_state(self.random_state)
-        class_mi = class_mutual_information(counts)
-        cmi, _ = pairwise_cmi(counts)
-        members, orders = [], []
+        rows = getattr(self, "_fit_rows", None)
+        draw_bins = (self.member_bins == "sampled" and rows is not None and self.n_estimators > 1
+                     and "discretised" in self.encoder_.kinds_)
+        # a stream of its own, so that tables without numeric columns draw the same orders
+        bins_rng = np.random.default_rng(rng.randint(2**31 - 1)) if draw_bins else None
+        frame = as_frame(_check_table(rows)) if draw_bins else None
+        shared = (codes, counts, class_mutual_information(counts), pairwise_cmi(counts)[0])
+        n_classes = len(self.classes_)
+        members, orders, cut_points = [], [], []
         for m in range(self.n_estimators):
+            cuts = [None] * len(self.encoder_.columns_)
+            encoder, (member_codes, member_counts, class_mi, cmi) = self.encoder_, shared
+            if draw_bins and m > 0:
+                cuts = sampled_cut_points(self.encoder_, frame, y, n_classes, bins_rng)
+                encoder = with_cut_points(self.encoder_, cuts)
+                member_codes = encoder.transform(frame)
+                member_counts = count(member_codes, y, encoder.cardinalities_, n_classes)
+                class_mi, cmi = class_mutual_information(member_counts), pairwise_cmi(member_counts)[0]
             order = (np.lexsort((np.arange(counts.n_features), -class_mi)) if m == 0
                      else sampled_order(class_mi, rng))
             member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,
                           hdp_iterations=self.hdp_iterations, random_state=int(rng.randint(2**31 - 1)),
                           verbose=0, **{name: getattr(self, name) for name in _ENCODING})
-            member.classes_, member.encoder_, member.n_features_in_ = self.classes_, self.encoder_, self.n_features_in_
+            member.classes_, member.encoder_, member.n_features_in_ = self.classes_, encoder, self.n_features_in_
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
             member._check_params()  # a bad parameter fails here, not in a worker
-            ranked = cap_parents(ranked_parents_for(order, cmi, int(self.k)), counts.cardinalities, counts.n_classes)
-            members.append((member, order, ranked))
+            ranked = cap_parents(ranked_parents_for(order, cmi, int(self.k)), encoder.cardinalities_, n_classes)
+            members.append((member, order, ranked, member_codes, member_counts))
             orders.append(order)
-        jobs = (delayed(_fit_member)(member, order, ranked, codes, y, counts) for member, order, ranked in members)
+            cut_points.append(cuts)
+        jobs = (delayed(_fit_member)(member, order, ranked, c, y, n) for member, order, ranked, c, n in members)
         runner = Parallel(n_jobs=self.n_jobs, return_as="generator")
         fitted = list(progress(runner(jobs), total=len(members), desc="ESKDB members", verbose=self.verbose))
         # The members' tables, not the member objects: plain arrays in the model file.
         self.orders_ = np.array(orders)
+        self.member_cut_points_ = cut_points
         self.n_selected_ = np.array([m.n_selected_ for m in fitted])
         self.k_selected_ = np.array([m.k_selected_ for m in fitted])
         self.structures_ = [m.structure_ for m in fitted]
         self.class_log_priors_ = np.array([m.class_log_prior_ for m in fitted])
         self.member_log_cpts_ = [m.log_cpts_ for m in fitted]
 
+    def member_encoders(self) -> list:
+        """Each member's encoder: the fitted ``encoder_`` with the member's cut points."""
+        return [self.encoder_ if all(c is None for c in cuts) else with_cut_points(self.encoder_, cuts)
+                for cuts in getattr(self, "member_cut_points_", [[None]] * len(self.structures_))]
+
     def _check_fitted_state(self):
         super()._check_fitted_state()
         n_members, n_classes = len(self.structures_), len(self.classes_)
         fitted_array(self, "class_log_priors_", (n_members, n_classes))
         fitted_array(self, "orders_", (n_members, self.n_features_in_), kinds="iu")
-        cards = self.encoder_.cardinalities_
-        for m, (structure, tables) in enumerate(zip(self.structures_, self.member_log_cpts_)):
+        for m, (structure, tables, encoder) in enumerate(zip(self.structures_, self.member_log_cpts_,
+                                                              self.member_encoders())):
+            cards = encoder.cardinalities_
             for i, table in enumerate(tables):
                 q = int(np.prod(cards[list(structure.parents[i])]))
                 fitted_array(self, f"member_log_cpts_[{m}][{i}]", (n_classes, q, int(cards[i])), value=table, finite=False)
 
-    def member_log_joint(self, codes) -> list:
-        """Each member's ``log P(x, c)`` for coded rows, exact with missing values."""
-        cards = self.encoder_.cardinalities_
-        return [joint_log_likelihood(codes, structure, prior, tables, cards)
-                for structure, prior, tables in zip(self.structures_, self.class_log_priors_, self.member_log_cpts_)]
+    def member_log_joint(self, member_codes) -> list:
+        """Each member's ``log P(x, c)``, exact with missing values, from each member's
+        coded rows (``encoder.transform(X)`` for each of :meth:`member_encoders`)."""
+        return [joint_log_likelihood(codes, structure, prior, tables, encoder.cardinalities_)
+                for codes, structure, prior, tables, encoder in zip(
+                    member_codes, self.structures_, self.class_log_priors_, self.member_log_cpts_,
+                    self.member_encoders())]
+
+    def _joint_log_likelihood(self, X):
+        X = self._align(X)
+        return self._mean_posterior(self.member_log_joint([encoder.transform(X) for encoder in self.member_encoders()]))
 
     def _jll_encoded(self, codes):
+        """From rows coded by ``encoder_``: only when no member drew its own bins."""
+        if any(c is not None for cuts in getattr(self, "member_cut_points_", []) for c in cuts):
+            raise ValueError("This ESKDB's members cut numeric columns their own way: score raw rows "
+                             "(predict_proba(X)), not rows coded by encoder_.")
+        return self._mean_posterior(self.member_log_joint([codes] * len(self.structures_)))
+
+    @staticmethod
+    def _mean_posterior(member_jll):
         # mean of the members' posteriors; its log is log P(x, c) up to a per-row constant
-        posterior = np.mean([np.exp(log_posterior(jll)) for jll in self.member_log_joint(codes)], axis=0)
+        posterior = np.mean([np.exp(log_posterior(jll)) for jll in member_jll], axis=0)
         # HDP tables differ between classes by sampling, so a summed-out feature adds up
         # to 1 within an ulp that differs by class: rounding at 1e-14 keeps the exact ties
         # of equal evidence (predict follows the first class) without moving anything else.
