@@ -167,6 +167,8 @@ def _registry_models():
             continue
         if "random_state" in model.get_params():
             model.set_params(random_state=0)  # wrappers' inner folds: seeded to compare
+        if name == "eskdb":  # the paper's 20 members of 1000 iterations: seconds a fit
+            model.set_params(n_estimators=3, hdp_iterations=100)
         models[name] = model
     return models
 
@@ -177,5 +179,6 @@ def test_fast_path_equals_refit_for_every_registered_classifier(name):
     model = {name: _registry_models()[name]}
     fast = cross_validate(model, X, y, cv=5, verbose=0)
     refit = cross_validate(model, X, y, cv=5, verbose=0, fast=False)
-    assert cv_module._uses_fast_path(model[name])
+    # ESKDB's members draw their own bins from the raw rows, so it always refits
+    assert cv_module._uses_fast_path(model[name]) != (name == "eskdb")
     pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])
