@@ -154,6 +154,16 @@ class ESKDB(BaseBNC):
         ``member_log_cpts_[m][i]``: member ``m``'s table of feature ``i``, shape ``(K, q, r)``.
     counts_ : Counts
 
+    Notes
+    -----
+    The Gibbs sampler dominates the cost: each of the ``hdp_iterations`` sweeps visits
+    every observed parent configuration of every selected feature's tree, so a fit
+    costs about ``n_estimators * hdp_iterations * n_features * (k + 1) * min(n_rows,
+    configurations)`` node updates. The paper's settings suit tables of tens to a few
+    hundred features (one member on 300 rows x 500 binary features: ~20 s); on wider
+    tables lower ``hdp_iterations`` or ``n_estimators``, or use ``params="bayes"``,
+    which needs no sampling.
+
     Examples
     --------
     >>> from pybnc import ESKDB
