@@ -37,6 +37,16 @@ def _entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
     return terms.sum(axis=axis)
 
 
+def feature_class_tables(x, y, w, width: int, k: int) -> np.ndarray:
+    """Weighted counts ``T[f, v, c]`` of rows with ``x[:, f] == v`` and class ``c``
+    (missing ``-1`` cells left out), shape ``(x.shape[1], width, k)``, in one ``bincount``."""
+    d = x.shape[1]
+    known = x >= 0
+    cell = (np.arange(d)[None, :] * width + np.maximum(x, 0)) * k + y[:, None]
+    return np.bincount(cell[known], weights=np.broadcast_to(w[:, None], x.shape)[known],
+                       minlength=d * width * k).reshape(d, width, k)
+
+
 def c45_testing_depths(codes, y, weights=None, min_objects: float = 2.0) -> np.ndarray:
     """Smallest depth (root = 1) at which an unpruned C4.5 tree tests each feature.
 
@@ -80,10 +90,7 @@ def c45_testing_depths(codes, y, weights=None, min_objects: float = 2.0) -> np.n
         if total < 2 * min_objects or np.count_nonzero(class_weight > 1e-12) <= 1 or features.size == 0:
             continue
         x = codes[np.ix_(rows, features)]
-        known = x >= 0
-        cell = (np.arange(features.size)[None, :] * width + np.maximum(x, 0)) * k + y[rows][:, None]
-        table = np.bincount(cell[known], weights=np.broadcast_to(w[:, None], x.shape)[known],
-                            minlength=features.size * width * k).reshape(features.size, width, k)
+        table = feature_class_tables(x, y[rows], w, width, k)
         branch = table.sum(axis=2)  # (features, levels)
         known_weight = branch.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):

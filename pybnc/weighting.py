@@ -14,15 +14,15 @@ AWNB
     ``"c45"`` (default)
         Hall's: C4.5 (multiway splits on nominal features, gain ratio, missing values
         as fractional rows; :mod:`pybnc.c45`).
+    ``"rpart"``
+        bnclassify's: R's ``rpart`` as ``learn_unprunned_tree`` calls it (binary
+        splits grouping a feature's levels, information criterion, ``minsplit=2``,
+        ``minbucket=1``, ``cp=0``, no surrogates; :mod:`pybnc.rpart_tree`). A row
+        missing the split feature stays in the node, as in rpart without surrogates.
     ``"cart"``
         scikit-learn's CART on the integer codes: binary threshold splits, so a
         many-levelled feature is cut several times and the tree reaches further
         features sooner (missing values sent by the learned NaN rule).
-
-    bnclassify grows ``rpart`` trees (binary splits that group a nominal feature's
-    levels into two subsets, information gain, no pruning): neither option is it
-    exactly; both C4.5 and rpart test a nominal feature once per path, which is
-    what keeps the number of weighted features small.
 WANBIA
     Weights maximise the conditional log-likelihood of the training data under
     ``P(c | x; w) ∝ P(c) prod_i P(x_i | pa_i, c)^{w_i}`` with L-BFGS-B and the
@@ -55,10 +55,11 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 
 from .c45 import c45_testing_depths
+from .rpart_tree import rpart_testing_depths
 from .structure.dag import Structure
 
 WEIGHTINGS = (None, "awnb", "wanbia")
-AWNB_TREES = ("c45", "cart")
+AWNB_TREES = ("c45", "rpart", "cart")
 
 
 # -- AWNB -----------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def min_testing_depths(tree, n_features: int) -> np.ndarray:
 
 
 def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_state=None,
-                 tree: str = "c45") -> np.ndarray:
+                 tree: str = "c45", n_levels=None) -> np.ndarray:
     """AWNB feature weights (Hall 2007) from ``n_trees`` bootstrap trees.
 
     Parameters
@@ -94,8 +95,11 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
         Subsample size relative to ``n``, drawn with replacement
         (bnclassify's ``awnb_bootstrap``).
     random_state : int, RandomState or None
-    tree : {"c45", "cart"}, default="c45"
-        C4.5 trees (Hall's) or scikit-learn's CART on the codes (see the module notes).
+    tree : {"c45", "rpart", "cart"}, default="c45"
+        C4.5 trees (Hall's), rpart trees (bnclassify's) or scikit-learn's CART on the
+        codes (see the module notes).
+    n_levels : sequence of int, optional
+        Levels of each feature, for ``"rpart"`` (see :func:`pybnc.rpart_tree.rpart_testing_depths`).
 
     Returns
     -------
@@ -126,11 +130,14 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
     total = np.zeros(d)
     for _ in range(n_trees):
         rows = rng.randint(0, n, size=size)
-        if tree == "c45":
+        if tree in ("c45", "rpart"):
             # A bootstrap sample as row multiplicities: the same tree, fewer rows to scan.
             weight = np.bincount(rows, minlength=n).astype(np.float64)
             drawn = np.flatnonzero(weight)
-            depths = c45_testing_depths(codes[drawn], y[drawn], weight[drawn])
+            if tree == "c45":
+                depths = c45_testing_depths(codes[drawn], y[drawn], weight[drawn])
+            else:
+                depths = rpart_testing_depths(codes[drawn], y[drawn], weight[drawn], n_levels)
         else:
             from sklearn.tree import DecisionTreeClassifier  # here: sklearn.tree is slow to import
 
@@ -260,7 +267,7 @@ def weight_tables(weighting, codes, y, structure: Structure, class_log_prior, lo
     if weighting is None:
         return log_cpts, np.ones(d)
     if weighting == "awnb":
-        weights = awnb_weights(codes, y, awnb_trees, awnb_bootstrap, random_state, awnb_tree)
+        weights = awnb_weights(codes, y, awnb_trees, awnb_bootstrap, random_state, awnb_tree, cardinalities)
         return awnb_tables(log_cpts, weights), weights
     weights, _ = wanbia_weights(codes, y, structure, class_log_prior, log_cpts, cardinalities)
     return [w * np.asarray(t) for w, t in zip(weights, log_cpts)], weights

@@ -28,6 +28,7 @@ ESTIMATORS = [
     SSTBMATAN(),
     NaiveBayes(weighting="awnb"),
     NaiveBayes(weighting="awnb", awnb_tree="cart"),
+    NaiveBayes(weighting="awnb", awnb_tree="rpart"),
     TAN(weighting="wanbia"),
     TANHC(verbose=0),
     TANHCSP(verbose=0),

@@ -204,7 +204,7 @@ def test_awnb_weights_in_unit_interval_zero_when_unused():
     holes = rng.random(codes.shape) < 0.1
     holes[:, 2] = False  # a missing-value indicator would be a usable split
     codes[holes] = -1
-    for tree in ("c45", "cart"):
+    for tree in ("c45", "rpart", "cart"):
         w = awnb_weights(codes, y, n_trees=10, bootstrap=0.5, random_state=0, tree=tree)
         assert ((w >= 0) & (w <= 1)).all()
         assert w[2] == 0.0  # a constant feature is never tested

@@ -32,10 +32,11 @@ _WEIGHTING_DOC = """
         depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
         et al. 2013; conditional log-likelihood by L-BFGS-B). See
         :mod:`pybnc.weighting` for the treatment of missing values.
-    awnb_tree : {"c45", "cart"}, default="c45"
+    awnb_tree : {"c45", "rpart", "cart"}, default="c45"
         AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
-        2007) or scikit-learn's CART on the codes (binary splits, which weight many
-        more features). Used only with ``weighting="awnb"``.
+        2007), R's rpart as bnclassify grows it (binary groupings of a feature's
+        levels) or scikit-learn's CART on the codes (binary threshold splits, which
+        weight many more features). Used only with ``weighting="awnb"``.
     random_state : int, RandomState or None, default=None
         Seeds AWNB's bootstrap subsamples and trees.
 """
