@@ -119,10 +119,10 @@ def lookup_column(col: pd.Series, levels: np.ndarray, name) -> tuple[np.ndarray,
     integer where strings were fitted), or None."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         # Map the few categories, then take by the column's codes (-1 is missing there too).
-        categories = col.cat.categories.to_numpy(dtype=object)
+        categories = col.dtype.categories.to_numpy(dtype=object)
         if categories.size == levels.size and all(a == b and type(a) is type(b) for a, b in zip(categories, levels)):
-            return col.cat.codes.to_numpy().astype(np.int32), None  # the levels are the categories
-        uniques, codes = categories, col.cat.codes.to_numpy()
+            return col.array.codes.astype(np.int32), None  # the levels are the categories
+        uniques, codes = categories, col.array.codes
     else:
         values = _plain_integers(col)
         if values is not None and levels.size and all(isinstance(v, (int, np.integer)) for v in levels):

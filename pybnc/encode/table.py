@@ -260,13 +260,13 @@ class TableEncoder:
         self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
         unique_numbers = []  # integer columns taken as numbers although nearly unique
-        for pos, name in enumerate(frame.columns):
-            col = frame.iloc[:, pos]
+        # frame.items(): iloc's indexer checks cost more than the column on wide tables
+        for pos, (name, col) in enumerate(frame.items()):
             refuse_unsupported_dtype(col, name)
             codes = levels = cuts = None
             if isinstance(col.dtype, pd.CategoricalDtype) and name not in numeric:
-                levels = np.asarray(col.cat.categories, dtype=object)
-                codes = col.cat.codes.to_numpy().astype(np.int32)
+                levels = np.asarray(col.dtype.categories, dtype=object)
+                codes = col.array.codes.astype(np.int32)
             elif is_float_column(col) or name in numeric:
                 pass
             else:
@@ -409,8 +409,9 @@ class TableEncoder:
             )
         codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
         foreign, examples = [], []
+        columns = [col for _, col in frame.items()]
         for j, (kind, cuts, pos) in enumerate(zip(self.kinds_, self.cut_points_, positions)):
-            col, name = frame.iloc[:, pos], self.columns_[j]
+            col, name = columns[pos], self.columns_[j]
             if kind == "discretised":
                 values = float_values(col, name)
                 missing = np.isnan(values)
