@@ -1,14 +1,21 @@
 """ESKDB: sampled orders, seeded, parallel = serial, prediction = mean of members' posteriors."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from pybnc import ESKDB, SKDB
-from pybnc.averaging.eskdb import sampled_order
+from pybnc.averaging.eskdb import ranked_parents_for, sampled_order
+from pybnc.averaging.member_bins import cmi_rows
+from pybnc.counts import count
 from pybnc.datasets import load_dataset
 from pybnc.discretize import sampled_mdl_cut_points
 from pybnc.estimators.base import log_posterior
+from pybnc.scores import pairwise_cmi
+from pybnc.search.skdb import cap_parents
 
 
 def test_sampled_order_is_a_permutation_with_zero_information_last():
@@ -86,3 +93,74 @@ def test_members_draw_their_own_bins_and_code_new_rows_with_them():
     assert all(c == [None, None, None] for c in shared.member_cut_points_)
     with pytest.raises(ValueError, match="member_bins"):
         ESKDB(**kw, member_bins="own").fit(X, y)
+
+
+def test_sampled_bins_give_what_they_gave_before_codes_were_shared():
+    """Orders, cut points and probabilities recorded (tests/data) with the code that
+    re-encoded the whole table and recounted every pair for each member (b91c9a4)."""
+    X, y = load_dataset("hepatitis")  # 6 numeric columns, missing values
+    recorded = json.loads((Path(__file__).parent / "data" / "eskdb_sampled_bins_hepatitis.json").read_text())
+    for name, kw in {"bayes": dict(params="bayes"), "hdp": dict(hdp_iterations=30, missing="category")}.items():
+        model = ESKDB(n_estimators=4, k=2, random_state=3, verbose=0, **kw).fit(X, y)
+        assert model.orders_.tolist() == recorded[name]["orders"]
+        assert [[None if c is None else c.tolist() for c in cuts] for cuts in model.member_cut_points_] \
+            == recorded[name]["cut_points"]
+        np.testing.assert_allclose(model.predict_proba(X), recorded[name]["proba"], rtol=0, atol=1e-12)
+
+
+def _member_from_scratch(model, m, X, y_codes):
+    """Member ``m`` rebuilt the plain way from its own cut points and order: the whole
+    table coded by its encoder, every pair counted, its kDB fitted on those counts."""
+    encoder = model.member_encoders()[m]
+    codes = encoder.transform(X)
+    counts = count(codes, y_codes, encoder.cardinalities_, len(model.classes_))
+    ranked = cap_parents(ranked_parents_for(model.orders_[m], pairwise_cmi(counts)[0], model.k),
+                         encoder.cardinalities_, len(model.classes_))
+    member = SKDB(k=model.k, params="bayes", verbose=0)
+    member.classes_, member.encoder_, member.n_features_in_ = model.classes_, encoder, model.n_features_in_
+    member.feature_names_in_ = model.feature_names_in_
+    member.order_, member.ranked_parents_ = model.orders_[m], ranked
+    member._fit_ranked(codes, y_codes, counts)
+    return member, codes
+
+
+@pytest.mark.parametrize("missing", ["sum", "category"])
+def test_each_member_learns_and_predicts_from_its_own_bins_only(missing):
+    """Every member equals one rebuilt from scratch from its own cut points, at fit and at
+    predict: a member reading another's bins (or the shared codes changed by one) fails."""
+    rng = np.random.default_rng(1)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n),
+                      "c": rng.choice(["x", "y", "z"], n), "d": rng.normal(size=n),
+                      "e": pd.Categorical(rng.choice(list("pqrs"), n))})
+    y = np.where(X["a"] + X["b"] - X["d"] * (X["c"] == "x") + rng.normal(scale=0.7, size=n) > 1, "p", "q")
+    X.loc[::11, "a"] = np.nan
+    X.loc[::7, "c"] = None
+    model = ESKDB(n_estimators=5, k=2, params="bayes", random_state=2, verbose=0, missing=missing).fit(X, y)
+    cuts = model.member_cut_points_
+    assert len({tuple(c[0]) for c in cuts[1:]}) > 1 and len({tuple(c[3]) for c in cuts[1:]}) > 1
+    y_codes = np.searchsorted(model.classes_, y)
+    Z = X.sample(frac=1.0, random_state=0)  # predict other rows than were fitted, in another order
+    shared_codes = model.member_codes(Z)
+    for m in range(model.n_estimators):
+        member, codes = _member_from_scratch(model, m, X, y_codes)
+        assert member.n_selected_ == model.n_selected_[m] and member.k_selected_ == model.k_selected_[m]
+        assert member.structure_.parents == model.structures_[m].parents
+        for mine, theirs in zip(model.member_log_cpts_[m], member.log_cpts_):
+            np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(shared_codes[m], model.member_encoders()[m].transform(Z))
+    members = [_member_from_scratch(model, m, X, y_codes)[0] for m in range(model.n_estimators)]
+    mean = np.mean([member.predict_proba(Z) for member in members], axis=0)
+    np.testing.assert_allclose(model.predict_proba(Z), mean, rtol=0, atol=1e-12)
+
+
+def test_cmi_rows_equal_those_of_all_pairs():
+    rng = np.random.default_rng(3)
+    cards = np.array([3, 2, 5, 1, 4])
+    codes = rng.integers(0, cards, size=(300, 5))
+    codes[rng.random(codes.shape) < 0.1] = -1  # available cases per pair
+    y = rng.integers(0, 3, 300)
+    expected = pairwise_cmi(count(codes, y, cards, 3))[0]
+    rows = cmi_rows(codes, y, cards, 3, [4, 0, 2], chunk_rows=37)
+    off_diagonal = np.arange(5)[None, :] != np.array([4, 0, 2])[:, None]
+    np.testing.assert_allclose(np.where(off_diagonal, rows, 0), expected[[4, 0, 2]], rtol=0, atol=1e-12)

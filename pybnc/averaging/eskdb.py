@@ -16,7 +16,11 @@ Numeric columns: the first member keeps the encoder's cut points (MDL); with
 draws its own by :func:`pybnc.discretize.sampled_mdl_cut_points` from the training
 rows, so its attribute order, parents and tables are learnt from its own codes (the
 mutual information too) and it codes new rows with its own cuts. Learning from
-counts alone (no rows) keeps the encoder's cuts.
+counts alone (no rows) keeps the encoder's cuts. Only the numeric columns differ
+between members (:mod:`pybnc.averaging.member_bins`): the table is coded once, at fit
+and at predict, and each member recodes its numeric columns from their distinct values;
+it counts the pairs that involve a numeric column (for its ranking) and its own
+families, not every pair again.
 
 Defaults are the authors' (their ESKDB scripts: 20 members, ``k = 5``, 1000 Gibbs
 iterations, concentrations tied per level).
@@ -35,12 +39,11 @@ from .._progress import progress
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, log_posterior
 from ..inference import joint_log_likelihood
-from ..counts import count
-from ..discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
-from ..encode import as_frame, float_values, interval_labels, with_encoding_params
+from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores import class_mutual_information, pairwise_cmi
 from ..search.skdb import SKDB, cap_parents
+from .member_bins import NumericValues, member_information, member_level_counts
 
 
 def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
@@ -70,20 +73,6 @@ def ranked_parents_for(order: np.ndarray, cmi: np.ndarray, k: int) -> list:
 
 _ENCODING = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
 MEMBER_BINS = ("sampled", "shared")
-
-
-def sampled_cut_points(encoder, frame, y: np.ndarray, n_classes: int, rng) -> list:
-    """New cut points of every discretised column of ``encoder`` (None for the others),
-    drawn from the rows ``frame`` with classes ``y`` by stochastic MDL."""
-    cuts = [None] * len(encoder.columns_)
-    for j, kind in enumerate(encoder.kinds_):
-        if kind == "discretised":
-            values = float_values(frame.iloc[:, encoder.positions_[j]], encoder.columns_[j])
-            observed = ~np.isnan(values)
-            distinct, inverse = np.unique(values[observed], return_inverse=True)
-            table = class_count_table(inverse.ravel(), y[observed], distinct.size, n_classes)
-            cuts[j] = sampled_mdl_cut_points(table, distinct_midpoints(distinct), rng)
-    return cuts
 
 
 def with_cut_points(encoder, cuts: list):
@@ -217,7 +206,9 @@ class ESKDB(BaseBNC):
                      and "discretised" in self.encoder_.kinds_)
         # a stream of its own, so that tables without numeric columns draw the same orders
         bins_rng = np.random.default_rng(rng.randint(2**31 - 1)) if draw_bins else None
-        frame = as_frame(_check_table(rows)) if draw_bins else None
+        if draw_bins:  # read once: members differ in the numeric columns only
+            numeric = NumericValues(self.encoder_, _check_table(rows))
+            class_tables = numeric.class_tables(y, len(self.classes_))
         shared = (codes, counts, class_mutual_information(counts), pairwise_cmi(counts)[0])
         n_classes = len(self.classes_)
         members, orders, cut_points = [], [], []
@@ -225,11 +216,13 @@ class ESKDB(BaseBNC):
             cuts = [None] * len(self.encoder_.columns_)
             encoder, (member_codes, member_counts, class_mi, cmi) = self.encoder_, shared
             if draw_bins and m > 0:
-                cuts = sampled_cut_points(self.encoder_, frame, y, n_classes, bins_rng)
+                cuts = numeric.draw_cut_points(class_tables, len(cuts), bins_rng)
                 encoder = with_cut_points(self.encoder_, cuts)
-                member_codes = encoder.transform(frame)
-                member_counts = count(member_codes, y, encoder.cardinalities_, n_classes)
-                class_mi, cmi = class_mutual_information(member_counts), pairwise_cmi(member_counts)[0]
+                member_codes = numeric.code(codes, cuts, encoder.missing_codes_)
+                # the member's kDB counts its own families; the pairs are needed for the
+                # ranking only, and only those involving a numeric column changed
+                member_counts = member_level_counts(counts, member_codes, y, encoder.cardinalities_, numeric.columns)
+                class_mi, cmi = member_information(shared[3], member_counts, member_codes, y, numeric.columns)
             order = (np.lexsort((np.arange(counts.n_features), -class_mi)) if m == 0
                      else sampled_order(class_mi, rng))
             member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,
@@ -281,8 +274,19 @@ class ESKDB(BaseBNC):
                     self.member_encoders())]
 
     def _joint_log_likelihood(self, X):
-        X = self._align(X)
-        return self._mean_posterior(self.member_log_joint([encoder.transform(X) for encoder in self.member_encoders()]))
+        return self._mean_posterior(self.member_log_joint(self.member_codes(self._align(X))))
+
+    def member_codes(self, X) -> list:
+        """Each member's coded rows of ``X`` (as ``encoder.transform(X)`` for each of
+        :meth:`member_encoders`): the table coded once by ``encoder_``, then only the
+        numeric columns recoded by each member's own cut points."""
+        codes = self.encoder_.transform(X)
+        cut_points = getattr(self, "member_cut_points_", [[None]] * len(self.structures_))
+        if all(c is None for cuts in cut_points for c in cuts):
+            return [codes] * len(cut_points)
+        numeric = NumericValues(self.encoder_, X)
+        return [codes if all(c is None for c in cuts) else numeric.code(codes, cuts, encoder.missing_codes_)
+                for cuts, encoder in zip(cut_points, self.member_encoders())]
 
     def _jll_encoded(self, codes):
         """From rows coded by ``encoder_``: only when no member drew its own bins."""

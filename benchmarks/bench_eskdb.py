@@ -1,0 +1,99 @@
+"""Fit and predict times of ESKDB with per-member bins (``member_bins="sampled"``) next to
+the same ensemble sharing the encoder's bins (``"shared"``), in the same run.
+
+With ``"sampled"`` every member but the first cuts the numeric columns its own way;
+the categorical columns are the same for all. The gap between the two rows of a table
+is what the per-member bins cost (drawing the cuts, coding the numeric columns,
+recounting the pairs that involve them), at fit and at predict.
+
+Tables: adult (48842 rows, 6 numeric and 8 categorical columns), letter (20000 rows,
+16 numeric columns, 26 classes), a wide numeric table (``--wide-rows`` x
+``--wide-columns`` normal floats, 2 classes) and a many-levelled mixed table (5000
+rows, 20 categorical columns of 300 levels and 5 numeric ones). Each model is fitted on
+the whole table and predicts the whole table; the times are the median of
+``--repeats`` runs.
+
+The Gibbs sampler of the HDP tables costs the same with either kind of bins, so by
+default the members learn Dirichlet tables (``--params bayes``) and the times show the
+encoding and counting; ``--params hdp --iterations 1000`` gives the paper's settings.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_eskdb.py [--tables adult,letter,wide,levels]
+[--members 20] [--params bayes|hdp] [--iterations N]``. Results: docs/accuracy_vs_forest.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import pandas as pd
+
+from pybnc import ESKDB
+from pybnc.datasets import load_dataset
+
+
+def wide_table(n_rows: int, n_columns: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n_rows, n_columns)), columns=[f"x{i}" for i in range(n_columns)])
+    signal = X.iloc[:, :10].to_numpy() @ rng.normal(size=10)
+    return X, np.where(signal + rng.normal(size=n_rows) > 0, "p", "q")
+
+
+def many_levels_table(n_rows: int = 5000, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    columns = {f"c{i}": pd.Categorical(rng.integers(0, 300, n_rows).astype(str)) for i in range(20)}
+    columns.update({f"x{i}": rng.normal(size=n_rows) for i in range(5)})
+    X = pd.DataFrame(columns)
+    signal = X["x0"] + X["x1"] + (X["c0"].cat.codes % 2)
+    return X, np.where(signal + rng.normal(size=n_rows) > 0.5, "p", "q")
+
+
+def tables(names, wide_rows: int, wide_columns: int):
+    for name in names:
+        if name == "wide":
+            yield f"wide {wide_rows} x {wide_columns} floats", *wide_table(wide_rows, wide_columns)
+        elif name == "levels":
+            yield "5000 x (20 x 300 levels + 5 floats)", *many_levels_table()
+        else:
+            X, y = load_dataset(name)
+            yield name, X, np.asarray(y)
+
+
+def median_seconds(call, repeats: int) -> float:
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        runs.append(time.perf_counter() - start)
+    return float(np.median(runs))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default="adult,letter,wide,levels")
+    parser.add_argument("--members", type=int, default=20)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--params", default="bayes")
+    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--wide-rows", type=int, default=2000)
+    parser.add_argument("--wide-columns", type=int, default=500)
+    args = parser.parse_args()
+    print(f"ESKDB(n_estimators={args.members}, k={args.k}, params={args.params!r}"
+          + (f", hdp_iterations={args.iterations}" if args.params == "hdp" else "") + ", random_state=0); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print("| table | member_bins | fit (s) | predict_proba (s) |\n|---|---|---|---|")
+    for name, X, y in tables(args.tables.split(","), args.wide_rows, args.wide_columns):
+        for bins in ("sampled", "shared"):
+            model = ESKDB(n_estimators=args.members, k=args.k, params=args.params, hdp_iterations=args.iterations,
+                          member_bins=bins, random_state=0, verbose=0)
+            fit = median_seconds(lambda: model.fit(X, y), args.repeats)
+            predict = median_seconds(lambda: model.predict_proba(X), args.repeats)
+            print(f"| {name} | {bins} | {fit:.2f} | {predict:.2f} |", flush=True)
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
