@@ -53,6 +53,24 @@ def warn_columns(message: str, names, stacklevel: int = 4) -> None:
         warnings.warn(message.replace("{columns}", shown), EncodingWarning, stacklevel=stacklevel)
 
 
+def too_many_levels(name, n_levels: int, limit: int, n_present: int) -> ValueError:
+    """The error for a categorical column with more than ``limit`` levels, ``n_present``
+    of them seen in the rows (fewer when a pandas ``category`` declares unused ones)."""
+    if n_present < n_levels:
+        return ValueError(
+            f"Column {name!r} declares {n_levels} categories, of which {n_present} occur, more than the "
+            f"{limit} levels a column may have (limit max_levels={limit}): every table over it would hold a "
+            f"row per declared category. Drop the unused ones with X[{name!r}] = "
+            f"X[{name!r}].cat.remove_unused_categories() (categories not seen at fit are treated as "
+            "missing at predict).")
+    return ValueError(
+        f"Column {name!r} has {n_levels} levels, more than the {limit} a categorical column may have "
+        f"(limit max_levels={limit}): every table over it would hold a row per level, most of them "
+        f"seen a few times. Group the rare levels, for example top = X[{name!r}].value_counts().index[:100]; "
+        f"X[{name!r}] = X[{name!r}].where(X[{name!r}].isin(top), 'other'), or drop the column; if its "
+        "values are numbers, cast it to float so that it is discretised.")
+
+
 def name_says_identifier(name) -> bool:
     """True when a word of the column name is ``id``, ``name``, ... (``customerID``,
     ``animal_name``; not ``paid`` or ``valid``)."""

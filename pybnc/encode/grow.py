@@ -35,23 +35,15 @@ import pandas as pd
 
 from ..discretize import cut_points, mdl_cut_points
 from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, refuse_unsupported_levels,
-                       warn_columns)
+                       too_many_levels, warn_columns)
 from ._levels import MISSING, lookup_column, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
-from .column_facts import CLASS_TABLES, ROWS, plan_column_facts
+from .column_facts import CLASS_TABLES, plan_column_facts
 from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
 
 # A key of the plan's results that is not a column name (a column name is a str or a number).
 _BIN_COUNTS = ("mdl", "bin counts")
-
-
-def too_many_levels(name, n_levels: int, limit: int) -> ValueError:
-    return ValueError(
-        f"Column {name!r} has {n_levels} levels (limit max_levels={limit}). A column with about "
-        "one level per row (an identifier) carries no class information; drop it, cast it to "
-        "float so that it is discretised, or raise max_levels."
-    )
 
 
 def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
@@ -109,7 +101,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
                 refuse_unsupported_levels(fresh, name)
                 levels = _merged_levels(col, np.asarray(old, dtype=object), fresh)
                 if len(levels) > encoder.max_levels:
-                    raise too_many_levels(name, len(levels), encoder.max_levels)
+                    raise too_many_levels(name, len(levels), encoder.max_levels, len(levels))
         if len(levels) == len(old) and not new_missing:
             continue
         if missing_codes[j] >= 0 or new_missing:
@@ -221,7 +213,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
         if kind == "categorical":
             refuse_unsupported_levels(levels, name)
             n_distinct = len(levels) if seen is not None else min(len(levels), int(n_observed))
-            if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical, int(found[ROWS])):
+            if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical):
                 continue
         if encoder.missing == "category" and has_missing:
             missing_codes.append(len(levels))

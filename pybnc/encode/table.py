@@ -15,6 +15,7 @@ from ._columns import (
     is_integer_column,
     refuse_unsupported_dtype,
     refuse_unsupported_levels,
+    too_many_levels,
     warn_columns,
 )
 from ._levels import (
@@ -237,14 +238,14 @@ class TableEncoder:
         for pos, (name, levels) in enumerate(zip(frame.columns, all_levels)):
             cuts = None
             if levels.size > INTEGER_AS_NUMBER_ABOVE:
-                if self._left_out(name, levels.size, n, 0, set(), n, by_name_only=True):
+                if self._left_out(name, levels.size, n, 0, set(), by_name_only=True):
                     continue
                 if identifier_reason(name, levels.size, n) is not None:
                     unique_numbers.append(name)
                 numbered.append(name)
                 column, levels, cuts = self._numeric_column(frame.iloc[:, pos], name, y_codes)
                 codes[:, pos] = column
-            elif self._left_out(name, levels.size, n, levels.size, set(), n):
+            elif self._left_out(name, levels.size, n, levels.size, set()):
                 continue
             keep.append(pos)
             self.columns_.append(name)
@@ -274,7 +275,7 @@ class TableEncoder:
                 if is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
                     observed = int((codes >= 0).sum())
                     # A number named like an identifier (``id``, 1..n) is one; other numbers are not.
-                    if self._left_out(name, levels.size, observed, 0, categorical, n, by_name_only=True):
+                    if self._left_out(name, levels.size, observed, 0, categorical, by_name_only=True):
                         continue
                     if observed and identifier_reason(name, len(levels), observed) is not None:
                         unique_numbers.append(name)
@@ -293,7 +294,7 @@ class TableEncoder:
                     n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
                 else:
                     n_distinct = len(levels)
-                if self._left_out(name, n_distinct, n - n_missing, len(levels), categorical, n):
+                if self._left_out(name, n_distinct, n - n_missing, len(levels), categorical):
                     continue
             if self.missing == "category" and n_missing:
                 missing_codes.append(levels.size)
@@ -350,8 +351,8 @@ class TableEncoder:
         return codes, interval_labels(cuts), cuts
 
     def _left_out(self, name, n_distinct: int, n_observed: int, n_levels: int, categorical: set,
-                  n_rows: int, by_name_only: bool = False) -> bool:
-        """Apply the identifier rule and the level limits to a categorical column: True
+                  by_name_only: bool = False) -> bool:
+        """Apply the identifier rule and the level limit to a categorical column: True
         when it is left out (recorded in ``dropped_columns_``)."""
         if self.id_columns != "keep" and name not in categorical:
             reason = identifier_reason(name, n_distinct, n_observed, by_name_only)
@@ -362,13 +363,9 @@ class TableEncoder:
             if reason:
                 self.dropped_columns_.append(name)
                 return True
-        if n_levels > self.max_levels or n_levels > max(n_rows, 1):
-            raise ValueError(
-                f"Column {name!r} has {n_levels} levels for {n_rows} rows (limit "
-                f"max_levels={self.max_levels}). A column with about one level per row "
-                "(an identifier, a free-text field) carries no class information; drop it, "
-                "or cast it to float so that it is discretised, or raise max_levels."
-            )
+        # Declared categories may outnumber the rows (12 months, 10 rows): only the limit applies.
+        if n_levels > self.max_levels:
+            raise too_many_levels(name, n_levels, self.max_levels, n_distinct)
         return False
 
     def drops_in_part(self, j: int, level_counts: np.ndarray) -> bool:
