@@ -48,6 +48,18 @@ def test_mixed_dataframe_goes_in_unchanged(mixed_frame, Model):
     np.testing.assert_array_equal(model.predict_proba(X[X.columns[::-1]]), proba)
 
 
+def test_object_array_and_rows_keep_each_column_type(mixed_frame):
+    """A mixed DataFrame's .to_numpy() (object) and its rows as lists fit the model the
+    DataFrame fits: the float column is discretised, not taken for text levels and left
+    out as an identifier."""
+    X, y = mixed_frame
+    expected = NaiveBayes().fit(X, y).predict_proba(X)
+    for table in (X.to_numpy(dtype=object), X.to_numpy(dtype=object).tolist()):
+        model = NaiveBayes().fit(table, y)
+        assert model.encoder_.kinds_[X.columns.get_loc("real")] == "discretised"
+        assert np.allclose(model.predict_proba(table), expected)
+
+
 def test_fitted_attributes_and_inspection():
     X, y = load_dataset("car")
     model = TAN().fit(X, y)

@@ -32,12 +32,21 @@ MISSING_POLICIES = ("sum", "category")
 DISCRETIZERS = ("quantile", "uniform", "mdl")
 
 
+def as_array(X) -> np.ndarray:
+    """``np.asarray(X)``, but rows given as lists keep each value's type: numpy would turn
+    ``[["red", 1, 0.5]]`` into text throughout, and a float column into text levels."""
+    arr = np.asarray(X)
+    if arr.dtype.kind == "U" and not isinstance(X, np.ndarray):
+        arr = np.asarray(X, dtype=object)
+    return arr
+
+
 def as_frame(X) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
         return X
     if hasattr(X, "to_pandas"):  # pyarrow tables, polars frames
         return X.to_pandas()
-    arr = np.asarray(X)
+    arr = as_array(X)
     if arr.ndim != 2:
         raise ValueError(
             f"Expected a 2-D table (n_samples, n_features), got an array of shape "
@@ -48,7 +57,13 @@ def as_frame(X) -> pd.DataFrame:
         # One transposing copy, so that every column is contiguous: the per-column passes
         # run several times faster than over a row-major array's strided columns.
         arr = np.ascontiguousarray(arr.T).T
-    return pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])], copy=False)
+    frame = pd.DataFrame(arr, columns=[f"x{i}" for i in range(arr.shape[1])], copy=False)
+    if arr.dtype == object:
+        # An object array (a mixed DataFrame's .to_numpy(), rows as lists) keeps each value's
+        # type: give each column the dtype pandas infers, so that a float column is
+        # discretised as it is from a DataFrame instead of being taken for text levels.
+        frame = frame.infer_objects()
+    return frame
 
 
 def interval_labels(cuts: np.ndarray) -> np.ndarray:

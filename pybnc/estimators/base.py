@@ -21,6 +21,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from ..counts import Counts, count, remap_counts
 from ..encode import EncodingWarning, TableEncoder, grow_encoder
 from ..encode.labels import check_labels as _check_labels
+from ..encode.table import as_array
 from ..encode.labels import class_codes as _class_codes
 
 
@@ -32,7 +33,7 @@ def _check_table(X):
             "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
         )
     if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
-        X = np.asarray(X)
+        X = as_array(X)
         if np.iscomplexobj(X):
             raise ValueError("Complex data not supported: pass real or categorical columns.")
         if X.ndim != 2:
