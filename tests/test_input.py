@@ -108,6 +108,7 @@ GOOD = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1.0, 2.0, 3.0, 4.0]})
         (GOOD, [0, 1, None, 1], "missing label"),
         (GOOD.assign(b=[1.0, np.inf, 2.0, 3.0]), [0, 1, 0, 1], "'b' holds the infinite value"),
         (GOOD, [[0, 1], [0, 1], [1, 0], [1, 1]], "1d array"),
+        (GOOD.set_axis(["a", "a"], axis=1), [0, 1, 0, 1], "more than one column named 'a'.*Rename"),
         (np.zeros(4), [0, 1, 0, 1], "2-D table"),
     ],
 )

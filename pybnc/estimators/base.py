@@ -42,6 +42,12 @@ def _check_table(X):
                 "Reshape your data either using array.reshape(-1, 1) if your data has a single "
                 "feature or array.reshape(1, -1) if it contains a single sample."
             )
+    columns = getattr(X, "columns", None)
+    if isinstance(columns, pd.Index) and columns.has_duplicates:
+        twice = list(dict.fromkeys(columns[columns.duplicated()]))
+        raise ValueError(f"X has more than one column named {', '.join(map(repr, twice[:5]))}; a model matches "
+                         "columns by name. Rename them, for example X.columns = [f'{c}_{i}' for i, c in "
+                         "enumerate(X.columns)], or drop the copies with X.loc[:, ~X.columns.duplicated()].")
     shape = X.shape
     if shape[0] == 0:
         raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
