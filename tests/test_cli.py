@@ -205,6 +205,27 @@ def test_arff_through_cv_fit_predict_and_info(files):
     assert res.exit_code == 0 and "log-likelihood on car" in res.stdout
 
 
+def test_rows_without_a_class_are_left_out_and_said(workdir):
+    frame = pd.read_csv("car.csv")
+    frame.loc[[3, 10], "class"] = None
+    frame.to_csv("unlabeled.csv", index=False)
+    res = run("fit", "--file", "unlabeled.csv", "--target", "class", "--model", "nb", "-o", "m.pybnc")
+    assert res.exit_code == 0, res.stderr
+    assert "2 row(s) of unlabeled.csv have no class in 'class' (first: data row 4); they are left out" in res.stderr
+    assert "1726 rows" in res.stdout
+
+
+@pytest.mark.parametrize("frame, message", [
+    (pd.DataFrame({"a": ["x"], "class": ["p"]}).iloc[:0], "has column names but no rows"),
+    (pd.DataFrame({"class": ["p", "q"]}), "no column besides the class column 'class'"),
+    (pd.DataFrame({"a": ["x", "y"], "class": [None, None]}), "'class' of t.csv is empty in every row"),
+])
+def test_tables_without_rows_features_or_classes_are_named(workdir, frame, message):
+    frame.to_csv("t.csv", index=False)
+    res = CliRunner().invoke(cli, ["fit", "--file", "t.csv", "--target", "class", "-o", "m.pybnc"])
+    assert res.exit_code == 2 and message in res.stderr, res.stderr
+
+
 @pytest.mark.parametrize("data, message", [
     (b"a,b\n\x00\x00\x01", "binary file (a NUL byte at byte 4)"),
     ("a,b\nü,1\n".encode("latin-1"), "not UTF-8 text: byte 4"),

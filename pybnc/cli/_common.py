@@ -177,7 +177,20 @@ def load_data(data: DataChoice, required=True):
         raise click.BadParameter(f"column {data.target!r} is not in {path}; columns: "
                                  f"{', '.join(map(str, frame.columns))}.", param_hint="'--target'")
     click.echo(decided, err=True)
-    return frame.drop(columns=[data.target]), frame[data.target], Path(path).name.split(".")[0]
+    X, y = frame.drop(columns=[data.target]), frame[data.target]
+    if X.shape[1] == 0:
+        raise click.UsageError(f"{path} has no column besides the class column {data.target!r}: a "
+                               "classifier needs feature columns.")
+    if len(X) == 0:
+        raise click.UsageError(f"{path} has column names but no rows of data.")
+    unlabeled = y.isna().to_numpy()
+    if unlabeled.all():
+        raise click.UsageError(f"the class column {data.target!r} of {path} is empty in every row.")
+    if unlabeled.any():  # a command line user cannot drop them before the fit: say it and go on
+        click.echo(f"warning: {int(unlabeled.sum())} row(s) of {path} have no class in {data.target!r} "
+                   f"(first: data row {int(np.flatnonzero(unlabeled)[0]) + 1}); they are left out.", err=True)
+        X, y = X[~unlabeled], y[~unlabeled]
+    return X, y, Path(path).name.split(".")[0]
 
 
 def verbosity(quiet: bool) -> int:
