@@ -118,6 +118,11 @@ def test_identifier_rule_thresholds_and_name_test():
     X, y = _with_identifier()
     with pytest.warns(EncodingWarning, match="'id'"):
         assert pybnc.NaiveBayes().fit(X.assign(id=np.arange(100)), y).encoder_.columns_ == ["a", "b"]
+    # the same number made float by a blank cell (a CSV file's empty row) is still one
+    with_blank = np.where(np.arange(100) == 5, np.nan, np.arange(100.0))
+    with pytest.warns(EncodingWarning, match="'id'"):
+        assert pybnc.NaiveBayes().fit(X.assign(id=with_blank), y).encoder_.columns_ == ["a", "b"]
+    assert pybnc.NaiveBayes().fit(X.assign(id=with_blank + 0.5), y).encoder_.columns_ == ["a", "b", "id"]
 
 
 def test_column_report_is_what_fit_decides():

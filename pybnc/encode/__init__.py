@@ -153,8 +153,8 @@ def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
             continue
         reason = " ".join(str(w.message) for w in caught)
         if single.dropped_columns_:
-            why = identifier_reason(name, row["n_distinct"], len(frame) - row["n_missing"],
-                                    by_name_only=pd.api.types.is_integer_dtype(col.dtype))
+            number = pd.api.types.is_integer_dtype(col.dtype) or pd.api.types.is_float_dtype(col.dtype)
+            why = identifier_reason(name, row["n_distinct"], len(frame) - row["n_missing"], by_name_only=number)
             rows.append({**row, "decision": "identifier", "levels": 0,
                          "reason": f"looks like a row identifier: {why}"})
             continue

@@ -13,6 +13,7 @@ from ._columns import (
     identifier_reason,
     is_float_column,
     is_integer_column,
+    name_says_identifier,
     refuse_unsupported_dtype,
     refuse_unsupported_levels,
     too_many_levels,
@@ -284,7 +285,8 @@ class TableEncoder:
                 levels = np.asarray(col.dtype.categories, dtype=object)
                 codes = col.array.codes.astype(np.int32)
             elif is_float_column(col) or name in numeric:
-                pass
+                if name not in numeric and self._whole_number_identifier(col, name, categorical):
+                    continue
             else:
                 codes, levels = factorize_column(col, name)
                 if is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
@@ -328,6 +330,17 @@ class TableEncoder:
         for j, codes in enumerate(coded):
             out[:, j] = codes
         return out
+
+    def _whole_number_identifier(self, col: pd.Series, name, categorical: set) -> bool:
+        """A float column of whole numbers named like an identifier is an integer ``id`` that a
+        missing value made float (a blank row of a CSV file): left out as its integer form is."""
+        if not name_says_identifier(name) or self.id_columns == "keep" or name in categorical:
+            return False
+        values = float_values(col, name)
+        observed = values[~np.isnan(values)]
+        if not np.array_equal(observed, np.round(observed)):
+            return False
+        return self._left_out(name, np.unique(observed).size, observed.size, 0, categorical, by_name_only=True)
 
     def _check_not_empty(self) -> None:
         if not self.columns_:
