@@ -213,6 +213,10 @@ def test_rows_without_a_class_are_left_out_and_said(workdir):
     assert res.exit_code == 0, res.stderr
     assert "2 row(s) of unlabeled.csv have no class in 'class' (first: data row 4); they are left out" in res.stderr
     assert "1726 rows" in res.stdout
+    # a warning of every fold and model of a cross-validation is said once
+    frame.assign(ref=[f"r{i}" for i in range(len(frame))]).to_csv("with_id.csv", index=False)
+    res = run("compare", "--file", "with_id.csv", "--target", "class", "--models", "nb,tan", "--folds", "3", "-q")
+    assert res.exit_code == 0 and res.stderr.count("row identifiers") == 1, res.stderr
 
 
 @pytest.mark.parametrize("frame, message", [

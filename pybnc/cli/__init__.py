@@ -32,9 +32,16 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         code = 0
-        show = warnings.showwarning
-        warnings.showwarning = lambda message, category, *a, **k: click.echo(
-            f"warning: {_one_line(message)}", err=True)
+        show, shown = warnings.showwarning, set()
+
+        def show_once(message, category, *args, **kwargs):
+            # Cross-validation refits per fold and model: one encoding warning, not one per fit.
+            line = f"warning: {_one_line(message)}"
+            if line not in shown:
+                shown.add(line)
+                click.echo(line, err=True)
+
+        warnings.showwarning = show_once
         try:
             super().main(args, prog_name or "pybnc", complete_var, standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
