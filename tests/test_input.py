@@ -110,6 +110,8 @@ GOOD = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1.0, 2.0, 3.0, 4.0]})
         (GOOD, [[0, 1], [0, 1], [1, 0], [1, 1]], "1d array"),
         (GOOD.set_axis(["a", "a"], axis=1), [0, 1, 0, 1], "more than one column named 'a'.*Rename"),
         (np.zeros(4), [0, 1, 0, 1], "2-D table"),
+        (GOOD.iloc[0], [0], r"Series \(0, 2 values\).*X.iloc\[\[i\]\].*to_frame\(\).T"),
+        ({"a": ["x"], "b": [1.0]}, [0], r"dict; pass pd.DataFrame\(X\)"),
     ],
 )
 def test_bad_input_is_named(X, y, match):

@@ -32,6 +32,14 @@ def _check_table(X):
             "pybnc needs a dense table: sparse input is not supported. "
             "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
         )
+    if isinstance(X, pd.Series):
+        raise ValueError(
+            f"X is a pandas Series ({X.name!r}, {len(X)} values), not a table. Pass a DataFrame: one row of a "
+            "table as X.iloc[[i]] (double brackets), a Series holding one row as row.to_frame().T, one column as "
+            "X[[name]]."
+        )
+    if isinstance(X, dict):
+        raise ValueError("X is a dict; pass pd.DataFrame(X) (columns by name, values as lists).")
     if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
         X = as_array(X)
         if np.iscomplexobj(X):
