@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import pybnc
 from pybnc import TAN
 from pybnc.cli import cli, main
 from pybnc.cli._common import REGISTRY
@@ -217,6 +218,14 @@ def test_rows_without_a_class_are_left_out_and_said(workdir):
     frame.assign(ref=[f"r{i}" for i in range(len(frame))]).to_csv("with_id.csv", index=False)
     res = run("compare", "--file", "with_id.csv", "--target", "class", "--models", "nb,tan", "--folds", "3", "-q")
     assert res.exit_code == 0 and res.stderr.count("row identifiers") == 1, res.stderr
+
+
+def test_feature_lists_are_given_comma_separated(workdir):
+    for given in ("buying,doors", "[buying, doors]"):
+        res = run("fit", "--file", "car.csv", "--target", "class", "--model", "nb", "--set",
+                  f"categorical_features={given}", "-o", "m.pybnc")
+        assert res.exit_code == 0, res.stderr
+        assert pybnc.load("m.pybnc").categorical_features == ["buying", "doors"]
 
 
 @pytest.mark.parametrize("frame, message", [

@@ -46,7 +46,13 @@ def model_class(name: str):
                                "installation yet; choose another with --models.") from None
 
 
-def _parse_value(text: str):
+#: Hyperparameters that take a list of column names: given on the command line as ``a,b``.
+LIST_PARAMS = ("categorical_features", "numeric_features")
+
+
+def _parse_value(text: str, key: str = ""):
+    if key in LIST_PARAMS:
+        return [name.strip() for name in text.strip("[]").split(",") if name.strip()]
     for cast in (int, float):
         try:
             return cast(text)
@@ -69,7 +75,7 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
             raise click.BadParameter(f"{option!r} is not KEY=VALUE (e.g. criterion=bic).",
                                      param_hint="'--set'")
         key, value = option.split("=", 1)
-        settings[key.strip()] = _parse_value(value.strip())
+        settings[key.strip()] = _parse_value(value.strip(), key.strip())
     models, used = {}, set()
     for key in keys:
         model = model_class(key)()
@@ -204,7 +210,8 @@ def quiet_option(f):
 def model_options(f):
     """``--params``, ``--alpha`` and repeated ``--set KEY=VALUE`` hyperparameters."""
     f = click.option("--set", "options", multiple=True, metavar="KEY=VALUE",
-                     help="Any other hyperparameter, e.g. --set criterion=bic (repeatable).")(f)
+                     help="Any other hyperparameter, e.g. --set criterion=bic, --set categorical_features=age,zip "
+                          "(repeatable).")(f)
     f = click.option("--alpha", type=float, help="Smoothing strength of the parameter learner.")(f)
     return click.option("--params", type=click.Choice(["bayes", "mle", "friedman", "ms"]),
                         help="Parameter learner (default: the model's own, 'bayes').")(f)
