@@ -119,6 +119,11 @@ def test_bad_input_is_named(X, y, match):
         NaiveBayes().fit(X, y)
 
 
+def test_labels_of_mixed_types_are_named_not_called_a_regression_target():
+    with pytest.raises(TypeError, match=r"mix types \(int, str\); give labels of one type"):
+        NaiveBayes().fit(GOOD, np.array([0, "b", 0, "b"], dtype=object))
+
+
 def test_too_many_levels_names_the_column_and_the_fix():
     # An identifier is left out by the identifier rule; kept on purpose, it meets the level limit.
     X = pd.DataFrame({"id": [f"row{i}" for i in range(3000)], "ok": ["a", "b"] * 1500})

@@ -30,14 +30,18 @@ def check_labels(y, n_rows: int) -> np.ndarray:
             check_classification_targets(y)
         except TypeError:
             raise _mixed_labels(y) from None
+        except ValueError:
+            # scikit-learn calls labels of several types "unknown" and suggests regression
+            if y.dtype.kind == "O" and len({type(label) for label in y.ravel()}) > 1:
+                raise _mixed_labels(y) from None
+            raise
     return y
 
 
 def _mixed_labels(y: np.ndarray) -> TypeError:
     kinds = sorted({type(label).__name__ for label in y.ravel()})
     return TypeError(
-        f"The class labels mix types ({', '.join(kinds)}), which cannot be ordered. Give labels of "
-        "one type, e.g. y.astype(str)."
+        f"The class labels mix types ({', '.join(kinds)}); give labels of one type, e.g. y.astype(str)."
     )
 
 
