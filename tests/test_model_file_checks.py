@@ -304,3 +304,16 @@ def test_fuzz_bit_flips_truncation_and_member_swaps(car):
         swapped[a], swapped[b] = members[b], members[a]
         outcomes.append(_outcome(_zip(swapped).getvalue(), X.iloc[:5, :3]))
     assert outcomes.count("refused") > len(outcomes) // 2
+
+
+def test_loading_encodes_the_probe_rows_once_with_typed_columns(tmp_path, monkeypatch):
+    """The probe a load classifies is one table of typed columns (a wide model's load
+    paid two encodings of object columns, hashed one by one)."""
+    X = pd.DataFrame({"n": [0, 1, 2, 1] * 5, "f": np.linspace(0, 1, 20), "s": ["a", "b"] * 10})
+    save(pybnc.NaiveBayes().fit(X, [0, 1] * 10), tmp_path / "m.pbnc")
+    seen = []
+    transform = pybnc.encode.TableEncoder.transform
+    monkeypatch.setattr(pybnc.encode.TableEncoder, "transform",
+                        lambda self, table: seen.append(table) or transform(self, table))
+    load(tmp_path / "m.pbnc")
+    assert len(seen) == 1 and seen[0]["n"].dtype.kind == "i" and seen[0]["f"].dtype.kind == "f"

@@ -248,7 +248,8 @@ def _probe_rows(model):
     table = np.full((2, getattr(encoder, "n_input_columns_", len(encoder.kinds_))), None, dtype=object)
     table[:, positions] = rows
     if hasattr(model, "feature_names_in_"):
-        return pd.DataFrame(table, columns=list(model.feature_names_in_))
+        # typed columns: integer and float levels take the encoder's fast lookups, not hashing
+        return pd.DataFrame(table, columns=list(model.feature_names_in_)).infer_objects()
     return table
 
 
@@ -260,8 +261,7 @@ def check_fitted_model(model, where: str) -> None:
     except InconsistentState as exc:
         raise InconsistentState(f"{where}.{exc.field}", str(exc).split(": ", 1)[1]) from None
     try:
-        proba = model.predict_proba(_probe_rows(model))
-        model.predict(_probe_rows(model))
+        proba = model.predict_proba(_probe_rows(model))  # predict is derived from it (BaseBNC)
     except Exception as exc:  # the state passed every check yet does not classify
         raise InconsistentState(where, f"the fitted state does not classify a probe row "
                                        f"({type(exc).__name__}: {str(exc)[:200]})") from exc
