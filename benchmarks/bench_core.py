@@ -169,31 +169,41 @@ def run_encoding(n_rows: int, n_features: int, repeats: int) -> pd.DataFrame:
 
 
 # -- shapes: wide tables and many levels (issue 10), each fit in a fresh process ---------------
-SHAPES = [  # (case, model, rows, columns, levels)
-    ("wide", "NaiveBayes", 200, 5000, 2),
-    ("wide", "TAN", 200, 2000, 2),
-    ("many levels", "TAN", 20_000, 50, 500),
+SHAPES = [  # (case, model, rows, columns, levels, input)
+    ("wide", "NaiveBayes", 200, 5000, 2, "category"),
+    ("wide", "TAN", 200, 2000, 2, "category"),
+    # the issue's script: int ndarray, rng(0), first fit in a fresh process
+    ("wide, cold int", "TAN", 200, 2000, 2, "int"),
+    ("wide", "TAN", 300, 3000, 2, "category"),
+    ("wide", "TAN", 2000, 3000, 2, "category"),
+    ("wide", "TAN", 200, 5000, 2, "category"),
+    ("wide", "TAN", 300, 10_000, 2, "category"),
+    ("many levels", "TAN", 20_000, 50, 500, "category"),
 ]
 
 
-def _random_table(n_rows, n_features, levels, seed=0):
+def _random_table(n_rows, n_features, levels, seed=0, form="category"):
     rng = np.random.default_rng(seed)
+    if form == "int":  # as in issue 10's timing script
+        return rng.integers(0, levels, (n_rows, n_features)), rng.integers(0, 2, n_rows)
     codes = rng.integers(0, levels, size=(n_rows, n_features))
     codes[:, 0] = levels - 1 - np.arange(n_rows) % levels  # every level present
     y = (codes[:, 1] % 2 ^ (rng.random(n_rows) < 0.2)).astype(int)
     return codes, y
 
 
-def _fit_once(model_name, n_rows, n_features, levels):
+def _fit_once(model_name, n_rows, n_features, levels, form="category"):
     """Seconds of one fit and this process's peak resident memory (MiB)."""
     import resource
 
     import pybnc
     from sklearn.naive_bayes import CategoricalNB
 
-    codes, y = _random_table(n_rows, n_features, levels)
+    codes, y = _random_table(n_rows, n_features, levels, form=form)
     if model_name == "CategoricalNB":
         model, table = CategoricalNB(), codes
+    elif form == "int":
+        model, table = getattr(pybnc, model_name)(), codes
     else:  # categorical columns: integers with hundreds of values would be taken as numbers
         model = getattr(pybnc, model_name)()
         table = pd.DataFrame({f"x{j}": pd.Categorical.from_codes(codes[:, j], range(levels))
@@ -219,17 +229,17 @@ def _pyagrum_once(n_rows, n_features, levels):
     return time.perf_counter() - start, np.nan, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_shapes(timeout=600.0) -> pd.DataFrame:
+def run_shapes(timeout=600.0, peers=True) -> pd.DataFrame:
     """Each case and its peers, each fit in a fresh process (peak memory is per process)."""
     import concurrent.futures
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     rows = []
-    for case, model, n_rows, n_features, levels in SHAPES:
-        runs = [(f"pybnc {model}", _fit_once, (model, n_rows, n_features, levels)),
-                ("sklearn CategoricalNB", _fit_once, ("CategoricalNB", n_rows, n_features, levels))]
-        if model == "TAN":
+    for case, model, n_rows, n_features, levels, form in SHAPES:
+        runs = [(f"pybnc {model}", _fit_once, (model, n_rows, n_features, levels, form)),
+                ("sklearn CategoricalNB", _fit_once, ("CategoricalNB", n_rows, n_features, levels, form))]
+        if model == "TAN" and peers and n_features <= 2000 and form == "category":
             runs.append(("pyAgrum TAN", _pyagrum_once, (n_rows, n_features, levels)))
         for name, fn, args in runs:
             with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
@@ -241,10 +251,11 @@ def run_shapes(timeout=600.0) -> pd.DataFrame:
                     name, seconds, warm, peak = name + f" (over {timeout:.0f} s)", np.nan, np.nan, np.nan
                     for process in pool._processes.values():
                         process.terminate()
-            rows.append({"case": case, "shape": f"{n_rows:,} x {n_features:,} x {levels} levels",
+            rows.append({"case": case, "shape": f"{n_rows:,} x {n_features:,} x {levels} levels, {form}",
                          "model": name, "fit s": seconds, "warm fit s": warm, "peak MiB": peak})
+            print(*rows[-1].values(), sep=" | ", flush=True)  # as it goes: the whole table takes minutes
     table = pd.DataFrame(rows)
-    reference = table[table["model"] == "sklearn CategoricalNB"].set_index("shape")["fit s"]
+    reference = table[table["model"] == "sklearn CategoricalNB"].groupby("shape")["fit s"].first()
     table["fit / CategoricalNB"] = table["fit s"] / table["shape"].map(reference)
     table["warm / CategoricalNB"] = table["warm fit s"] / table["shape"].map(reference)
     return table
@@ -276,13 +287,15 @@ def main():
     args = parser.parse_args()
     if not args.no_shapes:
         with pd.option_context("display.width", 160, "display.float_format", "{:,.3f}".format):
-            print(run_shapes().to_string(index=False))
+            print(run_shapes(peers=not args.no_peers).to_string(index=False))
         imports = import_seconds()
         print("Each fit in a fresh process after import pybnc; warm: the same fit again in it. import pybnc in a "
               f"fresh python -c: {imports['pybnc']:.2f} s, of which scikit-learn's base, pandas and scipy.sparse "
               f"alone take {imports['sklearn.base, pandas, scipy.sparse']:.2f} s.")
         print("Targets: NaiveBayes 200 x 5,000 <= 3x CategoricalNB; TAN 200 x 2,000 <= 20x CategoricalNB and "
-              "< 1 s; TAN 20,000 x 50 x 500 levels < 1 GiB peak.\n")
+              "< 1 s (the cold int row: the first fit in a fresh process); TAN 300 x 3,000 and the other wide "
+              "binary shapes dense (reduced counts), not the sparse path; TAN 20,000 x 50 x 500 levels < 1 GiB "
+              "peak.\n")
         if args.only_shapes:
             return
     shapes = [(20_000, 20)] + ([] if args.no_large else [(200_000, 50)])

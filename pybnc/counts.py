@@ -4,9 +4,14 @@
   ``(K, W)`` array (``W = sum(r_i)``): all naive Bayes and its weightings need.
 * **Pair counts** ``N(c, x_i = a, x_j = b)`` over the rows where both are observed
   (available-case analysis): Chow-Liu (TAN, FAN), TBMATAN, AODE, MANB-free models.
-  Stored **dense** (``K x W x W``) while that is small, else **sparse**: per class
-  the strictly upper blocks (``i < j``) of the one-hot Gram matrix in CSR, whose
-  nonzeros are at most ``rows x pairs`` whatever the number of levels.
+  Stored **reduced** dense by default: the one-hot Gram matrix per class without the
+  last level of each feature observed in every row (its cells follow exactly from the
+  others and the level counts), float32 while that is exact; a table of binary
+  features takes a quarter of the full ``K x W x W`` table (**dense**, still available
+  with ``layout="dense"``). When the rows are few next to the cells, or the table is
+  large and has fewer nonzeros than cells, **sparse**: per class the strictly upper
+  blocks (``i < j``) of the full Gram matrix in CSR, whose nonzeros are at most
+  ``rows x pairs`` whatever the number of levels.
 * **Family counts** for chosen parent sets (kDB, SKDB, AnDE): :func:`count_families`.
 
 Every kind is additive: the counts of a union of row blocks are the sum of the
@@ -16,10 +21,10 @@ fitting (count each block, sum) and fast cross-validation (training = total - fo
 Dense pair tables come from one Gram matrix per class: with the features one-hot
 encoded, ``M_c.T @ M_c`` holds every pair in block ``(i, j)``. A missing value is an
 all-zero one-hot block, so each pair counts exactly the rows where both features are
-observed. Memory (``docs/large-data.md``): dense up to ``DENSE_MAX_CELLS`` cells of
-float64; sparse up to ``MAX_SPARSE_CELLS`` stored cells (16 bytes each), bounded
-before counting by ``min(rows x pairs, sum_{i<j} K r_i r_j)``; beyond that a
-``MemoryError`` names the shape and the bound.
+observed. Memory (``docs/large-data.md``, :func:`pair_layout`): reduced dense up to
+256 MiB, sparse up to ``MAX_SPARSE_CELLS`` stored cells, bounded before counting by
+``min(rows x pairs, sum_{i<j} K r_i r_j)``, and beyond 256 MiB whichever is smaller
+(reduced up to 4 GiB); beyond that a ``MemoryError`` names the shape and the bound.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from threadpoolctl import ThreadpoolController
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
 # every single BLAS product under that bound, and the float64 total stays exact to 2**53.
 _CHUNK_ROWS = 1 << 16
+# Every integer below 2**24 is a float32: reduced counts of fewer rows are stored in float32.
+_FLOAT32_EXACT_BELOW = 1 << 24
 #: Dense pair tables up to this many float64 cells (``K * W * W``; 256 MiB).
 DENSE_MAX_CELLS = 1 << 25
 #: Sparse pair tables up to this many stored cells (16 bytes each: 4 GiB).
@@ -66,6 +73,16 @@ class Counts:
         ``N(c, x_i = a)`` over the rows where ``x_i`` is observed, at ``off[i] + a``.
     sparse : list of scipy.sparse.csr_array or None
         Sparse pair counts: per class a ``(W, W)`` matrix holding the blocks ``i < j``.
+    reduced : ndarray of shape (n_classes, W', W') or None
+        Reduced dense pair counts: the dense table restricted to the one-hot columns
+        ``kept``, float32 while every count is below ``2**24`` (exact), else float64.
+        A feature observed in every row has its last level left out: its cells follow
+        exactly from the others and the level counts,
+        ``N(c, a, x_j = last) = N(c, a) - sum_{b < last} N(c, a, x_j = b)``, so a table
+        of binary features takes a quarter of the dense one (read through
+        :meth:`pair`, :meth:`dense_joint`, :func:`pybnc.scores.pairwise_cmi`).
+    kept : ndarray of shape (W',) or None
+        The one-hot columns (increasing) behind ``reduced``.
     """
 
     cardinalities: np.ndarray
@@ -73,12 +90,16 @@ class Counts:
     joint: np.ndarray | None = None
     levels: np.ndarray | None = None
     sparse: list | None = None
+    reduced: np.ndarray | None = None
+    kept: np.ndarray | None = None
 
     def __post_init__(self):
         if self.levels is None:
             if self.joint is None:
                 raise ValueError("Counts need the level counts (levels=) or the dense pair counts (joint=).")
             self.levels = np.diagonal(self.joint, axis1=1, axis2=2).copy()
+        if (self.reduced is None) != (self.kept is None):
+            raise ValueError("Reduced pair counts need their one-hot columns (kept=), and kept= needs reduced=.")
 
     @property
     def n_classes(self) -> int:
@@ -103,12 +124,16 @@ class Counts:
 
     @property
     def has_pairs(self) -> bool:
-        return self.joint is not None or self.sparse is not None
+        return self.joint is not None or self.sparse is not None or self.reduced is not None
 
     @property
     def layout(self) -> str:
-        """``"dense"``, ``"sparse"`` or ``"levels"`` (no pair counts)."""
-        return "dense" if self.joint is not None else "sparse" if self.sparse is not None else "levels"
+        """``"dense"``, ``"reduced"``, ``"sparse"`` or ``"levels"`` (no pair counts)."""
+        if self.joint is not None:
+            return "dense"
+        if self.reduced is not None:
+            return "reduced"
+        return "sparse" if self.sparse is not None else "levels"
 
     def block(self, i: int) -> slice:
         off = self.offsets
@@ -122,6 +147,10 @@ class Counts:
         """``N(c, x_i, x_j)`` over rows where both are observed, shape ``(K, r_i, r_j)``."""
         if self.joint is not None:
             return self.joint[:, self.block(i), self.block(j)]
+        if self.reduced is not None and i != j:
+            return self._reduced_pair(i, j)
+        if self.reduced is not None:
+            return np.stack([np.diag(row) for row in self.feature(i)])
         if self.sparse is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
         if i == j:
@@ -130,12 +159,76 @@ class Counts:
         table = np.stack([m[self.block(lo), self.block(hi)].toarray() for m in self.sparse])
         return table if i < j else table.transpose(0, 2, 1)
 
+    @functools.cached_property
+    def _kept_offsets(self) -> np.ndarray:
+        """Where each feature's kept levels start in ``reduced`` (its kept levels are a
+        prefix of its levels: only the last one is ever left out)."""
+        kept_per_feature = np.bincount(self.column_feature[self.kept], minlength=self.n_features)
+        return np.concatenate([[0], np.cumsum(kept_per_feature)]).astype(np.int64)
+
+    def _reduced_pair(self, i: int, j: int) -> np.ndarray:
+        """:meth:`pair` from the reduced counts: the kept cells, then the left-out level's."""
+        ko, off = self._kept_offsets, self.offsets
+        ri, rj = int(self.cardinalities[i]), int(self.cardinalities[j])
+        ki, kj = int(ko[i + 1] - ko[i]), int(ko[j + 1] - ko[j])
+        out = np.zeros((self.n_classes, ri, rj))
+        out[:, :ki, :kj] = self.reduced[:, ko[i] : ko[i + 1], ko[j] : ko[j + 1]]
+        if kj < rj:  # x_j observed in every row: N(a, last) = N(a) - sum_b N(a, b)
+            out[:, :ki, rj - 1] = self.levels[:, off[i] : off[i] + ki] - out[:, :ki, :kj].sum(axis=2)
+        if ki < ri:  # x_i observed in every row: N(last, b) = N(b) - sum_a N(a, b)
+            out[:, ri - 1, :] = self.levels[:, off[j] : off[j + 1]] - out[:, :ki, :].sum(axis=1)
+        return out
+
+    def dense_rows(self, c: int, f0: int, f1: int, g0: int = 0, g1: int | None = None) -> np.ndarray:
+        """Dense pair counts of class ``c`` between features ``f0 .. f1 - 1`` (rows) and
+        ``g0 .. g1 - 1`` (columns, all by default): a block of :meth:`dense_joint`,
+        built from the reduced counts without the rest of the table."""
+        g1 = self.n_features if g1 is None else g1
+        off = self.offsets
+        if self.joint is not None:
+            return self.joint[c, off[f0] : off[f1], off[g0] : off[g1]]
+        if self.reduced is None:
+            raise ValueError("dense_rows reads dense or reduced pair counts.")
+        ko, feature = self._kept_offsets, self.column_feature
+        kept_row = np.arange(off[f0], off[f1]) - off[feature[off[f0] : off[f1]]] < np.diff(ko)[feature[off[f0] : off[f1]]]
+        kept_col = np.arange(off[g0], off[g1]) - off[feature[off[g0] : off[g1]]] < np.diff(ko)[feature[off[g0] : off[g1]]]
+        out = np.zeros((kept_row.size, kept_col.size))
+        source = self.reduced[c, ko[f0] : ko[f1], ko[g0] : ko[g1]]
+        if kept_col.all():
+            out[kept_row] = source
+        else:
+            out[np.ix_(kept_row, kept_col)] = source
+        local_cols = off[g0 : g1 + 1] - off[g0]
+        levels = self.levels[c]
+        dropped = np.flatnonzero(~kept_col)
+        if dropped.size:  # the last level of a feature seen in every row: N(a) - sum_b N(a, b)
+            within = segment_sums(out[kept_row], local_cols, axis=1)
+            rows = off[f0] + np.flatnonzero(kept_row)
+            out[np.ix_(kept_row, dropped)] = levels[rows, None] - within[:, feature[off[g0] + dropped] - g0]
+        dropped = np.flatnonzero(~kept_row)
+        if dropped.size:  # and its row: N(b) - sum_a N(a, b), now that every column is filled
+            within = segment_sums(out, off[f0 : f1 + 1] - off[f0], axis=0)
+            out[dropped] = levels[None, off[g0] : off[g1]] - within[feature[off[f0] + dropped] - f0]
+        return out
+
+    def with_full_pairs(self) -> "Counts":
+        """The same counts with the pairs dense (``K x W x W``) when that fits, else sparse."""
+        if self.reduced is None:
+            return self
+        width = int(self.offsets[-1])
+        common = dict(levels=self.levels.copy())
+        if self.n_classes * width * width <= DENSE_MAX_CELLS:
+            return Counts(self.cardinalities, self.class_counts.copy(), joint=self.dense_joint(), **common)
+        return Counts(self.cardinalities, self.class_counts.copy(), sparse=self._sparse_form(), **common)
+
     def pair_entries(self, c: int):
         """Nonzero pair counts of class ``c`` with ``feature(u) < feature(v)``:
         ``(u, v, n)`` arrays over one-hot columns, read from either layout."""
         if self.sparse is not None:
             upper = self.sparse[c].tocoo()
             return upper.row, upper.col, upper.data
+        if self.reduced is not None:
+            return self.with_full_pairs().pair_entries(c)
         if self.joint is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
         # Off the diagonal, a diagonal block (i, i) is zero (one level per row), so the
@@ -147,9 +240,12 @@ class Counts:
         """The ``(K, W, W)`` dense pair counts, built from the sparse ones if need be."""
         if self.joint is not None:
             return self.joint
+        width = int(self.offsets[-1])
+        if self.reduced is not None:
+            _check_dense_fits(self.n_classes, width, "a dense copy of the reduced pair counts")
+            return np.stack([self.dense_rows(c, 0, self.n_features) for c in range(self.n_classes)])
         if self.sparse is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
-        width = int(self.offsets[-1])
         _check_dense_fits(self.n_classes, width, "a dense copy of the sparse pair counts")
         joint = np.zeros((self.n_classes, width, width))
         for c, m in enumerate(self.sparse):
@@ -162,9 +258,17 @@ class Counts:
         self._check_compatible(other)
         pairs = {}
         if self.has_pairs and other.has_pairs:
-            if self.joint is not None and other.joint is not None:
-                pairs["joint"] = self.joint + sign * other.joint
-            else:  # one sparse: the sum is sparse (the dense side is small by construction)
+            if (self.reduced is not None and other.reduced is not None
+                    and np.array_equal(self.kept, other.kept)):
+                # float32 stays exact while every count (at most the rows) is below 2**24
+                rows = max(self.n_rows, other.n_rows, self.n_rows + sign * other.n_rows)
+                dtype = np.result_type(self.reduced, other.reduced, _exact_dtype(rows))
+                pairs["reduced"] = self.reduced.astype(dtype, copy=False) + dtype.type(sign) * other.reduced
+                pairs["kept"] = self.kept
+            elif self.sparse is None and other.sparse is None and (
+                    self.n_classes * int(self.offsets[-1]) ** 2 <= DENSE_MAX_CELLS):
+                pairs["joint"] = self.dense_joint() + sign * other.dense_joint()
+            else:  # one sparse, or too large to add dense: the sum is sparse
                 pairs["sparse"] = [a + sign * b for a, b in zip(self._sparse_form(), other._sparse_form())]
         elif self.has_pairs or other.has_pairs:
             raise ValueError("Counts with pair counts cannot be combined with counts without them.")
@@ -174,7 +278,23 @@ class Counts:
     def _sparse_form(self) -> list:
         if self.sparse is not None:
             return self.sparse
-        return [scipy.sparse.csr_array(np.triu(j, 1)) for j in self.joint]
+        if self.joint is not None:
+            return [scipy.sparse.csr_array(np.triu(j, 1)) for j in self.joint]
+        width, off, feature = int(self.offsets[-1]), self.offsets, self.column_feature
+        out = []
+        for c in range(self.n_classes):  # blocks of whole features' rows, the columns right of them
+            rows, cols, data = [], [], []
+            for lo, hi in feature_blocks(off, max(1, (1 << 22) // max(width, 1))):
+                block = self.dense_rows(c, lo, hi, lo)
+                u, v = np.nonzero(block)
+                u, v = u + off[lo], v + off[lo]
+                upper = feature[u] < feature[v]
+                rows.append(u[upper])
+                cols.append(v[upper])
+                data.append(block[u[upper] - off[lo], v[upper] - off[lo]])
+            out.append(scipy.sparse.csr_array((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                                              shape=(width, width)))
+        return out
 
     def __add__(self, other: "Counts") -> "Counts":
         return self._combine(other, 1.0)
@@ -215,6 +335,22 @@ def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int, equal_widths: bo
     return out
 
 
+def feature_blocks(offsets: np.ndarray, columns: int) -> list:
+    """``(lo, hi)`` runs of whole features, each about ``columns`` one-hot columns wide
+    (at least one feature), covering every feature in order."""
+    d, blocks, first = offsets.size - 1, [], 0
+    while first < d:
+        last = max(first + 1, int(np.searchsorted(offsets, offsets[first] + columns, side="right")) - 1)
+        blocks.append((first, min(last, d)))
+        first = min(last, d)
+    return blocks
+
+
+def _exact_dtype(n_rows: float):
+    """float32 while counts of ``n_rows`` rows are exact in it (below ``2**24``), else float64."""
+    return np.dtype(np.float32 if n_rows < _FLOAT32_EXACT_BELOW else np.float64)
+
+
 def _check_dense_fits(n_classes: int, width: int, what: str) -> None:
     cells = n_classes * width * width
     if cells > DENSE_MAX_CELLS:
@@ -225,67 +361,94 @@ def _check_dense_fits(n_classes: int, width: int, what: str) -> None:
         )
 
 
-def pair_layout(n_rows: int, cardinalities, n_classes: int) -> str:
-    """``"dense"`` or ``"sparse"``: how :func:`count` stores the pair counts of a table.
+def pair_layout(n_rows: int, cardinalities, n_classes: int, complete=None) -> str:
+    """``"reduced"`` or ``"sparse"``: how :func:`count` stores the pair counts of a table.
 
-    Dense while ``K * W * W`` is at most ``DENSE_MAX_CELLS`` and the rows are not few
-    next to the cells; sparse otherwise, if its bound on nonzeros,
-    ``min(rows x pairs, sum_{i<j} K r_i r_j)``, is at most ``MAX_SPARSE_CELLS``.
+    Reduced dense (see :class:`Counts`; ``K * W' * W'`` cells of float32, or float64
+    from ``2**24`` rows) while it takes at most ``8 * DENSE_MAX_CELLS`` bytes (256 MiB)
+    and the rows are not few next to the cells (the sparse bound below is over an
+    eighth of the cells). Otherwise the smaller of the two in bytes, sparse at 12 bytes
+    a nonzero (bounded by ``min(rows x pairs, sum_{i<j} K r_i r_j)``, which must be at
+    most ``MAX_SPARSE_CELLS``), reduced while at most ``16 * MAX_SPARSE_CELLS`` bytes
+    (4 GiB, the sparse layout's own bound). ``complete`` marks the features observed
+    in every row (they lose a level in the reduced table); by default none.
 
     Raises
     ------
     MemoryError
-        When even the sparse counts cannot fit; the message names the shape and the bound.
+        When neither fits; the message names the shape and the bound.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     width, d = int(cards.sum()), cards.size
-    dense_cells = n_classes * width * width
+    dropped = 0 if complete is None else int((np.asarray(complete, dtype=bool) & (cards > 0)).sum())
+    reduced_cells = n_classes * (width - dropped) ** 2
+    reduced_bytes = reduced_cells * _exact_dtype(n_rows).itemsize
     pairs = d * (d - 1) // 2
     cell_bound = n_classes * (int(cards.sum()) ** 2 - int((cards**2).sum())) // 2
     sparse_bound = min(n_rows * pairs, cell_bound)
-    if dense_cells <= DENSE_MAX_CELLS and 8 * sparse_bound >= dense_cells:
-        return "dense"
-    if sparse_bound > MAX_SPARSE_CELLS:
-        raise MemoryError(
-            f"The pair counts of {n_rows:,} rows x {d:,} features ({width:,} levels in all, "
-            f"{n_classes} classes) may hold up to {sparse_bound:,} nonzero cells, above the bound of "
-            f"{MAX_SPARSE_CELLS:,} (pybnc.counts.MAX_SPARSE_CELLS, 16 bytes a cell). Use naive Bayes "
-            "(level counts only), fewer features or fewer levels, or fit on fewer rows."
-        )
-    return "sparse"
+    if reduced_bytes <= 8 * DENSE_MAX_CELLS and 8 * sparse_bound >= reduced_cells:
+        return "reduced"
+    sparse_fits = sparse_bound <= MAX_SPARSE_CELLS
+    if sparse_fits and 12 * sparse_bound <= reduced_bytes:
+        return "sparse"
+    if reduced_bytes <= 16 * MAX_SPARSE_CELLS:
+        return "reduced"  # nonzeros about as many as cells: dense is the smaller
+    if sparse_fits:
+        return "sparse"
+    raise MemoryError(
+        f"The pair counts of {n_rows:,} rows x {d:,} features ({width:,} levels in all, "
+        f"{n_classes} classes) may hold up to {sparse_bound:,} nonzero cells, above the bound of "
+        f"{MAX_SPARSE_CELLS:,} (pybnc.counts.MAX_SPARSE_CELLS, 16 bytes a cell), and dense "
+        f"{reduced_bytes:,} bytes, above {16 * MAX_SPARSE_CELLS:,}. Use naive Bayes "
+        "(level counts only), fewer features or fewer levels, or fit on fewer rows."
+    )
 
 
-def _gram(codes: np.ndarray, offsets: np.ndarray, width: int, out: np.ndarray) -> None:
-    """Add the one-hot Gram matrix of ``codes`` to ``out`` (``(W, W)`` float64)."""
+def _gram(codes: np.ndarray, column_of: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
+    """Add the one-hot Gram matrix of ``codes`` to ``out`` (``(W', W')``), one-hot column
+    ``offsets[i] + a`` going to ``column_of[...]`` (``-1``: left out, like a missing value)."""
+    width = out.shape[0]
+    column_of = np.append(column_of, -1)  # a missing value reads this one
     # Row chunks small enough that the one-hot chunk stays near 64 MiB.
     step = max(1, min(_CHUNK_ROWS, (1 << 24) // (width + 1)))
     for start in range(0, codes.shape[0], step):
         chunk = codes[start : start + step]
         onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
-        columns = np.where(chunk >= 0, offsets[:-1] + chunk, width)  # missing: the spare column W
+        columns = column_of[np.where(chunk >= 0, offsets[:-1] + chunk, column_of.size - 1)]  # -1: the spare column
         onehot[np.arange(chunk.shape[0])[:, None], columns] = 1.0
         onehot = onehot[:, :width]  # drop the spare column that collected missing cells
-        out += np.dot(onehot.T, onehot)  # float32 product, exact below 2**24 rows per chunk
+        if start == 0 and out.dtype == np.float32:
+            np.matmul(onehot.T, onehot, out=out)  # float32 product, exact below 2**24 rows per chunk
+        else:
+            out += np.matmul(onehot.T, onehot)
 
 
-def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int):
-    """Blocks ``i < j`` of the one-hot Gram matrix as CSR, one feature's rows at a time,
-    so no more than one feature's products exist beside the result."""
+def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: int = 1 << 23):
+    """Blocks ``i < j`` of the one-hot Gram matrix as CSR, a run of whole features' rows
+    at a time: each run's products (at most ``rows x features in the run x features``
+    nonzeros) stay under ``budget`` beside the result, and the Python loop runs over
+    runs, not over features."""
+    n, d = codes.shape
     rows, features = np.nonzero(codes >= 0)
     columns = offsets[features] + codes[rows, features]
-    onehot = scipy.sparse.csc_array((np.ones(rows.size), (rows, columns)), shape=(codes.shape[0], width))
+    onehot = scipy.sparse.csc_array((np.ones(rows.size), (rows, columns)), shape=(n, width))
+    del rows, features, columns
+    feature = np.repeat(np.arange(d), np.diff(offsets))
     indptr, indices, data, filled = [np.zeros(1, dtype=np.int64)], [], [], 0
-    for i in range(offsets.size - 1):
-        lo, hi = int(offsets[i]), int(offsets[i + 1])
-        if hi == lo:
+    run = max(1, budget // max(1, n * d))
+    for lo in range(0, d, run):
+        first, end = int(offsets[lo]), int(offsets[min(d, lo + run)])
+        if end == first:
             continue
-        piece = scipy.sparse.csr_array(onehot[:, lo:hi].T @ onehot[:, hi:])
+        piece = scipy.sparse.csr_array(onehot[:, first:end].T @ onehot[:, first:])
         piece.sort_indices()
-        indptr.append(piece.indptr[1:].astype(np.int64) + filled)
-        indices.append((piece.indices + hi).astype(np.int32))  # W < 2**31: half the bytes of int64
-        data.append(piece.data)
-        filled += piece.nnz
-        del piece
+        row = np.repeat(np.arange(end - first), np.diff(piece.indptr))
+        upper = feature[piece.indices + first] > feature[row + first]  # drop the run's own blocks i >= j
+        indptr.append(np.cumsum(np.bincount(row[upper], minlength=end - first)) + filled)
+        indices.append((piece.indices[upper] + first).astype(np.int32))  # W < 2**31: half the bytes of int64
+        data.append(piece.data[upper])
+        filled += int(upper.sum())
+        del piece, row, upper
     cat = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
     indptr = np.concatenate(indptr)
     return scipy.sparse.csr_array(
@@ -308,8 +471,8 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     n_classes : int
     pairs : bool, default=True
         Count the pairs too; naive Bayes needs only the class and level counts.
-    layout : {"auto", "dense", "sparse"}, default="auto"
-        How to store the pairs; ``"auto"`` asks :func:`pair_layout`.
+    layout : {"auto", "dense", "reduced", "sparse"}, default="auto"
+        How to store the pairs (:class:`Counts`); ``"auto"`` asks :func:`pair_layout`.
 
     Returns
     -------
@@ -332,10 +495,13 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
     class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-    if pairs and layout == "auto":
-        layout = pair_layout(codes.shape[0], cardinalities, n_classes)
-    elif pairs and layout not in ("dense", "sparse"):
-        raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'sparse'.")
+    complete = None
+    if pairs:
+        complete = (codes >= 0).all(axis=0) & (cardinalities > 0)
+        if layout == "auto":
+            layout = pair_layout(codes.shape[0], cardinalities, n_classes, complete)
+        elif layout not in ("dense", "reduced", "sparse"):
+            raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'reduced', 'sparse'.")
     # Dense pairs hold the level counts on their diagonal (a level with itself): no pass of their own.
     levels = None if pairs and layout == "dense" else _level_counts(codes, y, offsets, n_classes)
     if not pairs:
@@ -346,16 +512,26 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     if layout == "sparse":
         upper = [_sparse_upper(codes[r], offsets, width) for r in by_class]
         return Counts(cardinalities, class_counts, levels=levels, sparse=upper)
-    joint = np.zeros((n_classes, width, width), dtype=np.float64)
+    if layout == "dense":
+        kept, dtype = np.arange(width), np.dtype(np.float64)
+    else:  # a feature seen in every row leaves its last level out: the level counts give it back
+        keep = np.ones(width, dtype=bool)
+        keep[offsets[1:][complete] - 1] = False
+        kept, dtype = np.flatnonzero(keep), _exact_dtype(codes.shape[0])
+    column_of = np.full(width, -1, dtype=np.int64)
+    column_of[kept] = np.arange(kept.size)
+    table = np.zeros((n_classes, kept.size, kept.size), dtype=dtype)
     # One BLAS thread: these products are small and memory-bound, and a threaded
     # OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
     # and runs several hundred times slower than one thread.
     with _blas_controller().limit(limits=1, user_api="blas"):
         for c, r in enumerate(by_class):
             if r.size:
-                _gram(codes[r], offsets, width, joint[c])
-    levels = np.diagonal(joint, axis1=1, axis2=2).copy()  # N(c, level) = N(c, level, same level)
-    return Counts(cardinalities, class_counts, joint, levels)
+                _gram(codes[r], column_of, offsets, table[c])
+    if layout == "reduced":
+        return Counts(cardinalities, class_counts, levels=levels, reduced=table, kept=kept)
+    levels = np.diagonal(table, axis1=1, axis2=2).copy()  # N(c, level) = N(c, level, same level)
+    return Counts(cardinalities, class_counts, table, levels)
 
 
 def _level_counts(codes: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_classes: int) -> np.ndarray:
@@ -383,6 +559,7 @@ def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
     >>> remap_counts(c, [np.array([1, 2])], [3]).feature(0).tolist()
     [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]]
     """
+    counts = counts.with_full_pairs()  # the left-out last levels move: count them back first
     cards = np.asarray(cardinalities, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(cards)])
     columns = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)]).astype(np.int64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .counts import Counts, segment_sums
+from .counts import Counts, feature_blocks, segment_sums
 
 
 def _xlogy_sum(counts: np.ndarray, axis=None) -> np.ndarray:
@@ -68,7 +68,7 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
         Symmetric, zero diagonal.
     n_pair : ndarray of shape (n_features, n_features)
         Number of rows behind each pair's estimate (on the diagonal: the rows where
-        the feature is observed).
+        the feature is observed); read-only when the table has no missing value.
 
     Examples
     --------
@@ -79,7 +79,11 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.isclose(cmi[0, 1], np.log(2)))
     True
     """
-    if counts.joint is not None:
+    if counts.reduced is not None and counts.kept.size == counts.offsets[-1] - counts.n_features:
+        # No missing value (every feature lost a level): every pair counts every row
+        # (a read-only view of one number, not a second d x d table).
+        return _reduced_cmi(counts), np.broadcast_to(np.float64(counts.n_rows), (counts.n_features,) * 2)
+    if counts.joint is not None or counts.reduced is not None:
         per_pair, n_pair = _dense_cmi_terms(counts)
     else:
         per_pair, n_pair = _sparse_cmi_terms(counts)
@@ -94,34 +98,30 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _xlogx(a: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(a)
-    np.log(a, out=out, where=a > 0)
+    """``a log a`` elementwise, 0 at 0 (``log`` of the smallest normal float, times 0)."""
+    out = np.maximum(a, np.finfo(np.float64).tiny)
+    np.log(out, out=out)
     out *= a
     return out
 
 
-def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 22):
-    """``N I(X_i; X_j | C)`` and ``N`` of every pair from dense counts, as
+def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 18):
+    """``N I(X_i; X_j | C)`` and ``N`` of every pair from dense (or reduced) counts, as
     ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb`` within each
     pair, every sum a segment sum: three passes over ``W x W`` per class, a block of
-    whole features' rows (about ``chunk_cells`` cells) at a time, so that no temporary
-    is as large as the counts (2,000 binary features: 128 MiB per class otherwise)."""
+    whole features' rows (about ``chunk_cells`` cells, 2 MiB) at a time, so that the
+    temporaries stay in cache and none is as large as the counts."""
     off = counts.offsets
     d = counts.n_features
     per_pair, n_pair = np.zeros((d, d)), np.zeros((d, d))
     width = int(off[-1])
-    step = max(1, chunk_cells // max(width, 1))  # rows per block, rounded to whole features below
-    blocks, first = [], 0
-    while first < d:
-        last = max(first + 1, int(np.searchsorted(off, off[first] + step, side="right")) - 1)
-        blocks.append((first, min(last, d)))
-        first = min(last, d)
+    blocks = feature_blocks(off, max(1, chunk_cells // max(width, 1)))
     widths = np.diff(off)
     equal = bool(widths.size and widths[0] > 0 and (widths == widths[0]).all())  # as the whole table
     cell_terms, level_terms, total = np.empty((d, d)), np.empty((d, d)), np.empty((d, d))
-    for joint in counts.joint:
+    for c in range(counts.n_classes):
         for lo, hi in blocks:
-            rows = joint[off[lo] : off[hi]]
+            rows = counts.dense_rows(c, lo, hi)
             local = off[lo : hi + 1] - off[lo]
             within = segment_sums(rows, off, axis=1)  # (rows, d): N(c, x_i = a) within pair (i, j)
             total[lo:hi] = segment_sums(within, local, axis=0, equal_widths=equal)  # N(c) within pair (i, j)
@@ -133,6 +133,54 @@ def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 22):
         n_pair += total
     np.fill_diagonal(per_pair, 0.0)
     return per_pair, n_pair
+
+
+def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> np.ndarray:
+    """:func:`pairwise_cmi`'s ``cmi`` from reduced counts of a table without missing
+    values (every feature has lost its last level), straight from the reduced cells.
+
+    Within a pair the margins are then the level counts, so only the cells need work,
+    and only the pairs ``i < j``, a block of whole features' rows at a time (the
+    temporaries stay in cache). The left-out cells are rebuilt per block:
+    ``N(a, last) = N(a) - sum_b N(a, b)``, likewise the last row, and
+    ``N(last, last) = N(last_j) - sum_a N(a, last_j)``. Each block is finished
+    (divided by ``N``, rounded) in place, as :func:`pairwise_cmi` does the whole table.
+    """
+    d, off, ko = counts.n_features, counts.offsets, counts._kept_offsets
+    cmi = np.empty((d, d))  # every cell written below: a block's rows, and its mirror
+    if counts.n_rows <= 0:
+        cmi.fill(0.0)
+        return cmi
+    last = off[1:] - 1  # each feature's left-out level, a one-hot column
+    if bool((np.diff(ko) == 1).all()):  # one kept level per feature (binary): nothing to sum
+        def sum_kept(a, offsets, axis):
+            return a
+    else:
+        def sum_kept(a, offsets, axis):
+            return segment_sums(a, offsets, axis=axis)
+    kept_levels = counts.levels[:, counts.kept]
+    # sum_a N(c, a) log N(c, a) per feature, and N_c log N_c: the margins' share of every pair
+    level_terms = segment_sums(_xlogx(counts.levels), off, axis=1)
+    class_terms = _xlogx(counts.class_counts)
+    for lo, hi in feature_blocks(ko, max(1, chunk_cells // max(int(ko[-1]), 1))):
+        rows_at, cols_at = ko[lo : hi + 1] - ko[lo], ko[lo:] - ko[lo]
+        block = np.zeros((hi - lo, d - lo))
+        for c in range(counts.n_classes):
+            cells = counts.reduced[c, ko[lo] : ko[hi], ko[lo] :].astype(np.float64)
+            last_col = kept_levels[c, ko[lo] : ko[hi], None] - sum_kept(cells, cols_at, 1)  # N(a, last_j)
+            last_row = kept_levels[c, None, ko[lo] :] - sum_kept(cells, rows_at, 0)  # N(last_i, b)
+            corner = counts.levels[c][None, last[lo:]] - sum_kept(last_col, rows_at, 0)  # N(last_i, last_j)
+            block += sum_kept(sum_kept(_xlogx(cells), rows_at, 0), cols_at, 1)
+            block += sum_kept(_xlogx(last_col), rows_at, 0)
+            block += sum_kept(_xlogx(last_row), cols_at, 1)
+            block += _xlogx(corner)
+            block += class_terms[c] - level_terms[c, lo:hi, None] - level_terms[c, None, lo:]
+        block = np.maximum(np.round(block / counts.n_rows, 12), 0.0)
+        block[:, : hi - lo] = np.triu(block[:, : hi - lo], 1)
+        block[:, : hi - lo] += block[:, : hi - lo].T  # the square on the diagonal, both halves
+        cmi[lo:hi, lo:] = block
+        cmi[hi:, lo:hi] = block[:, hi - lo :].T
+    return cmi
 
 
 def _sparse_cmi_terms(counts: Counts, chunk: int = 1 << 22):
@@ -191,9 +239,12 @@ def ode_arc_weights(counts: Counts, criterion: str = "loglik") -> np.ndarray:
     penalty is Hamine & Helman's threshold ``T_R`` times ``N``, so an arc improves
     the score exactly when its weight is positive.
     """
-    cmi, n_pair = pairwise_cmi(counts)
+    weights, n_pair = pairwise_cmi(counts)
     n = counts.n_rows
-    weights = n * cmi - penalty_per_parameter(criterion, n) * arc_parameters(counts.cardinalities, counts.n_classes)
+    weights *= n  # in place: on wide tables every d x d temporary costs a fresh page-faulted table
+    penalty = penalty_per_parameter(criterion, n)
+    if penalty:
+        weights -= penalty * arc_parameters(counts.cardinalities, counts.n_classes)
     # Two features never observed in the same row (one of them never observed at all,
     # say) give no evidence for an arc, and the child would lose its own counts: -inf.
     weights[n_pair == 0] = -np.inf

@@ -42,11 +42,14 @@ def slow_cmi(codes, y, i, j):
     return total
 
 
-@pytest.mark.parametrize("layout", ["dense", "sparse"])
-@pytest.mark.parametrize("missing_rate", [0.0, 0.2])
-def test_pair_counts_match_direct_counting(rng, missing_rate, layout):
-    codes, y = random_codes(rng, 300, CARDS, 3, missing_rate)
+@pytest.mark.parametrize("layout", ["auto", "dense", "reduced", "sparse"])
+@pytest.mark.parametrize("missing", ["none", "some columns", "every column"])
+def test_pair_counts_match_direct_counting(rng, missing, layout):
+    codes, y = random_codes(rng, 300, CARDS, 3, 0.0 if missing == "none" else 0.2)
+    if missing == "some columns":  # features 0 and 3 seen in every row: reduced, they lose a level
+        codes[:, [0, 3]] = np.maximum(codes[:, [0, 3]], 0)
     counts = count(codes, y, CARDS, 3, layout=layout)
+    assert counts.layout == ("reduced" if layout == "auto" else layout)
     for i, j in itertools.product(range(len(CARDS)), repeat=2):
         expected = slow_pair_counts(codes, y, i, j, CARDS[i], CARDS[j], 3)
         if i == j:
@@ -58,12 +61,32 @@ def test_pair_counts_match_direct_counting(rng, missing_rate, layout):
 
 def test_counts_are_additive(rng):
     codes, y = random_codes(rng, 500, CARDS, 3, 0.1)
+    codes[:, 1] = np.maximum(codes[:, 1], 0)  # one feature seen in every row: it loses a level
     whole = count(codes, y, CARDS, 3)
     parts = count(codes[:200], y[:200], CARDS, 3) + count(codes[200:], y[200:], CARDS, 3)
-    np.testing.assert_array_equal(whole.joint, parts.joint)
+    assert whole.layout == parts.layout == "reduced" and whole.reduced.dtype == np.float32
+    np.testing.assert_array_equal(whole.reduced, parts.reduced)
     np.testing.assert_array_equal(whole.class_counts, parts.class_counts)
     back = whole - count(codes[200:], y[200:], CARDS, 3)
-    np.testing.assert_array_equal(back.joint, count(codes[:200], y[:200], CARDS, 3).joint)
+    np.testing.assert_array_equal(back.dense_joint(), count(codes[:200], y[:200], CARDS, 3, layout="dense").joint)
+    # a block where feature 1 is missing somewhere keeps all its levels: the sum is still exact
+    other = codes[:100].copy()
+    other[0, 1] = -1
+    mixed = whole + count(other, y[:100], CARDS, 3)
+    np.testing.assert_array_equal(mixed.dense_joint(),
+                                  count(np.vstack([codes, other]), np.r_[y, y[:100]], CARDS, 3, layout="dense").joint)
+
+
+def test_reduced_counts_turn_float64_before_float32_stops_being_exact(rng, monkeypatch):
+    codes, y = random_codes(rng, 200, CARDS, 2)
+    small = count(codes, y, CARDS, 2)
+    assert small.reduced.dtype == np.float32
+    monkeypatch.setattr(counts_module, "_FLOAT32_EXACT_BELOW", 300)  # 2**24 rows, scaled down
+    assert count(codes, y, CARDS, 2).reduced.dtype == np.float32
+    total = small + small
+    assert total.reduced.dtype == np.float64
+    np.testing.assert_array_equal(total.reduced, 2.0 * small.reduced)
+    assert count(np.vstack([codes, codes]), np.r_[y, y], CARDS, 2).reduced.dtype == np.float64
 
 
 def test_sparse_counts_equal_dense_exactly(rng):
@@ -72,13 +95,25 @@ def test_sparse_counts_equal_dense_exactly(rng):
     codes = np.column_stack([codes, np.full(400, -1), np.zeros(400, int)])
     dense, sparse = count(codes, y, cards, 3, layout="dense"), count(codes, y, cards, 3, layout="sparse")
     assert (dense.layout, sparse.layout) == ("dense", "sparse")
+    reduced = count(codes, y, cards, 3)
+    assert reduced.layout == "reduced" and reduced.kept.size == sum(cards) - 1  # the constant one lost its level
+    np.testing.assert_array_equal(reduced.dense_joint(), dense.joint)
+    for c in range(3):  # the same nonzero cells, whichever layout holds them
+        for got, want in zip(reduced.pair_entries(c), sparse.pair_entries(c)):
+            np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(sparse.dense_joint(), dense.joint)
     np.testing.assert_array_equal(sparse.levels, dense.levels)
+    # the sparse blocks are counted a run of features at a time: any run length gives them
+    for budget in (1, 5_000):
+        for c in range(3):
+            run = counts_module._sparse_upper(codes[y == c], dense.offsets, sum(cards), budget=budget)
+            assert run.has_sorted_indices
+            np.testing.assert_array_equal(run.toarray(), sparse.sparse[c].toarray())
     # additive whatever the layouts of the parts, and folds subtract
     mixed = count(codes[:150], y[:150], cards, 3, layout="sparse") + count(codes[150:], y[150:], cards, 3)
     np.testing.assert_array_equal(mixed.dense_joint(), dense.joint)
     fold = sparse - count(codes[150:], y[150:], cards, 3, layout="sparse")
-    np.testing.assert_array_equal(fold.dense_joint(), count(codes[:150], y[:150], cards, 3).joint)
+    np.testing.assert_array_equal(fold.dense_joint(), count(codes[:150], y[:150], cards, 3).dense_joint())
     # the scores read either layout
     (cmi_d, n_d), (cmi_s, n_s) = pairwise_cmi(dense), pairwise_cmi(sparse)
     np.testing.assert_array_equal(n_s, n_d)
@@ -96,7 +131,11 @@ def test_level_counts_alone_equal_the_pairs_diagonal(rng):
 
 
 def test_layout_follows_the_shape_and_an_impossible_one_is_refused(monkeypatch):
-    assert counts_module.pair_layout(1000, [3] * 20, 2) == "dense"
+    assert counts_module.pair_layout(1000, [3] * 20, 2) == "reduced"
+    # wide binary tables stay dense: reduced (a level less per feature), float32 below 2**24 rows
+    for rows, d in [(200, 2000), (300, 3000), (2000, 3000), (200, 5000)]:
+        assert counts_module.pair_layout(rows, [2] * d, 2, np.ones(d, bool)) == "reduced"
+    assert counts_module.pair_layout(300, [2] * 10_000, 2, np.ones(10_000, bool)) == "reduced"  # 800 MB, sparse 4.8 GB
     assert counts_module.pair_layout(20_000, [500] * 50, 2) == "sparse"  # K W^2 = 1.25e9 cells
     assert counts_module.pair_layout(50, [40] * 100, 2) == "sparse"  # rows few next to cells
     monkeypatch.setattr(counts_module, "MAX_SPARSE_CELLS", 10_000)
@@ -108,8 +147,10 @@ def test_gram_is_exact_across_chunks(rng, monkeypatch):
     monkeypatch.setattr(counts_module, "_CHUNK_ROWS", 64)
     codes, y = random_codes(rng, 1000, CARDS, 2)
     chunked = count(codes, y, CARDS, 2)
+    chunked_dense = count(codes, y, CARDS, 2, layout="dense")
     monkeypatch.setattr(counts_module, "_CHUNK_ROWS", 1 << 16)
-    np.testing.assert_array_equal(chunked.joint, count(codes, y, CARDS, 2).joint)
+    np.testing.assert_array_equal(chunked.reduced, count(codes, y, CARDS, 2).reduced)
+    np.testing.assert_array_equal(chunked_dense.joint, count(codes, y, CARDS, 2, layout="dense").joint)
 
 
 @pytest.mark.parametrize("cards", [CARDS, (2,) * 9, (3, 0, 3, 3, 2)])
@@ -124,6 +165,25 @@ def test_dense_cmi_in_blocks_of_features_equals_the_whole_table_bitwise(rng, car
     for chunk in (1, 7, 40):
         for got, want in zip(_dense_cmi_terms(counts, chunk_cells=chunk), whole):
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("cards", [(2,) * 12, (2, 3, 4, 1, 5, 2, 3, 3)])
+def test_cmi_from_reduced_counts_equals_the_full_counts_in_any_blocks(rng, cards):
+    """No missing value: the CMI read from the reduced cells (each feature's last level
+    rebuilt from the level counts), in blocks of any size, equals the CMI of the full
+    dense counts and the textbook formula."""
+    from pybnc.scores import _reduced_cmi
+    codes, y = random_codes(rng, 300, cards, 3)
+    reduced, dense = count(codes, y, cards, 3), count(codes, y, cards, 3, layout="dense")
+    assert reduced.kept.size == sum(cards) - len(cards)
+    want, n_want = pairwise_cmi(dense)
+    got, n_got = pairwise_cmi(reduced)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(n_got, n_want)
+    for chunk in (1, 5, 37):
+        np.testing.assert_array_equal(_reduced_cmi(reduced, chunk_cells=chunk), want)
+    for i, j in itertools.combinations(range(len(cards)), 2):  # rounded to 1e-12 nats
+        assert got[i, j] == pytest.approx(slow_cmi(codes, y, i, j), rel=1e-10, abs=1e-12)
 
 
 def test_entropy_and_mutual_information_reference():

@@ -196,8 +196,8 @@ def _bad_states(model):
     encoder.cardinalities_[0] = 5
     yield "encoder", dict(encoder_=encoder), r"encoder_.categories_\[0\]: a level occurs twice"
     counts = copy.deepcopy(model.counts_)
-    counts.joint = counts.joint[:, :-1, :-1]  # model is a TAN: it has pair counts
-    yield "counts", dict(counts_=counts), "counts_.joint: shape"
+    counts.reduced = counts.reduced[:, :-1, :-1]  # a TAN on a table without missing values: reduced pairs
+    yield "counts", dict(counts_=counts), "counts_.reduced: shape"
 
 
 @pytest.mark.parametrize("case", range(17))

@@ -342,7 +342,7 @@ def test_chess_posterior_matches_700_digit_evaluation_of_eq17():
                 memo[key] = mpmath.loggamma(x)
             return memo[key]
 
-        joint = counts.joint
+        joint = counts.dense_joint()
         nprime = [mpmath.mpf(lam) / (k * int(r)) for r in cards]
         log_w = [[None] * n for _ in range(n)]
         for u, v in itertools.combinations(range(n), 2):

@@ -150,6 +150,12 @@ def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
     shapes = [("class_counts", (n_classes,)), ("levels", (n_classes, width))]
     if getattr(counts, "joint", None) is not None:
         shapes.append(("joint", (n_classes, width, width)))
+    kept = getattr(counts, "kept", None)
+    if getattr(counts, "reduced", None) is not None:
+        kept = fitted_array(None, "counts_.kept", (None,), "iu", value=kept)
+        if kept.size and (kept.min() < 0 or kept.max() >= width or (np.diff(kept) <= 0).any()):
+            raise InconsistentState("counts_.kept", f"not increasing one-hot columns below {width}")
+        shapes.append(("reduced", (n_classes, kept.size, kept.size)))
     for name, shape in shapes:
         table = fitted_array(None, f"counts_.{name}", shape, "iuf", value=getattr(counts, name, None))
         if (table < 0).any():

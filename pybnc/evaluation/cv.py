@@ -161,6 +161,7 @@ def _restrict_counts(counts, present, class_present):
         return counts
     cols = np.flatnonzero(np.concatenate(present))
     cls = np.flatnonzero(class_present)
+    counts = counts.with_full_pairs()  # a feature's last level may be the one left out
     pairs = {}
     if counts.joint is not None:
         pairs["joint"] = counts.joint[np.ix_(cls, cols, cols)]
