@@ -79,10 +79,9 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.isclose(cmi[0, 1], np.log(2)))
     True
     """
-    if counts.reduced is not None and counts.kept.size == counts.offsets[-1] - counts.n_features:
-        # No missing value (every feature lost a level): every pair counts every row
-        # (a read-only view of one number, not a second d x d table).
-        return _reduced_cmi(counts), np.broadcast_to(np.float64(counts.n_rows), (counts.n_features,) * 2)
+    if counts.reduced is not None and 4 * (counts.kept.size - (counts.offsets[-1] - counts.n_features)) \
+            <= counts.n_features:
+        return _reduced_cmi(counts)  # most features lost a level: the few others' pairs are done apart
     if counts.joint is not None or counts.reduced is not None:
         per_pair, n_pair = _dense_cmi_terms(counts)
     else:
@@ -135,40 +134,58 @@ def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 18):
     return per_pair, n_pair
 
 
-def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> np.ndarray:
-    """:func:`pairwise_cmi`'s ``cmi`` from reduced counts of a table without missing
-    values (every feature has lost its last level), straight from the reduced cells.
+def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pairwise_cmi` from reduced counts, straight from the reduced cells.
 
-    Within a pair the margins are then the level counts, so only the cells need work,
-    and only the pairs ``i < j``, a block of whole features' rows at a time (the
+    Between two features observed in every row (each has lost its last level) the
+    margins within the pair are the level counts, so only the cells need work, and
+    only the pairs ``i < j``, a block of whole features' rows at a time (the
     temporaries stay in cache). The left-out cells are rebuilt per block:
     ``N(a, last) = N(a) - sum_b N(a, b)``, likewise the last row, and
     ``N(last, last) = N(last_j) - sum_a N(a, last_j)``. Each block is finished
     (divided by ``N``, rounded) in place, as :func:`pairwise_cmi` does the whole table.
+    The pairs of a feature with missing values are then done again from its dense rows
+    (:meth:`~pybnc.counts.Counts.dense_rows`), with margins over the rows where both
+    features are observed.
     """
     d, off, ko = counts.n_features, counts.offsets, counts._kept_offsets
     cmi = np.empty((d, d))  # every cell written below: a block's rows, and its mirror
+    incomplete = np.flatnonzero(np.diff(ko) == counts.cardinalities)  # kept every level: missing values
+    if incomplete.size:
+        n_pair = np.full((d, d), counts.n_rows)
+    else:  # every pair counts every row: a read-only view of one number, not a d x d table
+        n_pair = np.broadcast_to(np.float64(counts.n_rows), (d, d))
     if counts.n_rows <= 0:
         cmi.fill(0.0)
-        return cmi
-    last = off[1:] - 1  # each feature's left-out level, a one-hot column
-    if bool((np.diff(ko) == 1).all()):  # one kept level per feature (binary): nothing to sum
+        return cmi, n_pair
+    # The blocks read r_i - 1 kept levels of every feature: a feature with missing values
+    # (it kept all r_i) shows its first r_i - 1 here, and its pairs are redone below.
+    shown = np.minimum(np.diff(ko), np.maximum(counts.cardinalities - 1, 0))
+    so = np.concatenate([[0], np.cumsum(shown)]).astype(np.int64)
+    if incomplete.size:
+        position = np.arange(int(ko[-1])) - np.repeat(ko[:-1], np.diff(ko))  # level within its feature
+        picked = np.flatnonzero(position < np.repeat(shown, np.diff(ko)))
+    last = np.maximum(off[1:] - 1, 0)  # each feature's left-out level, a one-hot column
+    if bool((shown == 1).all()):  # one level shown per feature (binary): nothing to sum
         def sum_kept(a, offsets, axis):
             return a
     else:
         def sum_kept(a, offsets, axis):
             return segment_sums(a, offsets, axis=axis)
-    kept_levels = counts.levels[:, counts.kept]
+    kept_levels = counts.levels[:, counts.kept if not incomplete.size else counts.kept[picked]]
     # sum_a N(c, a) log N(c, a) per feature, and N_c log N_c: the margins' share of every pair
     level_terms = segment_sums(_xlogx(counts.levels), off, axis=1)
     class_terms = _xlogx(counts.class_counts)
-    for lo, hi in feature_blocks(ko, max(1, chunk_cells // max(int(ko[-1]), 1))):
-        rows_at, cols_at = ko[lo : hi + 1] - ko[lo], ko[lo:] - ko[lo]
+    for lo, hi in feature_blocks(so, max(1, chunk_cells // max(int(so[-1]), 1))):
+        rows_at, cols_at = so[lo : hi + 1] - so[lo], so[lo:] - so[lo]
         block = np.zeros((hi - lo, d - lo))
         for c in range(counts.n_classes):
-            cells = counts.reduced[c, ko[lo] : ko[hi], ko[lo] :].astype(np.float64)
-            last_col = kept_levels[c, ko[lo] : ko[hi], None] - sum_kept(cells, cols_at, 1)  # N(a, last_j)
-            last_row = kept_levels[c, None, ko[lo] :] - sum_kept(cells, rows_at, 0)  # N(last_i, b)
+            if incomplete.size:
+                cells = counts.reduced[c][np.ix_(picked[so[lo] : so[hi]], picked[so[lo] :])].astype(np.float64)
+            else:
+                cells = counts.reduced[c, so[lo] : so[hi], so[lo] :].astype(np.float64)
+            last_col = kept_levels[c, so[lo] : so[hi], None] - sum_kept(cells, cols_at, 1)  # N(a, last_j)
+            last_row = kept_levels[c, None, so[lo] :] - sum_kept(cells, rows_at, 0)  # N(last_i, b)
             corner = counts.levels[c][None, last[lo:]] - sum_kept(last_col, rows_at, 0)  # N(last_i, last_j)
             block += sum_kept(sum_kept(_xlogx(cells), rows_at, 0), cols_at, 1)
             block += sum_kept(_xlogx(last_col), rows_at, 0)
@@ -180,7 +197,24 @@ def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> np.ndarray:
         block[:, : hi - lo] += block[:, : hi - lo].T  # the square on the diagonal, both halves
         cmi[lo:hi, lo:] = block
         cmi[hi:, lo:hi] = block[:, hi - lo :].T
-    return cmi
+    # A feature with missing values kept all its levels, and the blocks above took its
+    # pairs' margins for level counts: its row and column are done again here.
+    for i in incomplete:
+        terms, total = np.zeros(d), np.zeros(d)
+        for c in range(counts.n_classes):
+            rows = counts.dense_rows(c, i, i + 1)  # (r_i, W): N(c, x_i = a, x_j = b)
+            within = segment_sums(rows, off, axis=1)  # N(c, x_i = a) within pair (i, j)
+            pair_total = within.sum(axis=0)
+            terms += segment_sums(_xlogx(rows).sum(axis=0), off, axis=0) + _xlogx(pair_total)
+            terms -= _xlogx(within).sum(axis=0) + segment_sums(_xlogx(rows.sum(axis=0)), off, axis=0)
+            total += pair_total
+        row = np.maximum(np.round(np.where(total > 0, terms / np.where(total > 0, total, 1.0), 0.0), 12), 0.0)
+        row[i] = 0.0
+        cmi[i], cmi[:, i] = row, row
+        n_pair[i], n_pair[:, i] = total, total
+    if incomplete.size:
+        n_pair[np.diag_indices(d)] = segment_sums(counts.levels.sum(axis=0), off, axis=0)
+    return cmi, n_pair
 
 
 def _sparse_cmi_terms(counts: Counts, chunk: int = 1 << 22):

@@ -181,7 +181,7 @@ def test_cmi_from_reduced_counts_equals_the_full_counts_in_any_blocks(rng, cards
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(n_got, n_want)
     for chunk in (1, 5, 37):
-        np.testing.assert_array_equal(_reduced_cmi(reduced, chunk_cells=chunk), want)
+        np.testing.assert_array_equal(_reduced_cmi(reduced, chunk_cells=chunk)[0], want)
     for i, j in itertools.combinations(range(len(cards)), 2):  # rounded to 1e-12 nats
         assert got[i, j] == pytest.approx(slow_cmi(codes, y, i, j), rel=1e-10, abs=1e-12)
 
@@ -244,3 +244,26 @@ def test_models_learn_the_same_from_sparse_and_dense_counts(rng, monkeypatch, na
     assert sparse.structure_ == dense.structure_ == blocks.structure_
     np.testing.assert_allclose(sparse.predict_proba(X), dense.predict_proba(X), rtol=1e-12)
     np.testing.assert_allclose(blocks.predict_proba(X), dense.predict_proba(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("cards", [(2,) * 12, (2, 3, 4, 1, 5, 2, 3, 3, 2, 2, 4, 0)])
+def test_cmi_from_reduced_counts_with_a_few_features_missing_values(rng, cards):
+    """A feature with missing values keeps all its levels in the reduced counts; its
+    pairs (margins over the rows where both are observed) are done apart from the
+    blocks, and every pair equals the full dense counts and the textbook formula."""
+    codes, y = random_codes(rng, 300, [max(r, 1) for r in cards], 3)
+    codes[:, [j for j, r in enumerate(cards) if r == 0]] = -1  # a feature never observed
+    codes[rng.random(300) < 0.2, 2] = -1
+    reduced, dense = count(codes, y, cards, 3), count(codes, y, cards, 3, layout="dense")
+    kept_all = reduced.kept.size - (sum(cards) - len(cards))
+    assert 0 < 4 * kept_all <= len(cards)  # the features that kept all their levels: few
+    want, n_want = pairwise_cmi(dense)
+    got, n_got = pairwise_cmi(reduced)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(n_got, n_want)
+    from pybnc.scores import _reduced_cmi
+    for chunk in (1, 9):
+        np.testing.assert_array_equal(_reduced_cmi(reduced, chunk_cells=chunk)[0], got)
+    for i, j in itertools.combinations(range(len(cards)), 2):
+        if n_got[i, j]:
+            assert got[i, j] == pytest.approx(slow_cmi(codes, y, i, j), rel=1e-10, abs=1e-12)
