@@ -2,6 +2,7 @@
 warnings for silent surprises, identifier columns, missing as a category, integer
 columns taken as numbers."""
 
+import decimal
 import warnings
 
 import numpy as np
@@ -94,6 +95,24 @@ def _with_identifier(n=100, distinct=90, name="ref", seed=0):
     X = pd.DataFrame({name: ids, "a": np.where(rng.random(n) < 0.85, y, 1 - y).astype(str),
                       "b": rng.choice(["u", "v"], n)})
     return X, y
+
+
+def test_arrow_and_object_durations_decimals_and_lists_are_named():
+    pa = pytest.importorskip("pyarrow")
+    cases = {
+        "duration": (pd.Series(pd.to_timedelta([1, 2] * 5, unit="s")).astype(pd.ArrowDtype(pa.duration("s"))),
+                     r"'c' holds durations.*total_seconds"),
+        "timedelta objects": (pd.Series([pd.Timedelta(1, "s"), pd.Timedelta(2, "s")] * 5, dtype=object),
+                              r"'c' holds durations.*total_seconds"),
+        "decimal": (pd.Series([1.5, 2.5] * 5).astype(pd.ArrowDtype(pa.decimal128(5, 2))),
+                    r"'c' holds decimals.*astype\(float\)"),
+        "decimal objects": (pd.Series([decimal.Decimal("1.5"), decimal.Decimal("2.5")] * 5, dtype=object),
+                            r"'c' holds decimals.*astype\(float\)"),
+        "list": (pd.Series([[1], [2]] * 5).astype(pd.ArrowDtype(pa.list_(pa.int64()))), r"'c' holds nested values"),
+    }
+    for column, match in cases.values():
+        with pytest.raises(TypeError, match=match):
+            pybnc.NaiveBayes().fit(pd.DataFrame({"c": column, "s": list("uv") * 5}), [0, 1] * 5)
 
 
 def test_identifier_of_90_percent_distinct_is_left_out_with_a_warning():

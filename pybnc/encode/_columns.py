@@ -22,6 +22,8 @@ categorical.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import re
 import warnings
 
@@ -110,7 +112,16 @@ def refuse_unsupported_dtype(col: pd.Series, name) -> None:
             f"for example X[{name!r}].dt.year, X[{name!r}].dt.dayofweek (categories), or "
             f"X[{name!r}].astype('int64') / 1e9 (seconds, a number that is discretised)."
         )
-    if pd.api.types.is_timedelta64_dtype(dtype):
+    arrow = getattr(dtype, "pyarrow_dtype", None)  # pandas ArrowDtype (read_csv(dtype_backend="pyarrow"))
+    if arrow is not None and _arrow_kind(arrow, "is_nested"):
+        raise TypeError(
+            f"Column {name!r} holds nested values ({dtype}): a cell must be a string or a number, not a "
+            f"container. Split it into columns, or convert it to text with X[{name!r}].astype(str)."
+        )
+    if arrow is not None and _arrow_kind(arrow, "is_decimal"):
+        raise TypeError(f"Column {name!r} holds decimals ({dtype}); convert it to floats with "
+                        f"X[{name!r}].astype(float) (discretised) or to text with X[{name!r}].astype(str).")
+    if pd.api.types.is_timedelta64_dtype(dtype) or (arrow is not None and _arrow_kind(arrow, "is_duration")):
         raise TypeError(
             f"Column {name!r} holds durations ({dtype}); convert it to a number, for example "
             f"X[{name!r}].dt.total_seconds()."
@@ -118,6 +129,12 @@ def refuse_unsupported_dtype(col: pd.Series, name) -> None:
     if isinstance(dtype, pd.IntervalDtype) or pd.api.types.is_complex_dtype(dtype):
         raise TypeError(f"Column {name!r} has dtype {dtype}, which pybnc cannot encode; convert it to "
                         f"strings with X[{name!r}].astype(str) or to numbers.")
+
+
+def _arrow_kind(arrow_type, test: str) -> bool:
+    import pyarrow as pa  # present whenever a column has an ArrowDtype
+
+    return bool(getattr(pa.types, test)(arrow_type))
 
 
 def unhashable_error(col: pd.Series, name) -> TypeError:
@@ -151,7 +168,13 @@ def refuse_unsupported_levels(levels: np.ndarray, name) -> None:
         if isinstance(level, (bytes, bytearray)):
             raise TypeError(f"Column {name!r} holds bytes ({level[:20]!r}); decode it to text first, "
                             f"for example X[{name!r}].str.decode('utf-8').")
-        if isinstance(level, (pd.Timestamp, pd.Timedelta, np.datetime64, np.timedelta64)) or \
+        if isinstance(level, (pd.Timedelta, np.timedelta64, datetime.timedelta)):
+            raise TypeError(f"Column {name!r} holds durations ({level!r}); convert them to numbers, for example "
+                            f"pd.to_timedelta(X[{name!r}]).dt.total_seconds().")
+        if isinstance(level, decimal.Decimal):
+            raise TypeError(f"Column {name!r} holds decimals ({level!r}); convert them to floats with "
+                            f"X[{name!r}].astype(float) (discretised) or to text with X[{name!r}].astype(str).")
+        if isinstance(level, (pd.Timestamp, np.datetime64)) or \
                 type(level).__module__ == "datetime":
             raise TypeError(f"Column {name!r} holds dates or times ({level!r}); convert them to numbers "
                             f"or categories, for example pd.to_datetime(X[{name!r}]).dt.year.")
