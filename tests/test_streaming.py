@@ -180,6 +180,25 @@ def test_fit_dask_equals_fit_on_categorical_data(model):
     assert list(got.feature_names_in_) == list(X.columns)
 
 
+def test_fit_dask_leaves_out_and_refuses_the_columns_fit_does():
+    """Numbers named like identifiers (an integer, and a float a blank made of one) are left
+    out, and a category column's limit counts its declared categories, as fit does."""
+    import dask.dataframe as dd
+    n, months = 60, ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    y = np.array(["a", "b"] * (n // 2))
+    X = pd.DataFrame({"s": np.where(np.arange(n) % 5 == 0, "w", np.where(y == "a", "u", "v")),
+                      "id": np.where(np.arange(n) == 5, np.nan, np.arange(n, dtype=float)),
+                      "customer_id": np.arange(n),
+                      "m": pd.Categorical(np.array(months[:3])[np.arange(n) % 3], categories=months)})
+    dask_fit = lambda X: fit_dask(NaiveBayes(), dd.from_pandas(X.assign(y=y), npartitions=3), "y",  # noqa: E731
+                                  scheduler="synchronous")
+    with pytest.warns(EncodingWarning, match="'id', 'customer_id'"):
+        assert dask_fit(X).encoder_.columns_ == NaiveBayes().fit(X, y).encoder_.columns_ == ["s", "m"]
+    many = X.assign(m=pd.Categorical(X["m"].astype(str), categories=[f"k{i}" for i in range(1000)] + months))
+    with pytest.raises(ValueError, match="'m' declares 1012 categories, of which 3 occur"):
+        dask_fit(many)
+
+
 def test_fit_dask_float_columns_use_approximate_quantiles():
     import dask.dataframe as dd
     rng = np.random.default_rng(7)

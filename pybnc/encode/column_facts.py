@@ -24,6 +24,7 @@ from .table import float_values
 
 #: Keys of the facts that are not column names (a column name is a str or a number).
 ROWS, LABELS, CLASS_TABLES = ("facts", "rows"), ("facts", "labels"), ("mdl", "class tables")
+IDENTIFIER = "identifier"  # (IDENTIFIER, name): a numeric column named like an identifier
 
 
 def _percentile_points(q) -> np.ndarray:
@@ -52,8 +53,13 @@ def _partition_facts(frame: pd.DataFrame, spec: dict) -> dict:
     if spec["target"] is not None:
         facts[LABELS] = frame[spec["target"]].dropna().drop_duplicates()
     observed = frame.count().to_dict()  # a dict: indexing a Series per column costs more
-    for name in spec["declared"]:
-        facts[name] = (None, int(observed[name]), bool(observed[name] < len(frame)))
+    for name in spec["declared"]:  # the codes present: how many declared categories occur
+        codes = frame[name].array.codes
+        facts[name] = (np.unique(codes[codes >= 0]), int(observed[name]), bool(observed[name] < len(frame)))
+    for name in spec["named_ids"]:  # numbers named like an identifier: distinct values, all whole?
+        values = float_values(frame[name], name)
+        values = values[~np.isnan(values)]
+        facts[(IDENTIFIER, name)] = (np.unique(values), bool(np.array_equal(values, np.round(values))))
     for name in spec["levels"]:
         facts[name] = (frame[name].dropna().drop_duplicates(), int(observed[name]), bool(observed[name] < len(frame)))
     calc = _percentile_points(spec["quantiles"]) if spec["quantiles"] is not None else None
@@ -74,7 +80,10 @@ def _merge_facts(a: dict, b: dict, spec: dict) -> dict:
     if LABELS in a:
         merged[LABELS] = pd.concat([a[LABELS], b[LABELS]]).drop_duplicates()
     for name in spec["declared"]:
-        merged[name] = (None, a[name][1] + b[name][1], a[name][2] or b[name][2])
+        merged[name] = (np.union1d(a[name][0], b[name][0]), a[name][1] + b[name][1], a[name][2] or b[name][2])
+    for name in spec["named_ids"]:
+        key = (IDENTIFIER, name)
+        merged[key] = (np.union1d(a[key][0], b[key][0]), a[key][1] and b[key][1])
     for name in spec["levels"]:
         merged[name] = (pd.concat([a[name][0], b[name][0]]).drop_duplicates(), a[name][1] + b[name][1],
                         a[name][2] or b[name][2])
@@ -109,11 +118,12 @@ def plan_column_facts(partitions, spec: dict):
     """Lazy ``{column name or key: facts}`` over ``partitions`` (``ddf.to_delayed()``).
 
     ``spec`` lists the columns by kind (``"declared"``, ``"levels"``, ``"numeric"``),
-    the numeric columns whose MDL tables to sum (``"mdl"``, up to ``"mdl_limit"``
+    the numeric columns named like an identifier (``"named_ids"``: their distinct values and
+    whether all are whole numbers), the numeric columns whose MDL tables to sum (``"mdl"``, up to ``"mdl_limit"``
     distinct values), the ``"quantiles"`` to approximate (or None), how many distinct
     numeric values to keep (``"limit"``) and the ``"target"`` column (or None). A numeric
     column's facts are ``(distinct values, min, max, quantiles or None)``, a categorical
-    column's its distinct values (None when declared), each with the number of observed
+    column's its distinct values (the codes present when declared), each with the number of observed
     values and whether any is missing."""
     import dask
 

@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 
 from ..discretize import cut_points, mdl_cut_points
-from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, refuse_unsupported_levels,
-                       too_many_levels, warn_columns)
+from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, name_says_identifier,
+                       refuse_unsupported_levels, too_many_levels, warn_columns)
 from ._levels import MISSING, lookup_column, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
-from .column_facts import CLASS_TABLES, plan_column_facts
+from .column_facts import CLASS_TABLES, IDENTIFIER, plan_column_facts
 from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
 
 # A key of the plan's results that is not a column name (a column name is a str or a number).
@@ -130,7 +130,7 @@ def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None, 
     ``partitions`` (default ``ddf.to_delayed()``) lets the caller build them once."""
     categorical, numeric = encoder._validate(X_meta)
     mdl = encoder.discretizer == "mdl"
-    spec = {"declared": [], "levels": [], "numeric": [], "target": target,
+    spec = {"declared": [], "levels": [], "numeric": [], "named_ids": [], "target": target,
             "limit": max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1,
             "quantiles": np.arange(1, encoder.n_bins) / encoder.n_bins if encoder.discretizer == "quantile" else None}
     for name in X_meta.columns:
@@ -139,6 +139,8 @@ def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None, 
             spec["declared"].append(name)  # declared categories: the levels are in the metadata
         elif (is_float_column(meta) or is_integer_column(meta) or name in numeric) and name not in categorical:
             spec["numeric"].append(name)
+            if encoder.id_columns != "keep" and name not in numeric and name_says_identifier(name):
+                spec["named_ids"].append(name)
         else:
             spec["levels"].append(name)
     if mdl and spec["numeric"] and target is None:
@@ -179,7 +181,12 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
         meta = X_meta[name]
         seen, n_observed, has_missing = found[name]
         kind, cuts = "categorical", None
-        if seen is None:
+        named_id = found.get((IDENTIFIER, name))
+        if named_id is not None and (named_id[1] or is_integer_column(meta)) and name not in categorical:
+            # a whole number named like an identifier: the rule TableEncoder applies
+            if encoder._left_out(name, named_id[0].size, int(n_observed), 0, categorical, by_name_only=True):
+                continue
+        if isinstance(seen, np.ndarray):  # declared categories, and the codes present
             levels = np.asarray(meta.cat.categories, dtype=object)
         elif isinstance(seen, tuple):
             distinct, lo, hi, qs = seen
@@ -212,7 +219,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
             levels = sort_levels(seen.to_numpy(dtype=object))
         if kind == "categorical":
             refuse_unsupported_levels(levels, name)
-            n_distinct = len(levels) if seen is not None else min(len(levels), int(n_observed))
+            n_distinct = seen.size if isinstance(seen, np.ndarray) else len(levels)
             if encoder._left_out(name, n_distinct, int(n_observed), len(levels), categorical):
                 continue
         if encoder.missing == "category" and has_missing:
