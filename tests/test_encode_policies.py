@@ -331,3 +331,31 @@ def test_integer_arrays_encode_as_their_dataframe_does():
     enc = TableEncoder().fit(small)
     np.testing.assert_array_equal(enc.transform(test[:, [0, 1, 4]]),
                                   TableEncoder().fit(pd.DataFrame(small)).transform(pd.DataFrame(test[:, [0, 1, 4]])))
+
+
+@pytest.mark.parametrize("missing", ["sum", "category"])
+def test_wide_text_tables_are_looked_up_in_blocks_as_column_by_column(monkeypatch, missing):
+    """Many text columns are matched in one block; the codes equal the column-by-column
+    lookup's, including missing values, numbers mixed with text and booleans given as 0/1,
+    and a column with an unseen value alone takes the column-by-column lookup."""
+    rng = np.random.default_rng(3)
+    n, w = 40, 12
+    X = pd.DataFrame({f"t{j}": rng.choice(np.array(["lo", "mid", "hi", None], dtype=object), n) for j in range(w)})
+    X["mixed"] = pd.Series([1, "two", 3.5, None] * (n // 4), dtype=object)
+    X["flag"] = pd.Series([True, False] * (n // 2), dtype=object)
+    X["arrow"] = pd.array(rng.choice(["x", "y"], n), dtype="string[pyarrow]")
+    y = np.array([0, 1] * (n // 2))
+    encoder = TableEncoder(missing=missing).fit(X, y)
+    new = X.assign(flag=pd.Series([1, 0] * (n // 2), dtype=object), arrow=X["arrow"].astype(object))
+    new.loc[3, "t5"] = "never seen"
+    import pybnc.encode.table as table
+
+    one_by_one = []
+    lookup = table.lookup_column
+    monkeypatch.setattr(table, "lookup_column", lambda col, *a: one_by_one.append(col.name) or lookup(col, *a))
+    got = encoder.transform(new)
+    assert one_by_one == ["t5"]
+    monkeypatch.setattr(table, "TEXT_BLOCK_MIN_COLUMNS", 10**9)
+    assert_array_equal = np.testing.assert_array_equal
+    assert_array_equal(got, encoder.transform(new))
+    assert len(one_by_one) == 1 + X.shape[1]

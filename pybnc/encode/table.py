@@ -20,14 +20,19 @@ from ._columns import (
     warn_columns,
 )
 from ._levels import (
+    BLOCK_CELLS,
     MISSING,
     factorize_column,
     factorize_integer_matrix,
+    is_text_column,
     lookup_column,
     lookup_integer_matrix,
+    lookup_text_columns,
 )
 
 MISSING_LABEL = "(missing)"
+#: Fewest categorical text columns that transform matches in one block rather than one by one.
+TEXT_BLOCK_MIN_COLUMNS = 8
 ID_POLICIES = ("drop", "error", "keep")
 MISSING_POLICIES = ("sum", "category")
 DISCRETIZERS = ("quantile", "uniform", "mdl")
@@ -419,6 +424,18 @@ class TableEncoder:
         levels = self.categories_[j]
         return levels[:-1] if self._layout()[2][j] >= 0 else levels
 
+    def _lookup_text_block(self, columns: list, positions) -> dict:
+        """``{j: codes}`` of the categorical text columns, matched together when a wide table
+        has many of them (:func:`lookup_text_columns`); columns holding a value that matches
+        no level are left out (the column-by-column lookup names an example)."""
+        text = [j for j, (kind, pos) in enumerate(zip(self.kinds_, positions))
+                if kind == "categorical" and is_text_column(columns[pos])]
+        if len(text) < TEXT_BLOCK_MIN_COLUMNS or len(columns[0]) * TEXT_BLOCK_MIN_COLUMNS > BLOCK_CELLS:
+            return {}
+        codes, unseen = lookup_text_columns([columns[positions[j]] for j in text],
+                                            [self.observed_levels(j) for j in text])
+        return {j: codes[:, i] for i, j in enumerate(text) if not unseen[i]}
+
     def transform(self, X) -> np.ndarray:
         frame = as_frame(X)
         positions, width, missing_codes = self._layout()
@@ -435,9 +452,13 @@ class TableEncoder:
         codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
         foreign, examples = [], []
         columns = [col for _, col in frame.items()]
+        looked_up = self._lookup_text_block(columns, positions)
         for j, (kind, cuts, pos) in enumerate(zip(self.kinds_, self.cut_points_, positions)):
             col, name = columns[pos], self.columns_[j]
-            if kind == "discretised":
+            if j in looked_up:  # text column matched in a block; one with unseen values is looked at alone
+                out = looked_up[j]
+                missing = col.isna().to_numpy() if missing_codes[j] >= 0 else None
+            elif kind == "discretised":
                 values = float_values(col, name)
                 missing = np.isnan(values)
                 out = np.where(missing, MISSING, np.searchsorted(cuts, values, side="right")).astype(np.int32)
