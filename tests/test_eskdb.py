@@ -9,6 +9,7 @@ import pytest
 
 from pybnc import ESKDB, SKDB
 from pybnc.averaging.eskdb import ranked_parents_for, sampled_order
+from pybnc.averaging import member_bins
 from pybnc.averaging.member_bins import cmi_rows
 from pybnc.counts import count
 from pybnc.datasets import load_dataset
@@ -124,10 +125,12 @@ def _member_from_scratch(model, m, X, y_codes):
     return member, codes
 
 
-@pytest.mark.parametrize("missing", ["sum", "category"])
-def test_each_member_learns_and_predicts_from_its_own_bins_only(missing):
+@pytest.mark.parametrize("missing, recount_all_share", [("sum", 0.0), ("sum", np.inf), ("category", np.inf)])
+def test_each_member_learns_and_predicts_from_its_own_bins_only(missing, recount_all_share, monkeypatch):
     """Every member equals one rebuilt from scratch from its own cut points, at fit and at
-    predict: a member reading another's bins (or the shared codes changed by one) fails."""
+    predict: a member reading another's bins (or the shared codes changed by one) fails.
+    Members count every pair again (share 0) or only those of the numeric columns (inf)."""
+    monkeypatch.setattr(member_bins, "RECOUNT_ALL_SHARE", recount_all_share)
     rng = np.random.default_rng(1)
     n = 400
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n),
@@ -161,6 +164,6 @@ def test_cmi_rows_equal_those_of_all_pairs():
     codes[rng.random(codes.shape) < 0.1] = -1  # available cases per pair
     y = rng.integers(0, 3, 300)
     expected = pairwise_cmi(count(codes, y, cards, 3))[0]
-    rows = cmi_rows(codes, y, cards, 3, [4, 0, 2], chunk_rows=37)
+    rows = cmi_rows(codes, y, cards, 3, [4, 0, 2], chunk_rows=37, chunk_cells=20)  # three groups
     off_diagonal = np.arange(5)[None, :] != np.array([4, 0, 2])[:, None]
     np.testing.assert_allclose(np.where(off_diagonal, rows, 0), expected[[4, 0, 2]], rtol=0, atol=1e-12)

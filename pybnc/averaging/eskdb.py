@@ -43,7 +43,7 @@ from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores import class_mutual_information, pairwise_cmi
 from ..search.skdb import SKDB, cap_parents
-from .member_bins import NumericValues, member_information, member_level_counts
+from .member_bins import NumericValues, member_statistics
 
 
 def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
@@ -221,8 +221,8 @@ class ESKDB(BaseBNC):
                 member_codes = numeric.code(codes, cuts, encoder.missing_codes_)
                 # the member's kDB counts its own families; the pairs are needed for the
                 # ranking only, and only those involving a numeric column changed
-                member_counts = member_level_counts(counts, member_codes, y, encoder.cardinalities_, numeric.columns)
-                class_mi, cmi = member_information(shared[3], member_counts, member_codes, y, numeric.columns)
+                member_counts, class_mi, cmi = member_statistics(counts, shared[3], member_codes, y,
+                                                                 encoder.cardinalities_, numeric.columns)
             order = (np.lexsort((np.arange(counts.n_features), -class_mi)) if m == 0
                      else sampled_order(class_mi, rng))
             member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import Counts, segment_sums
+from ..counts import Counts, count, segment_sums
 from ..discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
 from ..encode import MISSING, as_frame, float_values
-from ..scores import _xlogx, class_mutual_information
+from ..scores import _xlogx, class_mutual_information, pairwise_cmi
+
+#: Share of the one-hot width held by the numeric columns from which a member counts
+#: every pair again rather than those involving a numeric column only.
+RECOUNT_ALL_SHARE = 0.5
 
 
 class NumericValues:
@@ -83,64 +87,80 @@ def member_level_counts(counts: Counts, member_codes: np.ndarray, y: np.ndarray,
     ``member_codes``, the others taken from the shared ``counts``."""
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
     member = Counts(cardinalities, counts.class_counts, levels=np.zeros((counts.n_classes, int(cardinalities.sum()))))
-    recount = set(columns)
+    off, shared_off, recount = member.offsets, counts.offsets, set(columns)
     for j in range(len(cardinalities)):
         if j in recount:
             observed = member_codes[:, j] >= 0
             table = class_count_table(member_codes[observed, j], y[observed], int(cardinalities[j]), counts.n_classes)
-            member.levels[:, member.block(j)] = table.T
+            member.levels[:, off[j] : off[j + 1]] = table.T
         else:
-            member.levels[:, member.block(j)] = counts.levels[:, counts.block(j)]
+            member.levels[:, off[j] : off[j + 1]] = counts.levels[:, shared_off[j] : shared_off[j + 1]]
     return member
 
 
 def cmi_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, rows: list,
-             chunk_rows: int = 1 << 16) -> np.ndarray:
+             chunk_rows: int = 1 << 16, chunk_cells: int = 1 << 22) -> np.ndarray:
     """``I(X_i; X_j | C)`` for ``i`` in ``rows`` and every ``j``, shape ``(len(rows), d)``,
     each pair over the rows where both are observed (as :func:`pybnc.scores.pairwise_cmi`,
     unrounded and unsymmetrised; the ``(i, i)`` entries mean nothing).
 
     Per class, the product of the one-hot columns of ``rows`` with those of every
-    feature gives the pair counts of those rows of the pair table only; the information
-    of each pair is ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb``
-    over its block, over its total."""
+    feature gives those rows of the pair table only, a group of features of about
+    ``chunk_cells`` cells at a time; the information of each pair is
+    ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb`` over its
+    block, over its total."""
     cards = np.asarray(cardinalities, dtype=np.int64)
     off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
     width, d = int(off[-1]), len(cards)
     rows = np.asarray(rows, dtype=np.int64)
-    local = np.concatenate([[0], np.cumsum(cards[rows])]).astype(np.int64)
-    picked = np.concatenate([np.arange(off[i], off[i + 1]) for i in rows]) if rows.size else np.zeros(0, np.int64)
     per_pair, n_pair = np.zeros((rows.size, d)), np.zeros((rows.size, d))
     y = np.asarray(y, dtype=np.int64)
     step = max(1, min(chunk_rows, (1 << 24) // (width + 1)))  # one-hot chunks near 64 MiB
-    for c in range(n_classes):
-        coded = codes[y == c]
-        gram = np.zeros((picked.size, width))
-        for start in range(0, coded.shape[0], step):
-            chunk = coded[start : start + step]
-            onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
-            onehot[np.arange(chunk.shape[0])[:, None], np.where(chunk >= 0, off[:-1] + chunk, width)] = 1.0
-            onehot = onehot[:, :width]  # the spare column collected the missing cells
-            gram += np.dot(onehot[:, picked].T, onehot)  # float32: exact below 2**24 rows per chunk
-        within_i = segment_sums(gram, off, axis=1)  # N(c, x_i = a) within pair (i, j)
-        within_j = segment_sums(gram, local, axis=0)  # N(c, x_j = b) within pair (i, j)
-        total = segment_sums(within_i, local, axis=0)
-        cells = segment_sums(segment_sums(_xlogx(gram), local, axis=0), off, axis=1)
-        per_pair += (cells + _xlogx(total) - segment_sums(_xlogx(within_i), local, axis=0)
-                     - segment_sums(_xlogx(within_j), off, axis=1))
-        n_pair += total
+    groups = np.cumsum(cards[rows]) // max(1, chunk_cells // max(width, 1))
+    for group in np.unique(groups):
+        where = np.flatnonzero(groups == group)
+        mine = rows[where]
+        local = np.concatenate([[0], np.cumsum(cards[mine])]).astype(np.int64)
+        picked = np.concatenate([np.arange(off[i], off[i + 1]) for i in mine])
+        for c in range(n_classes):
+            coded = codes[y == c]
+            gram = np.zeros((picked.size, width))
+            for start in range(0, coded.shape[0], step):
+                chunk = coded[start : start + step]
+                onehot = np.zeros((chunk.shape[0], width + 1), dtype=np.float32)
+                onehot[np.arange(chunk.shape[0])[:, None], np.where(chunk >= 0, off[:-1] + chunk, width)] = 1.0
+                onehot = onehot[:, :width]  # the spare column collected the missing cells
+                gram += np.dot(onehot[:, picked].T, onehot)  # float32: exact below 2**24 rows per chunk
+            within_i = segment_sums(gram, off, axis=1)  # N(c, x_i = a) within pair (i, j)
+            within_j = segment_sums(gram, local, axis=0)  # N(c, x_j = b) within pair (i, j)
+            total = segment_sums(within_i, local, axis=0)
+            cells = segment_sums(segment_sums(_xlogx(gram), local, axis=0), off, axis=1)
+            per_pair[where] += (cells + _xlogx(total) - segment_sums(_xlogx(within_i), local, axis=0)
+                                - segment_sums(_xlogx(within_j), off, axis=1))
+            n_pair[where] += total
     return np.where(n_pair > 0, per_pair / np.where(n_pair > 0, n_pair, 1.0), 0.0)
 
 
-def member_information(shared_cmi: np.ndarray, level_counts: Counts, member_codes: np.ndarray, y: np.ndarray,
-                       columns: list) -> tuple[np.ndarray, np.ndarray]:
-    """A member's ``I(X_i; C)`` and ``I(X_i; X_j | C)``: the pairs involving ``columns``
-    from ``member_codes``, the others from ``shared_cmi``; rounded and symmetrised as
-    :func:`pybnc.scores.pairwise_cmi` does, so that equal information ties exactly."""
-    class_mi = class_mutual_information(level_counts)
+def member_statistics(counts: Counts, shared_cmi: np.ndarray, member_codes: np.ndarray, y: np.ndarray,
+                      cardinalities, columns: list) -> tuple[Counts, np.ndarray, np.ndarray]:
+    """A member's class and level counts (no pairs: its kDB counts its own families),
+    ``I(X_i; C)`` and ``I(X_i; X_j | C)``, where only ``columns`` differ from the shared
+    ``counts`` and ``shared_cmi``.
+
+    The pairs involving ``columns`` are counted from ``member_codes`` (:func:`cmi_rows`)
+    and the others kept, rounded and symmetrised as :func:`pybnc.scores.pairwise_cmi`
+    does, so that equal information ties exactly. When ``columns`` hold
+    :data:`RECOUNT_ALL_SHARE` of the one-hot width or more there is little to keep, and
+    every pair is counted again."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    if int(cards[columns].sum()) >= RECOUNT_ALL_SHARE * int(cards.sum()):
+        full = count(member_codes, y, cards, counts.n_classes)
+        level_counts, cmi = Counts(cards, full.class_counts, levels=full.levels), pairwise_cmi(full)[0]
+        return level_counts, class_mutual_information(level_counts), cmi
+    level_counts = member_level_counts(counts, member_codes, y, cards, columns)
     cmi = shared_cmi.copy()
     if columns:
-        fresh = cmi_rows(member_codes, y, level_counts.cardinalities, level_counts.n_classes, columns)
+        fresh = cmi_rows(member_codes, y, cards, counts.n_classes, columns)
         cmi[columns, :] = fresh
         cmi[:, columns] = fresh.T
         among = fresh[:, columns]
@@ -148,4 +168,4 @@ def member_information(shared_cmi: np.ndarray, level_counts: Counts, member_code
         cmi[columns, :] = np.maximum(np.round(cmi[columns, :], 12), 0.0)
         cmi[:, columns] = cmi[columns, :].T
         np.fill_diagonal(cmi, 0.0)
-    return class_mi, cmi
+    return level_counts, class_mutual_information(level_counts), cmi
