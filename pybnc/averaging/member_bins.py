@@ -20,8 +20,10 @@ from ..encode import MISSING, as_frame, float_values
 from ..scores import _xlogx, class_mutual_information, pairwise_cmi
 
 #: Share of the one-hot width held by the numeric columns from which a member counts
-#: every pair again rather than those involving a numeric column only.
-RECOUNT_ALL_SHARE = 0.5
+#: every pair again rather than those involving a numeric column only: the two cost
+#: about alike per pair counted (the rows' product, then a few passes per pair table),
+#: the second a little more when it covers every pair.
+RECOUNT_ALL_SHARE = 0.9
 
 
 class NumericValues:
