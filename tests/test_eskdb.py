@@ -167,3 +167,15 @@ def test_cmi_rows_equal_those_of_all_pairs():
     rows = cmi_rows(codes, y, cards, 3, [4, 0, 2], chunk_rows=37, chunk_cells=20)  # three groups
     off_diagonal = np.arange(5)[None, :] != np.array([4, 0, 2])[:, None]
     np.testing.assert_allclose(np.where(off_diagonal, rows, 0), expected[[4, 0, 2]], rtol=0, atol=1e-12)
+
+
+def test_a_model_without_an_identifier_column_saves_and_loads(tmp_path):
+    # The encoder leaves the identifier out: the members' orders run over the kept columns.
+    import pybnc
+    X = pd.DataFrame({"a": list("xy") * 20, "b": list("uvvu") * 10, "rid": [f"r{i}" for i in range(40)]})
+    y = [0, 1] * 20
+    with pytest.warns(UserWarning):
+        model = ESKDB(n_estimators=2, hdp_iterations=10, random_state=0, verbose=0).fit(X, y)
+    pybnc.save(model, tmp_path / "m.pbnc")
+    loaded = pybnc.load(tmp_path / "m.pbnc")
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))

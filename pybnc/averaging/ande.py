@@ -50,7 +50,9 @@ def _check_triple_size(n_classes: int, width: int) -> None:
         raise ValueError(
             f"AnDE(n=2) needs K * W^3 = {cells:,} three-way counts ({n_classes} classes, W = {width} "
             f"feature levels in all), more than {MAX_TRIPLE_CELLS:,}. Use AnDE(n=1) (AODE), fewer "
-            "levels (a smaller n_bins) or fewer features."
+            "features, or fewer levels: a smaller n_bins for numeric columns, and for categorical "
+            "ones rare levels grouped into one (e.g. keep a column's 20 most frequent levels and "
+            "map the rest to 'other')."
         )
 
 

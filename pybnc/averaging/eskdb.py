@@ -257,7 +257,8 @@ class ESKDB(BaseBNC):
         super()._check_fitted_state()
         n_members, n_classes = len(self.structures_), len(self.classes_)
         fitted_array(self, "class_log_priors_", (n_members, n_classes))
-        fitted_array(self, "orders_", (n_members, self.n_features_in_), kinds="iu")
+        # The order runs over the kept columns: an identifier the encoder left out has no place.
+        fitted_array(self, "orders_", (n_members, len(self.encoder_.columns_)), kinds="iu")
         for m, (structure, tables, encoder) in enumerate(zip(self.structures_, self.member_log_cpts_,
                                                               self.member_encoders())):
             cards = encoder.cardinalities_
