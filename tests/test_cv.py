@@ -77,6 +77,19 @@ def test_cross_validate_fast_equals_refit_and_really_is_fast(monkeypatch):
     assert np.isinf(fast["log_score"]).any()  # the rare class's fold: probability 0 for it
 
 
+def test_declared_categories_outnumbering_a_folds_rows_take_the_fast_path(monkeypatch):
+    # The encoder accepts more declared categories than rows, so a fold needs no refit.
+    rng = np.random.default_rng(0)
+    months = [f"m{i}" for i in range(12)]
+    X = pd.DataFrame({"month": pd.Categorical(rng.choice(months[:3], 10), categories=months),
+                      "b": rng.choice(list("xyz"), 10)})
+    y = np.array(["p", "q"] * 5)
+    refit = cross_validate(MODELS, X, y, cv=5, verbose=0, fast=False)
+    monkeypatch.setattr(cv_module, "_refit", lambda *args: pytest.fail("fell back to a refit"))
+    fast = cross_validate(MODELS, X, y, cv=5, verbose=0)
+    pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])
+
+
 def test_discretised_columns_are_refitted_on_each_training_fold(monkeypatch):
     X, y = load_dataset("iris")
     assert cv_module._encodings({"nb": NaiveBayes()}, X, np.unique(y, return_inverse=True)[1], 3) == {}

@@ -139,7 +139,7 @@ class _Encoded:
         for j, m in enumerate(self.encoder.missing_codes_):
             if m >= 0:  # the missing level exists in a fold's encoder only if the fold has missing values
                 present[j][m] = seen[j][m] > 0
-        if any(p.sum() > max(n_train, 1) or p.sum() > self.encoder.max_levels for p in present):
+        if any(p.sum() > self.encoder.max_levels for p in present):
             return None
         if any(self.encoder.drops_in_part(j, n) for j, n in enumerate(seen)):
             return None  # a column the fold's encoder would take for an identifier
