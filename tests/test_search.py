@@ -211,7 +211,7 @@ def test_join_of_members_never_observed_together(n):
 def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
     """The fused candidate scorer (numba when installed, its Python loop otherwise)
     against building the sum, on totals full of exact ties."""
-    from pybnc.search import _engine
+    from pybnc.search import _rows
 
     codes, y, cards, K = _random_codes(8)
     scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), "bayes", None)
@@ -223,8 +223,51 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
     want = scorer.accuracy(built)
     assert want == _cv_accuracy(built.T, y, scorer.fold)
     assert scorer.accuracy_of(total, plus, minus) == want
-    correct = _engine._correct_per_fold_loop(total, y, scorer.fold, 5, 2, (*plus, *minus))
+    correct = _rows._correct_per_fold_loop(total, y, scorer.fold, 5, 2, (*plus, *minus))
     assert float(np.mean(correct / scorer.fold_sizes)) == pytest.approx(want, abs=1e-15)
+
+
+def test_row_passes_equal_their_numpy_versions(monkeypatch):
+    """The numba passes over rows (counts, gathers, gathers added in place) give the same
+    numbers as the numpy code that runs without numba, missing values included."""
+    from pybnc.search import _rows
+
+    rng = np.random.default_rng(4)
+    n, F, K, q, r = 500, 3, 4, 6, 5
+    groups, y = rng.integers(0, F, n), rng.integers(0, K, n)
+    parent, child = rng.integers(-1, q, n), rng.integers(-1, r, n)
+    table = rng.normal(size=(F, K, q, r))
+    start = rng.normal(size=(K, n))
+
+    def passes():
+        return (_rows.fold_counts(groups * K + y, F * K, parent, q, child, r),
+                _rows.gather_rows(table, groups, parent, child),
+                _rows.gather_rows(table, groups, parent, child, out=start.copy()),
+                _rows.gather_rows(table[:, :, :, :0], groups, parent, np.full(n, -1)))
+
+    fast = passes()
+    monkeypatch.setattr(_rows._KERNELS, "available", False)
+    for got, want in zip(fast, passes()):
+        assert got.shape == want.shape and np.array_equal(got, want)
+    kept = (parent >= 0) & (child >= 0)
+    assert fast[0].sum() == kept.sum() and np.all(fast[1][:, ~kept] == 0)
+    assert np.array_equal(fast[2], start + fast[1])
+
+
+@pytest.mark.parametrize("make", [lambda: TANHC(epsilon=0, random_state=0, verbose=0),
+                                  lambda: KDB(k=2, search="hc", epsilon=0, random_state=0, verbose=0),
+                                  lambda: BSEJ(epsilon=0, random_state=0, verbose=0),
+                                  lambda: FSSJ(epsilon=0, join_smoothing="product", random_state=0, verbose=0)])
+def test_searches_without_numba_take_the_same_steps(make, monkeypatch):
+    from pybnc.search import _rows
+
+    codes, y, _, _ = _random_codes(5, n=300)
+    X = pd.DataFrame(codes).astype("float").where(codes >= 0).astype("category")
+    fast = make().fit(X, y)
+    monkeypatch.setattr(_rows._KERNELS, "available", False)
+    slow = make().fit(X, y)
+    assert fast.search_trace_ == slow.search_trace_
+    np.testing.assert_array_equal(fast.predict_proba(X), slow.predict_proba(X))
 
 
 def test_folds_are_stratified_and_deterministic():
@@ -349,6 +392,33 @@ def test_search_reproduces_bnclassify_with_the_same_folds(learner, monkeypatch):
     scores, arcs = BNCLASSIFY_CAR[learner]
     assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
     assert set(model.arcs_) == arcs
+
+
+# bnclassify 0.4.8's bsej (k = 5, epsilon = 0, smooth = 1) with the same fixed folds as
+# above, on its own car and on nursery (the UCI file's rows and order, as pybnc's):
+#   m <- bsej("class", d, k = 5, epsilon = 0, smooth = 1); m$.greedy_scores_log; families(m)
+# The supernodes are read off the families: each member's parents are the class and the
+# members before it.
+BNCLASSIFY_BSEJ = {
+    "car": ([0.868069029069280, 0.910294043729580, 0.940390382843260, 0.953698584233895, 0.956017424813605],
+            [("safety", "lug_boot", "maint", "buying"), ("persons", "doors")]),
+    "nursery": ([0.903240740740741, 0.913348765432099, 0.929861111111111, 0.941512345679012, 0.947145061728395,
+                 0.954938271604938, 0.967978395061728],
+                [("has_nurs", "social", "health", "parents"), ("finance", "housing", "children", "form")]),
+}
+
+
+@pytest.mark.parametrize("dataset", sorted(BNCLASSIFY_BSEJ))
+def test_bsej_reproduces_bnclassify_with_the_same_folds(dataset, monkeypatch):
+    from pybnc.datasets import load_dataset
+    import pybnc.search._engine as engine
+
+    monkeypatch.setattr(engine, "stratified_folds", lambda y, k, rng: np.arange(len(y)) % k)
+    X, y = load_dataset(dataset)
+    model = BSEJ(k=5, epsilon=0, alpha=1, random_state=0, verbose=0).fit(X, y)
+    scores, supernodes = BNCLASSIFY_BSEJ[dataset]
+    assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
+    assert sorted(model.supernodes_) == sorted(supernodes)
 
 
 def test_scores_equal_up_to_rounding_are_ties():

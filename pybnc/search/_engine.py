@@ -25,19 +25,14 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..counts import count
 from ..inference import _forest_rows_jll, parent_configuration
 from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
-from .joins import compact_join, gather_rows, member_counts, needs_sum, supernode_log_likelihood
+from ._rows import correct_per_fold, fold_counts, gather_rows
+from .joins import compact_join, needs_sum, supernode_log_likelihood
 
-from .._jit import Kernels
-
-# Per-fold pairwise counts are kept when they fit in this many bytes; above it every
-# family is counted with one bincount over the rows instead.
-_PAIRWISE_BUDGET = 256 << 20
 # log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters).
 _LOG_FLOOR = np.log(1e-300)
 # Memoised per-row contributions (n_rows x K float64 each) are evicted beyond this.
@@ -144,9 +139,6 @@ class CVScorer:
     n_folds : int
     rng : numpy RandomState
     method, alpha : parameter learner, as :func:`pybnc.parameters.learn_parameters`
-    pairs : bool, default=True
-        Keep per-fold pair counts (when small) for families of one parent; the
-        semi-naive searches, whose supernodes have no parents, say False.
 
     Examples
     --------
@@ -160,7 +152,7 @@ class CVScorer:
     True
     """
 
-    def __init__(self, codes, y, cardinalities, n_classes, n_folds, rng, method, alpha, pairs=True):
+    def __init__(self, codes, y, cardinalities, n_classes, n_folds, rng, method, alpha):
         self.codes = np.asarray(codes)
         self.y = np.asarray(y, dtype=np.int64)
         self.cardinalities = np.asarray(cardinalities, dtype=np.int64)
@@ -183,15 +175,6 @@ class CVScorer:
         train_class = np.bincount(self.y, minlength=K)[None, :] - np.bincount(
             self.fold * K + self.y, minlength=F * K).reshape(F, K)
         self.class_log_prior = np.stack([class_log_prior(c.astype(float), method, self.alpha) for c in train_class])
-        width = int(self.cardinalities.sum())
-        self.train_counts, self._pairs = None, pairs
-        if not pairs or (F + 1) * K * width * width * 8 <= _PAIRWISE_BUDGET:
-            folds = [count(self.codes[self.fold == f], self.y[self.fold == f], self.cardinalities, K, pairs=pairs)
-                     for f in range(F)]
-            total = folds[0]
-            for block in folds[1:]:
-                total = total + block
-            self.train_counts = [total - block for block in folds]
         self._tables, self._exp_tables = {}, {}
         self._join_tables = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self._joins = {}
@@ -224,16 +207,9 @@ class CVScorer:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
         without building it when numba is installed: one pass over the rows per
         candidate instead of one per array operation, the same floating-point sums."""
-        if not _KERNELS.available or not (plus or minus):
-            candidate = total.copy()
-            for a in plus:
-                candidate += a
-            for a in minus:
-                candidate -= a
-            return self.accuracy(candidate)
-        correct = _KERNELS.ready()["_correct_per_fold"](total, self.y, self.fold, self.n_folds, len(plus),
-                                                        (*plus, *minus))
-        return self._mean_fold_accuracy(correct)
+        if not (plus or minus):
+            return self.accuracy(total)
+        return self._mean_fold_accuracy(correct_per_fold(total, self.y, self.fold, self.n_folds, plus, minus))
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""
@@ -241,18 +217,24 @@ class CVScorer:
 
     # -- families of original features ----------------------------------------------
     def _fold_family_counts(self, i: int, parents: tuple) -> np.ndarray:
-        """Training-fold counts ``N(c, pa_i, x_i)``, shape ``(F, K, q, r)``."""
-        if self.train_counts is not None and (not parents or (len(parents) == 1 and self._pairs)):
-            if parents:
-                return np.stack([tc.pair(parents[0], i) for tc in self.train_counts])
-            return np.stack([tc.feature(i)[:, None, :] for tc in self.train_counts])
-        cols = [*parents, i]
-        keep = self.observed[:, cols].all(axis=1)
-        shape = (self.n_folds, self.n_classes, *self.cardinalities[cols])
-        flat = np.ravel_multi_index((self.fold[keep], self.y[keep], *self.codes[keep][:, cols].T), shape)
-        per_fold = np.bincount(flat, minlength=int(np.prod(shape))).astype(np.float64).reshape(
-            self.n_folds, self.n_classes, -1, int(self.cardinalities[i]))
+        """Training-fold counts ``N(c, pa_i, x_i)``, shape ``(F, K, q, r)``: one pass over
+        the rows counts every fold; a fold's training counts are all minus its own."""
+        F, K = self.n_folds, self.n_classes
+        q = int(np.prod(self.cardinalities[list(parents)])) if parents else 1
+        r = int(self.cardinalities[i])
+        per_fold = fold_counts(self._fold_class, F * K, self._parent_codes(parents), q, self.codes[:, i],
+                               r).reshape(F, K, q, r)
         return per_fold.sum(axis=0, keepdims=True) - per_fold
+
+    def _parent_codes(self, parents: tuple) -> np.ndarray:
+        """Each row's parent configuration (:func:`~pybnc.inference.parent_configuration`),
+        ``-1`` where a parent is missing."""
+        if len(parents) == 1:
+            return self.codes[:, parents[0]]
+        config = parent_configuration(self.codes, parents, self.cardinalities)
+        if parents and self.has_missing:
+            config[~self.observed[:, list(parents)].all(axis=1)] = -1
+        return config
 
     def _fold_marginal(self, child_codes: np.ndarray, levels: int) -> np.ndarray:
         """Friedman's ``N(x) / N`` per training fold, over rows where the child is observed."""
@@ -283,15 +265,8 @@ class CVScorer:
 
     def contribution(self, i: int, parents: tuple) -> np.ndarray:
         """``log P(x_i | c, parents)`` per row and class, 0 where the family is not fully observed."""
-        def make():
-            table = self.log_table(i, parents)  # (F, K, q, r)
-            config = parent_configuration(self.codes, parents, self.cardinalities)
-            out = gather_rows(table, self.fold, config, np.maximum(self.codes[:, i], 0))
-            if self.has_missing:
-                out[:, ~self.observed[:, [*parents, i]].all(axis=1)] = 0.0
-            return out
-
-        return self._contributions.get_or(("feature", i, parents), make)
+        return self._contributions.get_or(("feature", i, parents), lambda: gather_rows(
+            self.log_table(i, parents), self.fold, self._parent_codes(parents), self.codes[:, i]))
 
     def total_for(self, structure: Structure) -> np.ndarray:
         """Exact per-row ``log P(x_observed, c)`` of a structure over all its features."""
@@ -405,8 +380,8 @@ class CVScorer:
 
     def _fold_table(self, parent, n_parent, child, levels, r_full, q_full) -> np.ndarray:
         """Training-fold log table ``(F, K, n_parent, levels)`` of ``child`` given ``parent``."""
-        per_fold = member_counts(parent, n_parent, child, levels, self.y, self.fold, self.n_folds, self.n_classes,
-                                 self._fold_class)
+        F, K = self.n_folds, self.n_classes
+        per_fold = fold_counts(self._fold_class, F * K, parent, n_parent, child, levels).reshape(F, K, n_parent, levels)
         train = per_fold.sum(axis=0, keepdims=True) - per_fold
         marginal = self._fold_marginal(child, levels) if self.method == "friedman" else None
         return log_theta(train, self.method, self.alpha, r_full, q_full, self.n_classes, marginal)
@@ -435,22 +410,38 @@ class CVScorer:
             self._join_tables.get_or(("member", members[: j + 1]), lambda j=j: member_table(members[: j + 1]))
             for j in range(1, len(members))]
 
+    def _small_member_table(self, members: tuple):
+        """``(table, parent codes, child codes)`` of the last member of ``members`` given the
+        others when its training-fold table is no larger than the rows (then it is smoothed
+        whole and read per row), else ``None``."""
+        parent, parent_keys = self.chain(members[:-1])
+        q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
+        if self.n_folds * q * int(self.cardinalities[members[-1]]) > self.n_rows:
+            return None
+        return self.join_tables(members, "per_table")[-1], parent, self.codes[:, members[-1]]
+
+    def _add_member_factor(self, members: tuple, out: np.ndarray) -> None:
+        """``out +=`` :meth:`_member_factor` ``(members)``, reading a small table straight into
+        ``out`` (the same sums, without the factor's own array)."""
+        small = self._small_member_table(members)
+        if small is None:
+            out += self._member_factor(members)
+        else:
+            gather_rows(small[0], self.fold, small[1], small[2], out=out)
+
     def _member_factor(self, members: tuple) -> np.ndarray:
         """Per-row ``log P(x_last | c, x_earlier members)`` of the last member of ``members``
         given the others (0 unless all are observed), memoised per prefix."""
         def make():
+            small = self._small_member_table(members)
+            if small is not None:
+                return gather_rows(small[0], self.fold, small[1], small[2])
             parent, parent_keys = self.chain(members[:-1])
             child = self.codes[:, members[-1]]
             q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
             r = int(self.cardinalities[members[-1]])
             K, F = self.n_classes, self.n_folds
             ok = (parent >= 0) & (child >= 0)
-            if F * q * r <= self.n_rows:  # a table no larger than the rows: smooth it, gather
-                out = gather_rows(self.join_tables(members, "per_table")[-1], self.fold, np.maximum(parent, 0),
-                                  np.maximum(child, 0))
-                if self.has_missing:
-                    out[:, ~ok] = 0.0
-                return out
             # A table larger than the rows (long joins): each row needs one cell of its
             # training folds' table. Count per fold, take the row's cell and parent
             # configuration (training = all - own fold), smooth only those (K, n) values.
@@ -495,17 +486,12 @@ class CVScorer:
                 start = next((j for j in range(len(members) - 1, 1, -1)
                               if ("join", smoothing, members[:j]) in self._contributions), 1)
                 first = self._contributions.get(("join", smoothing, members[:start])) if start > 1 else None
-                # A new array from the first sum, no copy: the same additions in the same order.
-                out = (self.contribution(members[0], ()) if first is None else first) + \
-                    self._member_factor(members[: start + 1])
-                for j in range(start + 1, len(members)):
-                    out += self._member_factor(members[: j + 1])
+                out = (self.contribution(members[0], ()) if first is None else first).copy()
+                for j in range(start, len(members)):  # the same additions in the same order
+                    self._add_member_factor(members[: j + 1], out)
             else:
-                codes, _ = self.chain(members)
-                ok = codes >= 0
                 out = gather_rows(self.join_tables(members, smoothing)[0], self.fold, np.zeros(self.n_rows, int),
-                                  np.maximum(codes, 0))
-                out[:, ~ok] = 0.0
+                                  self.chain(members)[0])
             if self.has_missing:
                 x = self.codes[:, list(members)]
                 hard = needs_sum(x < 0, smoothing)
@@ -524,31 +510,3 @@ def _fold_class_counts(leading: np.ndarray, codes: np.ndarray, n_codes: int, ok:
     flat = leading * n_codes + codes
     flat = flat if ok.all() else flat[ok]
     return np.bincount(flat, minlength=n_leading * n_codes).astype(np.float64)
-
-
-def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
-    """Correct predictions per fold of ``total + arrays[:n_plus] - arrays[n_plus:]``,
-    ties to the first class (argmax's rule); ``(K, n)`` class-major arrays, read one
-    class row at a time."""
-    n_classes, n = total.shape
-    best = np.empty(n)
-    arg = np.zeros(n, dtype=np.int64)
-    for c in range(n_classes):
-        for i in range(n):
-            value = total[c, i]
-            for a in range(len(arrays)):
-                if a < n_plus:
-                    value += arrays[a][c, i]
-                else:
-                    value -= arrays[a][c, i]
-            if c == 0 or value > best[i]:
-                best[i] = value
-                arg[i] = c
-    out = np.zeros(n_folds)
-    for i in range(n):
-        if arg[i] == y[i]:
-            out[fold[i]] += 1.0
-    return out
-
-
-_KERNELS = Kernels(globals(), [("_correct_per_fold", "_correct_per_fold_loop", {})])

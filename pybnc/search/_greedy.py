@@ -115,8 +115,8 @@ def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k
 
 
 def make_scorer(estimator, codes, y, counts, n_folds: int, rng) -> CVScorer:
-    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng,
-                    estimator.params, estimator.alpha, pairs=estimator._counts_pairs)
+    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng, estimator.params,
+                    estimator.alpha)
 
 
 def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str):

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._logsumexp import logsumexp
+from ._rows import gather_rows
 
 JOIN_SMOOTHINGS = ("per_table", "product")
 
@@ -117,36 +118,12 @@ def chain_levels(cards, keys: list) -> list:
     return [int(cards[0])] + [k.size + 1 for k in keys]
 
 
-def member_counts(parent: np.ndarray, n_parent: int, child: np.ndarray, levels: int, y: np.ndarray,
-                  groups: np.ndarray, n_groups: int, n_classes: int, group_class=None) -> np.ndarray:
-    """``N(group, c, parent configuration, child level)`` over rows where both are observed,
-    shape ``(n_groups, n_classes, n_parent, levels)``. ``group_class``, if given, is
-    ``groups * n_classes + y`` (a search counts many tables over the same rows)."""
-    group_class = groups * n_classes + y if group_class is None else group_class
-    keep = (parent >= 0) & (child >= 0)
-    if keep.all():  # no missing value: no copies of the kept rows
-        flat = (group_class * n_parent + parent) * levels + child
-    else:
-        flat = (group_class[keep] * n_parent + parent[keep]) * levels + child[keep]
-    size = n_groups * n_classes * n_parent * levels
-    return np.bincount(flat, minlength=size).astype(np.float64).reshape(n_groups, n_classes, n_parent, levels)
-
-
 def table_factors(smoothing: str, m: int) -> list:
     """``(parent step, child step)`` of each table: per table, member ``j`` given
     ``prefix_{j-1}`` (``None``: the empty prefix); the product, the last prefix alone."""
     if smoothing == "per_table":
         return [(None if j == 0 else j - 1, j) for j in range(m)]
     return [(None, m - 1)]
-
-
-def gather_rows(table: np.ndarray, groups, parent, child) -> np.ndarray:
-    """``table[g, :, parent, child]`` per row, class-major ``(K, rows)``: one take."""
-    g, k, q, r = table.shape
-    flat = np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(k, -1)
-    if flat.shape[1] == 0:  # a feature never observed in training (no level): nothing to read
-        return np.zeros((k, np.size(child)))
-    return flat.take((groups * q + parent) * r + child, axis=1)
 
 
 def _walk(x, groups, cards, keys, tables, smoothing) -> np.ndarray:

@@ -32,8 +32,8 @@ from ..parameters import class_log_prior, resolve_alpha
 from ._engine import log_theta
 from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
                       validate_search)
-from .joins import (JOIN_SMOOTHINGS, chain_levels, fit_chain, member_counts, supernode_log_likelihood,
-                    table_factors)
+from ._rows import fold_counts
+from .joins import JOIN_SMOOTHINGS, chain_levels, fit_chain, supernode_log_likelihood, table_factors
 
 
 class _State(NamedTuple):
@@ -62,7 +62,7 @@ def fit_supernode(x: np.ndarray, y: np.ndarray, cards, n_classes: int, method: s
         else:
             child, n_child = prefixes[child_step], levels[child_step]
             r_full, q_full = float(np.prod(np.asarray(cards, dtype=float))), 1.0
-        n = member_counts(parent, n_parent, child, n_child, y, zeros, 1, n_classes)[0]
+        n = fold_counts(y, n_classes, parent, n_parent, child, n_child)
         marginal = None
         if method == "friedman":
             seen = np.bincount(child[child >= 0], minlength=n_child).astype(float)

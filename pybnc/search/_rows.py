@@ -1,0 +1,140 @@
+"""The cached scorer's passes over rows: a family's counts per fold, its log table read
+back per row, and the correct predictions of a candidate sum.
+
+A search on a small table makes thousands of these passes, each over every row, so
+each is one loop under numba (the ``fast`` extra) instead of the several temporary
+arrays numpy needs (flat indices, masks, a take, a cast). Without numba the numpy
+versions run; both give bit-identical numbers (counts are integers; a gathered value
+is a copy; sums are taken in the same order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import Kernels
+
+
+def fold_counts(leading: np.ndarray, n_leading: int, parent: np.ndarray, n_parent: int, child: np.ndarray,
+                levels: int) -> np.ndarray:
+    """Float counts ``N(leading, parent, child)``, shape ``(n_leading, n_parent, levels)``,
+    over the rows where neither ``parent`` nor ``child`` is missing (``-1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fold_counts(np.array([0, 0, 1]), 2, np.array([0, -1, 1]), 2, np.array([1, 1, 0]), 2)[:, :, 1].tolist()
+    [[1.0, 0.0], [0.0, 0.0]]
+    """
+    size = n_leading * n_parent * levels
+    if _KERNELS.available:
+        out = np.zeros(size)
+        _KERNELS.ready()["_count_rows"](leading, parent, child, n_parent, levels, out)
+        return out.reshape(n_leading, n_parent, levels)
+    keep = (parent >= 0) & (child >= 0)
+    flat = (leading * n_parent + parent) * levels + child
+    flat = flat if keep.all() else flat[keep]
+    return np.bincount(flat, minlength=size).astype(np.float64).reshape(n_leading, n_parent, levels)
+
+
+def gather_rows(table: np.ndarray, groups, parent, child, out=None) -> np.ndarray:
+    """``table[g, :, parent, child]`` per row, class-major ``(K, rows)``; 0 where ``parent``
+    or ``child`` is missing (``-1``). With ``out``, the values are added to it in place
+    (the same sums as adding the built array) and ``out`` is returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.arange(8.0).reshape(1, 2, 2, 2)  # (groups, K, q, r)
+    >>> gather_rows(table, np.zeros(3, int), np.array([0, 1, -1]), np.array([1, 0, 0])).tolist()
+    [[1.0, 2.0, 0.0], [5.0, 6.0, 0.0]]
+    """
+    n_groups, k, q, r = table.shape
+    n = np.shape(child)[0]
+    if _KERNELS.available and table.size:
+        target = np.empty((k, n)) if out is None else out
+        _KERNELS.ready()["_gather_rows"](np.ascontiguousarray(table), groups, parent, child, target, out is not None)
+        return target
+    if table.size == 0:  # a feature never observed in training (no level): nothing to read
+        values = np.zeros((k, n))
+    else:
+        flat = np.ascontiguousarray(table.transpose(1, 0, 2, 3)).reshape(k, -1)
+        ok = (parent >= 0) & (child >= 0)
+        if ok.all():
+            values = flat.take((groups * q + parent) * r + child, axis=1)
+        else:
+            values = flat.take((groups * q + np.maximum(parent, 0)) * r + np.maximum(child, 0), axis=1)
+            values[:, ~ok] = 0.0
+    if out is None:
+        return values
+    out += values
+    return out
+
+
+def correct_per_fold(total, y, fold, n_folds: int, plus=(), minus=()) -> np.ndarray:
+    """Correct predictions per fold of ``total + sum(plus) - sum(minus)`` (added in that
+    order), ties to the first class (argmax's rule); ``(K, n)`` class-major arrays."""
+    if _KERNELS.available:
+        return _KERNELS.ready()["_correct_per_fold"](total, y, fold, n_folds, len(plus), (*plus, *minus))
+    candidate = total.copy()
+    for a in plus:
+        candidate += a
+    for a in minus:
+        candidate -= a
+    correct = candidate.argmax(axis=0) == y
+    return np.bincount(fold, weights=correct, minlength=n_folds)
+
+
+def _count_rows_loop(leading, parent, child, n_parent, levels, out):
+    for i in range(leading.shape[0]):
+        p, x = parent[i], child[i]
+        if p >= 0 and x >= 0:
+            out[(leading[i] * n_parent + p) * levels + x] += 1.0
+
+
+def _gather_rows_loop(table, groups, parent, child, out, add):
+    # One pass to find each row's cell, then one contiguous pass per class.
+    _, n_classes, q, r = table.shape
+    flat = table.ravel()
+    n = child.shape[0]
+    cell = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        p, x = parent[i], child[i]
+        cell[i] = (groups[i] * n_classes * q + p) * r + x if p >= 0 and x >= 0 else -1
+    for c in range(n_classes):
+        offset, row = c * q * r, out[c]
+        for i in range(n):
+            if cell[i] >= 0:
+                if add:
+                    row[i] += flat[cell[i] + offset]
+                else:
+                    row[i] = flat[cell[i] + offset]
+            elif not add:
+                row[i] = 0.0
+
+
+def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
+    # Class by class, each class's row contiguous: the maximum and its class per row.
+    n_classes, n = total.shape
+    best = np.empty(n)
+    arg = np.zeros(n, dtype=np.int64)
+    for c in range(n_classes):
+        for i in range(n):
+            value = total[c, i]
+            for a in range(len(arrays)):
+                if a < n_plus:
+                    value += arrays[a][c, i]
+                else:
+                    value -= arrays[a][c, i]
+            if c == 0 or value > best[i]:
+                best[i] = value
+                arg[i] = c
+    out = np.zeros(n_folds)
+    for i in range(n):
+        if arg[i] == y[i]:
+            out[fold[i]] += 1.0
+    return out
+
+
+_KERNELS = Kernels(globals(), [("_count_rows", "_count_rows_loop", {}), ("_gather_rows", "_gather_rows_loop", {}),
+                               ("_correct_per_fold", "_correct_per_fold_loop", {})])
