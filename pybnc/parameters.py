@@ -72,28 +72,32 @@ def resolve_alpha(method: str, alpha) -> float:
 def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=None, families=None) -> np.ndarray:
     """``N(c, pa_i = j, x_i = k)`` as an array ``(K, q_i, r_i)``.
 
-    One feature parent is read from the pairwise table; more parents (kDB) are read
-    from ``families`` (a :class:`~pybnc.counts.FamilyCounts` holding ``parents + (i,)``)
-    or counted from the coded rows ``codes``/``y`` with one bincount.
+    One feature parent is read from the pairwise table when ``counts`` holds one;
+    other families (kDB; the searches, which count no pairs) are read from
+    ``families`` (a :class:`~pybnc.counts.FamilyCounts` holding ``parents + (i,)``) or
+    counted from the coded rows ``codes``/``y`` with one bincount.
     """
     parents = structure.parents[i]
     if len(parents) == 0:
         return counts.feature(i)[:, None, :]
-    if len(parents) == 1:
+    if len(parents) == 1 and counts.has_pairs:
         return counts.pair(parents[0], i)
     cards = counts.cardinalities
     if families is not None and tuple(parents) + (i,) in families.families:
         table = families.table(families.index(tuple(parents) + (i,)))
         return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))
     if codes is None or codes.shape[0] == 0 and counts.n_rows > 0:
-        raise ValueError("Families with several feature parents are counted from the coded rows or "
-                         "given as FamilyCounts.")
+        raise ValueError("Families with feature parents are counted from the coded rows, read from pair "
+                         "counts or given as FamilyCounts.")
     cols = list(parents) + [i]
-    sub = codes[:, cols]
-    keep = (sub >= 0).all(axis=1)
-    flat = np.ravel_multi_index(
-        (np.asarray(y)[keep], *sub[keep].T), (counts.n_classes, *cards[cols])
-    )
+    # Row-major (class, parents..., feature) index, column by column: no copy of the columns.
+    flat, keep = np.asarray(y).astype(np.int64), None
+    for col in cols:
+        values = codes[:, col]
+        flat = flat * int(cards[col]) + values
+        keep = values >= 0 if keep is None else keep & (values >= 0)
+    if not keep.all():
+        flat = flat[keep]
     size = counts.n_classes * int(np.prod(cards[cols]))
     table = np.bincount(flat, minlength=size).astype(np.float64)
     return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))

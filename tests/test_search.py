@@ -228,9 +228,10 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
 
 
 def test_row_passes_equal_their_numpy_versions(monkeypatch):
-    """The numba passes over rows (counts, gathers, gathers added in place) give the same
-    numbers as the numpy code that runs without numba, missing values included."""
+    """The numba passes over rows (counts, gathers, gathers added in place, joins' codes)
+    give the same numbers as the numpy code that runs without numba, missing values included."""
     from pybnc.search import _rows
+    from pybnc.search.joins import compact_join
 
     rng = np.random.default_rng(4)
     n, F, K, q, r = 500, 3, 4, 6, 5
@@ -243,7 +244,8 @@ def test_row_passes_equal_their_numpy_versions(monkeypatch):
         return (_rows.fold_counts(groups * K + y, F * K, parent, q, child, r),
                 _rows.gather_rows(table, groups, parent, child),
                 _rows.gather_rows(table, groups, parent, child, out=start.copy()),
-                _rows.gather_rows(table[:, :, :, :0], groups, parent, np.full(n, -1)))
+                _rows.gather_rows(table[:, :, :, :0], groups, parent, np.full(n, -1)),
+                *compact_join(parent, child, r), *compact_join(np.full(n, -1), child, r))
 
     fast = passes()
     monkeypatch.setattr(_rows._KERNELS, "available", False)

@@ -53,9 +53,9 @@ def stratified_folds(y: np.ndarray, n_folds: int, rng) -> np.ndarray:
     ([3, 3], [2, 2])
     """
     fold = np.empty(y.shape[0], dtype=np.int64)
-    for c in np.unique(y):
+    for c in np.flatnonzero(np.bincount(y)):  # the classes present (np.unique's, without its sort)
         rows = np.flatnonzero(y == c)
-        ids = np.resize(rng.permutation(n_folds), rows.size)
+        ids = np.tile(rng.permutation(n_folds), -(-rows.size // n_folds))[: rows.size]  # np.resize's values
         fold[rows] = rng.permutation(ids)
     return fold
 
@@ -399,16 +399,20 @@ class CVScorer:
 
             return [self._join_tables.get_or(("product", members), product_table)]
 
-        def member_table(prefix):
-            parent, parent_keys = self.chain(prefix[:-1])
-            n_parent = int(cards[prefix[0]]) if parent_keys is None else parent_keys.size + 1
-            child = prefix[-1]
-            return self._fold_table(parent, n_parent, self.codes[:, child], int(cards[child]), float(cards[child]),
-                                    float(np.prod(cards[list(prefix[:-1])].astype(float))))
+        return [self.log_table(members[0], ())] + [self._member_table(members[: j + 1])
+                                                    for j in range(1, len(members))]
 
-        return [self.log_table(members[0], ())] + [
-            self._join_tables.get_or(("member", members[: j + 1]), lambda j=j: member_table(members[: j + 1]))
-            for j in range(1, len(members))]
+    def _member_table(self, members: tuple) -> np.ndarray:
+        """Training-fold table of the last member given the earlier ones (memoised)."""
+        def make():
+            parent, parent_keys = self.chain(members[:-1])
+            cards = self.cardinalities
+            n_parent = int(cards[members[0]]) if parent_keys is None else parent_keys.size + 1
+            child = members[-1]
+            return self._fold_table(parent, n_parent, self.codes[:, child], int(cards[child]), float(cards[child]),
+                                    float(np.prod(cards[list(members[:-1])].astype(float))))
+
+        return self._join_tables.get_or(("member", members), make)
 
     def _small_member_table(self, members: tuple):
         """``(table, parent codes, child codes)`` of the last member of ``members`` given the
@@ -418,7 +422,7 @@ class CVScorer:
         q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
         if self.n_folds * q * int(self.cardinalities[members[-1]]) > self.n_rows:
             return None
-        return self.join_tables(members, "per_table")[-1], parent, self.codes[:, members[-1]]
+        return self._member_table(members), parent, self.codes[:, members[-1]]
 
     def _add_member_factor(self, members: tuple, out: np.ndarray) -> None:
         """``out +=`` :meth:`_member_factor` ``(members)``, reading a small table straight into

@@ -71,6 +71,16 @@ def gather_rows(table: np.ndarray, groups, parent, child, out=None) -> np.ndarra
     return out
 
 
+def compact_join_small(left, right, right_levels: int, space: int):
+    """:func:`~pybnc.search.joins.compact_join` through a table of the ``space`` keys, in two
+    passes over the rows; ``None`` without numba (the caller's numpy code runs)."""
+    if not _KERNELS.available:
+        return None
+    codes = np.empty(left.shape[0], dtype=np.int64)
+    keys = _KERNELS.ready()["_compact_join"](left, right, right_levels, max(space, 0), codes)
+    return codes, keys
+
+
 def correct_per_fold(total, y, fold, n_folds: int, plus=(), minus=()) -> np.ndarray:
     """Correct predictions per fold of ``total + sum(plus) - sum(minus)`` (added in that
     order), ties to the first class (argmax's rule); ``(K, n)`` class-major arrays."""
@@ -113,6 +123,25 @@ def _gather_rows_loop(table, groups, parent, child, out, add):
                 row[i] = 0.0
 
 
+def _compact_join_loop(left, right, right_levels, space, codes):
+    label = np.full(space, -1, dtype=np.int64)
+    for i in range(left.shape[0]):
+        if left[i] >= 0 and right[i] >= 0:
+            label[left[i] * right_levels + right[i]] = 0
+    n_keys = 0
+    for key in range(space):  # labels in increasing key order
+        if label[key] == 0:
+            label[key] = n_keys
+            n_keys += 1
+    keys = np.empty(n_keys, dtype=np.int64)
+    for key in range(space):
+        if label[key] >= 0:
+            keys[label[key]] = key
+    for i in range(left.shape[0]):
+        codes[i] = label[left[i] * right_levels + right[i]] if left[i] >= 0 and right[i] >= 0 else -1
+    return keys
+
+
 def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
     # Class by class, each class's row contiguous: the maximum and its class per row.
     n_classes, n = total.shape
@@ -137,4 +166,5 @@ def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
 
 
 _KERNELS = Kernels(globals(), [("_count_rows", "_count_rows_loop", {}), ("_gather_rows", "_gather_rows_loop", {}),
-                               ("_correct_per_fold", "_correct_per_fold_loop", {})])
+                               ("_correct_per_fold", "_correct_per_fold_loop", {}),
+                               ("_compact_join", "_compact_join_loop", {})])

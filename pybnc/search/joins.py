@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._logsumexp import logsumexp
-from ._rows import gather_rows
+from ._rows import compact_join_small, gather_rows
 
 JOIN_SMOOTHINGS = ("per_table", "product")
 
@@ -63,12 +63,17 @@ def compact_join(left: np.ndarray, right: np.ndarray, right_levels: int):
     >>> codes.tolist(), keys.tolist()
     ([0, 1, 1, -1], [2, 3])
     """
+    space = (int(left.max()) + 1) * right_levels if left.size else 0
+    if space <= 4 * left.shape[0] + 1024:  # a table over the key space beats sorting
+        fast = compact_join_small(left, right, right_levels, space)
+        if fast is not None:
+            return fast
     observed = (left >= 0) & (right >= 0)
     key = left.astype(np.int64) * right_levels + right
     everywhere = bool(observed.all())  # no missing value: no copies of the observed rows
     seen_key = key if everywhere else key[observed]
-    space = (int(left.max()) + 1) * right_levels if seen_key.size else 0
-    if space <= 4 * left.shape[0] + 1024:  # a bincount over the key space beats sorting
+    space = space if seen_key.size else 0
+    if space <= 4 * left.shape[0] + 1024:
         present = np.bincount(seen_key, minlength=space) > 0
         labels = np.cumsum(present) - 1
         inverse, keys = labels[seen_key], np.flatnonzero(present).astype(np.int64)

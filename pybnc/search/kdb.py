@@ -109,6 +109,10 @@ class KDB(_ArcSearch):
         self.search = search
         self.n_folds = n_folds
 
+    @property
+    def _counts_pairs(self) -> bool:
+        return self.search != "hc"  # Sahami's order reads the pair counts; the search does not
+
     def _learns_in_two_passes(self) -> bool:
         return self.search == "sahami"  # the structure from pair counts, then its families
 

@@ -60,6 +60,10 @@ class _ArcSearch(AugmentedNaiveBayes):
     """Shared machinery of the arc-adding wrappers (TAN-HC, TAN-HCSP, kDB-HC)."""
 
     _desc = "search"
+    # The search counts each family it scores and the final tables are counted from the
+    # rows (pybnc.parameters.family_counts): counting every pair up front would cost a
+    # large part of a fit on a small table.
+    _counts_pairs = False
 
     def _arc_move(self, scorer, state: SearchState, changes: dict, describe):
         if scorer.has_missing:
