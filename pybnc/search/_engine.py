@@ -71,31 +71,36 @@ def _prior(method: str, alpha: float, r_full: float, q_full: float, n_classes: i
     return alpha / (r_full * q_full * n_classes), alpha / (q_full * n_classes)  # "ms"
 
 
-def _log_ratio(numerator, denominator, r_full: float) -> np.ndarray:
+def _log_ratio(numerator, denominator, r_full: float, overwrite: bool = False) -> np.ndarray:
     """``log(numerator / denominator)``, floored at ``log(1e-300)``, uniform ``1 / r_full``
     where the denominator is 0 (a parent configuration never seen). Two logs and a
     difference: fewer passes than dividing first, over the many large tables a search
-    builds."""
+    builds; ``overwrite`` writes them into ``numerator`` (no new array)."""
     empty = denominator <= 0
+    any_empty = bool(empty.any())
     with np.errstate(divide="ignore"):
-        out = np.log(numerator)
-        out -= np.log(np.where(empty, 1.0, denominator))
+        out = np.log(numerator, out=numerator if overwrite else None)
+        out -= np.log(np.where(empty, 1.0, denominator) if any_empty else denominator)
     np.maximum(out, _LOG_FLOOR, out=out)
-    if empty.any():
+    if any_empty:
         out = np.where(empty, -np.log(max(r_full, 1.0)), out)  # r_full = 0: an empty table
     return out
 
 
 def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_classes: int,
-              marginal=None) -> np.ndarray:
+              marginal=None, overwrite: bool = False) -> np.ndarray:
     """Log ``P(x | class, parents)`` from family counts ``(..., r)``, as :mod:`pybnc.parameters`.
 
     ``r_full`` is the number of levels of the child even when only ``r`` of them are
     listed (a joined feature lists only its observed combinations; the others have
     zero counts), so the Dirichlet normaliser stays ``N_ij + r_full * alpha``.
+    ``overwrite`` computes the table in the memory of ``n_ijk`` (a search's tables can be
+    as large as its per-row arrays).
     """
     prior, prior_total = _prior(method, alpha, r_full, q_full, n_classes, marginal)
-    return _log_ratio(n_ijk + prior, n_ijk.sum(axis=-1, keepdims=True) + prior_total, r_full)
+    denominator = n_ijk.sum(axis=-1, keepdims=True) + prior_total
+    numerator = np.add(n_ijk, prior, out=n_ijk if overwrite else None)
+    return _log_ratio(numerator, denominator, r_full, overwrite=True)
 
 
 class _BudgetCache(OrderedDict):
@@ -166,6 +171,8 @@ class CVScorer:
         # mean is over the folds that hold rows, else it would be NaN and no move could win.
         self._nonempty = self.fold_sizes > 0
         self._all_nonempty, self._n_nonempty = bool(self._nonempty.all()), int(self._nonempty.sum())
+        # Each feature's codes contiguous: every family counted or read back walks columns.
+        self._columns = np.ascontiguousarray(self.codes.T)
         self.observed = self.codes >= 0
         self.has_missing = not self.observed.all()
         # A label of each row's missing pattern (variable elimination groups rows by it).
@@ -183,6 +190,10 @@ class CVScorer:
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
+
+    def column(self, i: int) -> np.ndarray:
+        """The codes of feature ``i`` (contiguous)."""
+        return self._columns[i]
 
     # -- accuracy --------------------------------------------------------------------
     def accuracy(self, jll: np.ndarray) -> float:
@@ -222,15 +233,15 @@ class CVScorer:
         F, K = self.n_folds, self.n_classes
         q = int(np.prod(self.cardinalities[list(parents)])) if parents else 1
         r = int(self.cardinalities[i])
-        per_fold = fold_counts(self._fold_class, F * K, self._parent_codes(parents), q, self.codes[:, i],
+        per_fold = fold_counts(self._fold_class, F * K, self._parent_codes(parents), q, self.column(i),
                                r).reshape(F, K, q, r)
-        return per_fold.sum(axis=0, keepdims=True) - per_fold
+        return np.subtract(per_fold.sum(axis=0, keepdims=True), per_fold, out=per_fold)
 
     def _parent_codes(self, parents: tuple) -> np.ndarray:
         """Each row's parent configuration (:func:`~pybnc.inference.parent_configuration`),
         ``-1`` where a parent is missing."""
         if len(parents) == 1:
-            return self.codes[:, parents[0]]
+            return self.column(parents[0])
         config = parent_configuration(self.codes, parents, self.cardinalities)
         if parents and self.has_missing:
             config[~self.observed[:, list(parents)].all(axis=1)] = -1
@@ -251,9 +262,9 @@ class CVScorer:
         if key not in self._tables:
             r = int(self.cardinalities[i])
             q = float(np.prod(self.cardinalities[list(parents)])) if parents else 1.0
-            marginal = self._fold_marginal(self.codes[:, i], r) if self.method == "friedman" else None
+            marginal = self._fold_marginal(self.column(i), r) if self.method == "friedman" else None
             self._tables[key] = log_theta(self._fold_family_counts(i, parents), self.method, self.alpha,
-                                          r, q, self.n_classes, marginal)
+                                          r, q, self.n_classes, marginal, overwrite=True)
         return self._tables[key]
 
     def exp_table(self, i: int, parents: tuple) -> np.ndarray:
@@ -266,7 +277,7 @@ class CVScorer:
     def contribution(self, i: int, parents: tuple) -> np.ndarray:
         """``log P(x_i | c, parents)`` per row and class, 0 where the family is not fully observed."""
         return self._contributions.get_or(("feature", i, parents), lambda: gather_rows(
-            self.log_table(i, parents), self.fold, self._parent_codes(parents), self.codes[:, i]))
+            self.log_table(i, parents), self.fold, self._parent_codes(parents), self.column(i)))
 
     def total_for(self, structure: Structure) -> np.ndarray:
         """Exact per-row ``log P(x_observed, c)`` of a structure over all its features."""
@@ -367,11 +378,11 @@ class CVScorer:
         """``(codes, keys)`` of the ordered members' last prefix over all rows (memoised per
         prefix, so joins that share a prefix share its coding); ``keys`` is ``None`` for
         one member."""
-        if len(members) == 1:
-            return self.codes[:, members[0]].astype(np.int64), None
+        if members not in self._joins and len(members) == 1:
+            self._joins[members] = self.column(members[0]).astype(np.int64), None
         if members not in self._joins:
             previous, _ = self.chain(members[:-1])
-            self._joins[members] = compact_join(previous, self.codes[:, members[-1]],
+            self._joins[members] = compact_join(previous, self.column(members[-1]),
                                                 int(self.cardinalities[members[-1]]))
         return self._joins[members]
 
@@ -382,9 +393,9 @@ class CVScorer:
         """Training-fold log table ``(F, K, n_parent, levels)`` of ``child`` given ``parent``."""
         F, K = self.n_folds, self.n_classes
         per_fold = fold_counts(self._fold_class, F * K, parent, n_parent, child, levels).reshape(F, K, n_parent, levels)
-        train = per_fold.sum(axis=0, keepdims=True) - per_fold
+        train = np.subtract(per_fold.sum(axis=0, keepdims=True), per_fold, out=per_fold)
         marginal = self._fold_marginal(child, levels) if self.method == "friedman" else None
-        return log_theta(train, self.method, self.alpha, r_full, q_full, self.n_classes, marginal)
+        return log_theta(train, self.method, self.alpha, r_full, q_full, self.n_classes, marginal, overwrite=True)
 
     def join_tables(self, members: tuple, smoothing: str) -> list:
         """The training-fold tables of a supernode, one per factor of
@@ -409,7 +420,7 @@ class CVScorer:
             cards = self.cardinalities
             n_parent = int(cards[members[0]]) if parent_keys is None else parent_keys.size + 1
             child = members[-1]
-            return self._fold_table(parent, n_parent, self.codes[:, child], int(cards[child]), float(cards[child]),
+            return self._fold_table(parent, n_parent, self.column(child), int(cards[child]), float(cards[child]),
                                     float(np.prod(cards[list(members[:-1])].astype(float))))
 
         return self._join_tables.get_or(("member", members), make)
@@ -422,7 +433,7 @@ class CVScorer:
         q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
         if self.n_folds * q * int(self.cardinalities[members[-1]]) > self.n_rows:
             return None
-        return self._member_table(members), parent, self.codes[:, members[-1]]
+        return self._member_table(members), parent, self.column(members[-1])
 
     def _add_member_factor(self, members: tuple, out: np.ndarray) -> None:
         """``out +=`` :meth:`_member_factor` ``(members)``, reading a small table straight into
@@ -441,7 +452,7 @@ class CVScorer:
             if small is not None:
                 return gather_rows(small[0], self.fold, small[1], small[2])
             parent, parent_keys = self.chain(members[:-1])
-            child = self.codes[:, members[-1]]
+            child = self.column(members[-1])
             q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
             r = int(self.cardinalities[members[-1]])
             K, F = self.n_classes, self.n_folds
@@ -467,7 +478,7 @@ class CVScorer:
                 marginal = self._fold_marginal(child, r)[:, 0, 0, :][self.fold, np.maximum(child, 0)]
             q_full = float(np.prod(self.cardinalities[list(members[:-1])].astype(float)))
             prior, prior_total = _prior(self.method, self.alpha, float(r), q_full, K, marginal)
-            out = _log_ratio(n_cell + prior, n_parent + prior_total, float(r))
+            out = _log_ratio(n_cell + prior, n_parent + prior_total, float(r), overwrite=True)
             if self.has_missing:
                 out[:, ~ok] = 0.0
             return out
