@@ -228,7 +228,8 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
 
 
 def test_row_passes_equal_their_numpy_versions(monkeypatch):
-    """The numba passes over rows (counts, gathers, gathers added in place, joins' codes)
+    """The numba passes over rows (counts, gathers, gathers added in place, joins' codes,
+    training-fold counts per row)
     give the same numbers as the numpy code that runs without numba, missing values included."""
     from pybnc.search import _rows
     from pybnc.search.joins import compact_join
@@ -245,7 +246,8 @@ def test_row_passes_equal_their_numpy_versions(monkeypatch):
                 _rows.gather_rows(table, groups, parent, child),
                 _rows.gather_rows(table, groups, parent, child, out=start.copy()),
                 _rows.gather_rows(table[:, :, :, :0], groups, parent, np.full(n, -1)),
-                *compact_join(parent, child, r), *compact_join(np.full(n, -1), child, r))
+                *compact_join(parent, child, r), *compact_join(np.full(n, -1), child, r),
+                _rows.training_counts(np.arange(K * F * q, dtype=float).reshape(K, F, q), np.maximum(parent, 0), groups))
 
     fast = passes()
     monkeypatch.setattr(_rows._KERNELS, "available", False)

@@ -30,7 +30,7 @@ from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
-from ._rows import correct_per_fold, fold_counts, gather_rows
+from ._rows import correct_per_fold, fold_counts, gather_rows, training_counts
 from .joins import compact_join, needs_sum, supernode_log_likelihood
 
 # log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters).
@@ -58,6 +58,18 @@ def stratified_folds(y: np.ndarray, n_folds: int, rng) -> np.ndarray:
         ids = np.tile(rng.permutation(n_folds), -(-rows.size // n_folds))[: rows.size]  # np.resize's values
         fold[rows] = rng.permutation(ids)
     return fold
+
+
+def sum_terms(terms, start=0):
+    """``sum(terms, start)``: the same additions in the same order, into one new array
+    (``sum`` builds a new array at every term)."""
+    total, owned = start, False
+    for term in terms:
+        if owned:
+            total += term
+        else:
+            total, owned = total + term, True
+    return total
 
 
 def _prior(method: str, alpha: float, r_full: float, q_full: float, n_classes: int, marginal=None):
@@ -281,7 +293,7 @@ class CVScorer:
 
     def total_for(self, structure: Structure) -> np.ndarray:
         """Exact per-row ``log P(x_observed, c)`` of a structure over all its features."""
-        total = self.prior_total() + sum(self.contribution(i, p) for i, p in enumerate(structure.parents))
+        total = self.prior_total() + sum_terms(self.contribution(i, p) for i, p in enumerate(structure.parents))
         if self.has_missing:
             hard = self._rows_with_missing_parents_or_children(structure)
             if hard.size:
@@ -304,7 +316,7 @@ class CVScorer:
         """``log P(c)`` plus every fully observed family's term, per row: the part of the
         total that needs no inference (kept for the structure last asked about)."""
         if self._observed is None or self._observed[0] != structure:
-            total = self.prior_total() + sum(self.contribution(i, p) for i, p in enumerate(structure.parents))
+            total = self.prior_total() + sum_terms(self.contribution(i, p) for i, p in enumerate(structure.parents))
             self._observed = (structure, total)
         return self._observed[1]
 
@@ -465,20 +477,19 @@ class CVScorer:
             cell, cell_keys = self.chain(members)  # -1 exactly where ok is False
             if cell_keys.size == 0:  # no row has every member observed: the factor is 0 everywhere
                 return np.zeros((K, self.n_rows))
-            n_cells, parent = cell_keys.size, np.maximum(parent, 0)
-            cell = np.maximum(cell, 0)
-            per_cell = _fold_class_counts(self._fold_major, cell, n_cells, ok, K * F).reshape(K, F, n_cells)
-            per_parent = _fold_class_counts(self._fold_major, parent, q, ok, K * F).reshape(K, F, q)
-            n_cell = per_cell.sum(axis=1).take(cell, axis=1) - per_cell.reshape(K, -1).take(
-                self.fold * n_cells + cell, axis=1)
-            n_parent = per_parent.sum(axis=1).take(parent, axis=1) - per_parent.reshape(K, -1).take(
-                self.fold * q + parent, axis=1)
+            n_cells, every = cell_keys.size, np.zeros(self.n_rows, dtype=np.int8)
+            parent = parent if ok.all() else np.where(ok, parent, -1)
+            per_cell = fold_counts(self._fold_major, K * F, cell, n_cells, every, 1).reshape(K, F, n_cells)
+            per_parent = fold_counts(self._fold_major, K * F, parent, q, every, 1).reshape(K, F, q)
+            n_cell = training_counts(per_cell, np.maximum(cell, 0), self.fold)
+            n_parent = training_counts(per_parent, np.maximum(parent, 0), self.fold)
             marginal = None
             if self.method == "friedman":
                 marginal = self._fold_marginal(child, r)[:, 0, 0, :][self.fold, np.maximum(child, 0)]
             q_full = float(np.prod(self.cardinalities[list(members[:-1])].astype(float)))
             prior, prior_total = _prior(self.method, self.alpha, float(r), q_full, K, marginal)
-            out = _log_ratio(n_cell + prior, n_parent + prior_total, float(r), overwrite=True)
+            np.add(n_parent, prior_total, out=n_parent)
+            out = _log_ratio(np.add(n_cell, prior, out=n_cell), n_parent, float(r), overwrite=True)
             if self.has_missing:
                 out[:, ~ok] = 0.0
             return out
@@ -517,11 +528,3 @@ class CVScorer:
             return out
 
         return self._contributions.get_or(("join", smoothing, members), make)
-
-
-def _fold_class_counts(leading: np.ndarray, codes: np.ndarray, n_codes: int, ok: np.ndarray,
-                       n_leading: int) -> np.ndarray:
-    """Float counts of ``(leading, code)`` over the rows where ``ok``, flat."""
-    flat = leading * n_codes + codes
-    flat = flat if ok.all() else flat[ok]
-    return np.bincount(flat, minlength=n_leading * n_codes).astype(np.float64)

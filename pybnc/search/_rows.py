@@ -81,6 +81,17 @@ def compact_join_small(left, right, right_levels: int, space: int):
     return codes, keys
 
 
+def training_counts(per_fold: np.ndarray, codes, fold) -> np.ndarray:
+    """Each row's count in its training folds, ``per_fold[c, :, code].sum() - per_fold[c,
+    fold, code]``, class-major ``(K, rows)``, from counts ``(K, F, codes)``."""
+    k, n_folds, width = per_fold.shape
+    if _KERNELS.available:
+        out = np.empty((k, np.shape(codes)[0]))
+        _KERNELS.ready()["_training_counts"](np.ascontiguousarray(per_fold), codes, fold, out)
+        return out
+    return per_fold.sum(axis=1).take(codes, axis=1) - per_fold.reshape(k, -1).take(fold * width + codes, axis=1)
+
+
 def correct_per_fold(total, y, fold, n_folds: int, plus=(), minus=()) -> np.ndarray:
     """Correct predictions per fold of ``total + sum(plus) - sum(minus)`` (added in that
     order), ties to the first class (argmax's rule); ``(K, n)`` class-major arrays."""
@@ -121,6 +132,16 @@ def _gather_rows_loop(table, groups, parent, child, out, add):
                     row[i] = flat[cell[i] + offset]
             elif not add:
                 row[i] = 0.0
+
+
+def _training_counts_loop(per_fold, codes, fold, out):
+    n_classes, n_folds, width = per_fold.shape
+    for c in range(n_classes):
+        total = np.zeros(width)
+        for f in range(n_folds):
+            total += per_fold[c, f]
+        for i in range(codes.shape[0]):
+            out[c, i] = total[codes[i]] - per_fold[c, fold[i], codes[i]]
 
 
 def _compact_join_loop(left, right, right_levels, space, codes):
@@ -167,4 +188,5 @@ def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
 
 _KERNELS = Kernels(globals(), [("_count_rows", "_count_rows_loop", {}), ("_gather_rows", "_gather_rows_loop", {}),
                                ("_correct_per_fold", "_correct_per_fold_loop", {}),
-                               ("_compact_join", "_compact_join_loop", {})])
+                               ("_compact_join", "_compact_join_loop", {}),
+                               ("_training_counts", "_training_counts_loop", {})])

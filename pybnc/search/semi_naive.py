@@ -29,7 +29,7 @@ import numpy as np
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
 from ..parameters import class_log_prior, resolve_alpha
-from ._engine import log_theta
+from ._engine import log_theta, sum_terms
 from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
                       validate_search)
 from ._rows import fold_counts
@@ -120,7 +120,7 @@ class _SemiNaiveSearch(BaseBNC):
         rng = validate_search(self, codes.shape[0], self.k)
         scorer = make_scorer(self, codes, y, counts, self.k, rng)
         init = self._initial_supernodes(counts.n_features)
-        total = scorer.prior_total() + sum((scorer.join_contribution(s, self.join_smoothing) for s in init), 0.0)
+        total = scorer.prior_total() + sum_terms((scorer.join_contribution(s, self.join_smoothing) for s in init), 0.0)
         state, trace = hill_climb(_State(init, total), scorer.accuracy(total), lambda s: self._step(scorer, s),
                                   self.epsilon, rng, self.verbose, self._desc)
         names = self.feature_names_
