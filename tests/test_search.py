@@ -229,7 +229,7 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
 
 def test_row_passes_equal_their_numpy_versions(monkeypatch):
     """The numba passes over rows (counts, gathers, gathers added in place, joins' codes,
-    training-fold counts per row)
+    training-fold counts per row, a candidate scored from its table)
     give the same numbers as the numpy code that runs without numba, missing values included."""
     from pybnc.search import _rows
     from pybnc.search.joins import compact_join
@@ -247,7 +247,9 @@ def test_row_passes_equal_their_numpy_versions(monkeypatch):
                 _rows.gather_rows(table, groups, parent, child, out=start.copy()),
                 _rows.gather_rows(table[:, :, :, :0], groups, parent, np.full(n, -1)),
                 *compact_join(parent, child, r), *compact_join(np.full(n, -1), child, r),
-                _rows.training_counts(np.arange(K * F * q, dtype=float).reshape(K, F, q), np.maximum(parent, 0), groups))
+                _rows.training_counts(np.arange(K * F * q, dtype=float).reshape(K, F, q), np.maximum(parent, 0), groups),
+                _rows.correct_per_fold_swapped(start, table, groups, np.maximum(parent, 0), np.maximum(child, 0),
+                                               start[::-1].copy(), y, groups, F))
 
     fast = passes()
     monkeypatch.setattr(_rows._KERNELS, "available", False)

@@ -30,7 +30,7 @@ from ..inference_ve import eliminate_rows_jll
 from ..parameters import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
-from ._rows import correct_per_fold, fold_counts, gather_rows, training_counts
+from ._rows import correct_per_fold, correct_per_fold_swapped, fold_counts, gather_rows, training_counts
 from .joins import compact_join, needs_sum, supernode_log_likelihood
 
 # log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters).
@@ -233,6 +233,16 @@ class CVScorer:
         if not (plus or minus):
             return self.accuracy(total)
         return self._mean_fold_accuracy(correct_per_fold(total, self.y, self.fold, self.n_folds, plus, minus))
+
+    def accuracy_swapping_family(self, total: np.ndarray, i: int, parents: tuple, old_parents: tuple) -> float:
+        """:meth:`accuracy_of` ``(total, [contribution(i, parents)], [contribution(i, old_parents)])``
+        on a table with no missing value, the new family's table read as the rows are
+        scored: its per-row array is neither built nor kept (a search scores many more
+        families than it accepts)."""
+        correct = correct_per_fold_swapped(total, self.log_table(i, parents), self.fold, self._parent_codes(parents),
+                                           self.column(i), self.contribution(i, old_parents), self.y, self.fold,
+                                           self.n_folds)
+        return self._mean_fold_accuracy(correct)
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""

@@ -106,6 +106,17 @@ def correct_per_fold(total, y, fold, n_folds: int, plus=(), minus=()) -> np.ndar
     return np.bincount(fold, weights=correct, minlength=n_folds)
 
 
+def correct_per_fold_swapped(total, table, groups, parent, child, minus, y, fold, n_folds: int) -> np.ndarray:
+    """:func:`correct_per_fold` of ``total + gather_rows(table, groups, parent, child) - minus``
+    for rows with no missing value, the table read as the rows are scored: a candidate
+    family is scored without writing (and keeping) its ``(K, n)`` array, at the cost of
+    reading it."""
+    if not _KERNELS.available or table.size == 0:
+        return correct_per_fold(total, y, fold, n_folds, [gather_rows(table, groups, parent, child)], [minus])
+    return _KERNELS.ready()["_correct_per_fold_swapped"](total, np.ascontiguousarray(table), groups, parent, child,
+                                                         minus, y, fold, n_folds)
+
+
 def _count_rows_loop(leading, parent, child, n_parent, levels, out):
     for i in range(leading.shape[0]):
         p, x = parent[i], child[i]
@@ -144,6 +155,36 @@ def _training_counts_loop(per_fold, codes, fold, out):
             out[c, i] = total[codes[i]] - per_fold[c, fold[i], codes[i]]
 
 
+def _correct_per_fold_swapped_loop(total, table, groups, parent, child, minus, y, fold, n_folds):
+    # _correct_per_fold_loop with its one plus array read from the table (each row's cell
+    # found once, as in _gather_rows_loop): the same sums in the same order.
+    n_classes, n = total.shape
+    _, _, q, r = table.shape
+    flat = table.ravel()
+    cell = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        cell[i] = (groups[i] * n_classes * q + parent[i]) * r + child[i]
+    best = np.empty(n)
+    arg = np.zeros(n, dtype=np.int64)
+    for c in range(n_classes):
+        offset = c * q * r
+        for i in range(n):
+            value = total[c, i] + flat[cell[i] + offset]
+            value -= minus[c, i]
+            if c == 0 or value > best[i]:
+                best[i] = value
+                arg[i] = c
+    return _hits_per_fold(arg, y, fold, n_folds)
+
+
+def _hits_per_fold(arg, y, fold, n_folds):
+    out = np.zeros(n_folds)
+    for i in range(arg.shape[0]):
+        if arg[i] == y[i]:
+            out[fold[i]] += 1.0
+    return out
+
+
 def _compact_join_loop(left, right, right_levels, space, codes):
     label = np.full(space, -1, dtype=np.int64)
     for i in range(left.shape[0]):
@@ -179,14 +220,12 @@ def _correct_per_fold_loop(total, y, fold, n_folds, n_plus, arrays):
             if c == 0 or value > best[i]:
                 best[i] = value
                 arg[i] = c
-    out = np.zeros(n_folds)
-    for i in range(n):
-        if arg[i] == y[i]:
-            out[fold[i]] += 1.0
-    return out
+    return _hits_per_fold(arg, y, fold, n_folds)
 
 
-_KERNELS = Kernels(globals(), [("_count_rows", "_count_rows_loop", {}), ("_gather_rows", "_gather_rows_loop", {}),
+_KERNELS = Kernels(globals(), [("_hits_per_fold", "_hits_per_fold", {}),
+                               ("_count_rows", "_count_rows_loop", {}), ("_gather_rows", "_gather_rows_loop", {}),
                                ("_correct_per_fold", "_correct_per_fold_loop", {}),
                                ("_compact_join", "_compact_join_loop", {}),
-                               ("_training_counts", "_training_counts_loop", {})])
+                               ("_training_counts", "_training_counts_loop", {}),
+                               ("_correct_per_fold_swapped", "_correct_per_fold_swapped_loop", {})])

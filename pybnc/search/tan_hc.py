@@ -68,6 +68,9 @@ class _ArcSearch(AugmentedNaiveBayes):
     def _arc_move(self, scorer, state: SearchState, changes: dict, describe):
         if scorer.has_missing:
             score = scorer.accuracy(scorer.change_parents(state.total, state.structure, changes))
+        elif len(changes) == 1:  # the same sums as change_parents, the new family read from its table
+            (i, p), = changes.items()
+            score = scorer.accuracy_swapping_family(state.total, i, p, state.structure.parents[i])
         else:  # the same sums as change_parents, scored without building them
             plus = [scorer.contribution(i, p) for i, p in changes.items()]
             minus = [scorer.contribution(i, state.structure.parents[i]) for i in changes]
