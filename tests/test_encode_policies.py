@@ -359,3 +359,19 @@ def test_wide_text_tables_are_looked_up_in_blocks_as_column_by_column(monkeypatc
     assert_array_equal = np.testing.assert_array_equal
     assert_array_equal(got, encoder.transform(new))
     assert len(one_by_one) == 1 + X.shape[1]
+
+
+def test_long_text_tables_are_matched_column_by_column(monkeypatch):
+    # Past a few thousand rows the block match is the slower way; the codes are the same.
+    import pybnc.encode.table as table
+    rng = np.random.default_rng(0)
+    n = table.TEXT_BLOCK_MAX_ROWS + 1
+    X = pd.DataFrame({f"t{i}": rng.choice(["a", "b", "c"], n) for i in range(table.TEXT_BLOCK_MIN_COLUMNS)})
+    encoder = TableEncoder().fit(X, rng.integers(0, 2, n))
+    blocks = []
+    block = table.lookup_text_columns
+    monkeypatch.setattr(table, "lookup_text_columns", lambda *a: blocks.append(1) or block(*a))
+    long_codes = encoder.transform(X)
+    assert blocks == []
+    np.testing.assert_array_equal(encoder.transform(X.iloc[:100]), long_codes[:100])
+    assert blocks == [1]
