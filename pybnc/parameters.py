@@ -132,6 +132,33 @@ def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.n
     return _log_normalise(numerator, numerator.sum())
 
 
+#: Most cells the conditional tables of one network may hold (float64: 2 GiB).
+MAX_TABLE_CELLS = 1 << 28
+
+
+def check_table_size(structure: Structure, cardinalities, n_classes: int, names=None) -> None:
+    """Raise a ``MemoryError`` naming the largest family (by ``names``, else by position)
+    when the network's tables would hold more than :data:`MAX_TABLE_CELLS` cells (several
+    many-levelled parents), before any of them is allocated."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    cells = [n_classes * int(np.prod(cards[list(parents)], dtype=float)) * int(cards[i])
+             for i, parents in enumerate(structure.parents)]
+    if sum(cells) <= MAX_TABLE_CELLS:
+        return
+    i = int(np.argmax(cells))
+    parents = structure.parents[i]
+    name = (lambda j: repr(str(names[j]))) if names is not None else (lambda j: f"feature {j}")
+    raise MemoryError(
+        f"The network's conditional tables would hold {sum(cells):,} cells, more than "
+        f"{MAX_TABLE_CELLS:,} (2 GiB). The largest is that of {name(i)} ({int(cards[i])} levels) "
+        f"with parents {', '.join(name(p) for p in parents)} of "
+        f"{[int(cards[p]) for p in parents]} levels: "
+        f"{cells[i]:,} cells. Lower k (fewer parents per feature), group rare levels of the "
+        "many-levelled columns into one, or use SKDB, which leaves out a parent that would "
+        "make a family table too large."
+    )
+
+
 def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes", alpha=None,
                      codes=None, y=None, families=None) -> ParameterTables:
     """Estimate every table of a structure.
@@ -156,6 +183,7 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     ParameterTables
     """
     alpha = resolve_alpha(method, alpha)
+    check_table_size(structure, counts.cardinalities, counts.n_classes)
     log_cpts = []
     for i in range(structure.n_features):
         n_ijk = family_counts(counts, structure, i, codes, y, families)

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..counts import Counts
 from ..encode import ENCODING_PARAMS_DOC
-from ..parameters import family_counts, learn_parameters, n_free_parameters
+from ..parameters import check_table_size, family_counts, learn_parameters, n_free_parameters
 from ..scores import penalised
 from ..structure import Structure, chow_liu
 from ..inference import joint_log_likelihood
@@ -78,6 +78,7 @@ class AugmentedNaiveBayes(BaseBNC):
         self._set_parameters(counts, codes, y)
 
     def _set_parameters(self, counts, codes, y):
+        check_table_size(self.structure_, counts.cardinalities, counts.n_classes, self.encoder_.columns_)
         if self.params == "hdp" and getattr(self, "_smooths_by_hdp", False):
             tables = self._hdp_parameters(counts, codes, y)
         else:
