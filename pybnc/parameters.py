@@ -74,7 +74,7 @@ def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=No
 
     One feature parent is read from the pairwise table when ``counts`` holds one;
     other families (kDB; the searches, which count no pairs) are read from
-    ``families`` (a :class:`~pybnc.counts.FamilyCounts` holding ``parents + (i,)``) or
+    ``families`` (a :class:`~pybnc.family_counts.FamilyCounts` holding ``parents + (i,)``) or
     counted from the coded rows ``codes``/``y`` with one bincount.
     """
     parents = structure.parents[i]

@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .counts import count, count_families, remap_counts
+from .counts import count, remap_counts
+from .family_counts import count_families
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.class_tables import tree_sum as _tree_sum
 from .encode.column_facts import LABELS

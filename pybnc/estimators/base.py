@@ -301,7 +301,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.
-        ``families`` (:class:`~pybnc.counts.FamilyCounts`) holds what a second pass counted."""
+        ``families`` (:class:`~pybnc.family_counts.FamilyCounts`) holds what a second pass counted."""
         self.counts_ = counts
         if families is not None:
             self.family_counts_ = families

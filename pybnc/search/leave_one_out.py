@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import FamilyCounts
+from ..family_counts import FamilyCounts
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
 _BLOCK_CELLS = 1 << 22

@@ -6,7 +6,7 @@ Three passes over the data:
    feature's ``k`` candidate parents, ranked by ``I(X_i; X_j | C)``
    (:func:`pybnc.search.kdb.sahami_ranking`);
 2. one family table per feature, ``N(c, pa_1 .. pa_k, x_i)`` with a missing slot
-   per feature (:func:`pybnc.counts.count_families`); the tables of ``k' < k``
+   per feature (:func:`pybnc.family_counts.count_families`); the tables of ``k' < k``
    parents are its exact marginals;
 3. every training row is classified by every candidate model (the first ``s``
    features of the order, each with its first ``k'`` ranked parents, for all
@@ -34,7 +34,7 @@ import numbers
 
 import numpy as np
 
-from ..counts import FamilyCounts, count_families
+from ..family_counts import FamilyCounts, count_families
 from ..encode import with_encoding_params
 from ..estimators._row_blocks import RowBlocksMixin
 from ..estimators.augmented import AugmentedNaiveBayes
