@@ -54,8 +54,20 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+class ClassTotals:
+    """What every table of counts derives from its ``class_counts``."""
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.class_counts.shape[0])
+
+    @property
+    def n_rows(self) -> float:
+        return float(self.class_counts.sum())
+
+
 @dataclass
-class Counts:
+class Counts(ClassTotals):
     """Class counts, level counts and (when asked for) pair counts.
 
     Attributes
@@ -102,16 +114,8 @@ class Counts:
             raise ValueError("Reduced pair counts need their one-hot columns (kept=), and kept= needs reduced=.")
 
     @property
-    def n_classes(self) -> int:
-        return int(self.class_counts.shape[0])
-
-    @property
     def n_features(self) -> int:
         return int(self.cardinalities.shape[0])
-
-    @property
-    def n_rows(self) -> float:
-        return float(self.class_counts.sum())
 
     @property
     def offsets(self) -> np.ndarray:

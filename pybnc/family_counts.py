@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .counts import ClassTotals
+
 
 @dataclass
-class FamilyCounts:
+class FamilyCounts(ClassTotals):
     """Class-conditional counts of chosen families, with a slot for "missing".
 
     A family is a tuple of features ``(p_1, ..., p_m, child)``; its table has shape
@@ -45,14 +47,6 @@ class FamilyCounts:
     class_counts: np.ndarray
     families: tuple
     tables: list
-
-    @property
-    def n_classes(self) -> int:
-        return int(self.class_counts.shape[0])
-
-    @property
-    def n_rows(self) -> float:
-        return float(self.class_counts.sum())
 
     def index(self, family) -> int:
         """Position of ``family`` among :attr:`families`."""
