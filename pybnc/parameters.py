@@ -183,7 +183,6 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     ParameterTables
     """
     alpha = resolve_alpha(method, alpha)
-    check_table_size(structure, counts.cardinalities, counts.n_classes)
     log_cpts = []
     for i in range(structure.n_features):
         n_ijk = family_counts(counts, structure, i, codes, y, families)
