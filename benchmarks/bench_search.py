@@ -31,11 +31,11 @@ import time
 import numpy as np
 
 from pybnc import BSEJ, FSSJ, KDB, TANHC, TANHCSP
-from pybnc.counts import count
+from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
 from pybnc.encode import TableEncoder
-from pybnc.inference import joint_log_likelihood
-from pybnc.parameters import learn_parameters
+from pybnc.inference.forest import joint_log_likelihood
+from pybnc.parameters.learn import learn_parameters
 from pybnc.search._engine import CVScorer
 from pybnc.search.tan_hc import addable_arcs
 from pybnc.structure import Structure

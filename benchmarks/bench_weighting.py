@@ -8,7 +8,7 @@ Run: ``python benchmarks/bench_weighting.py [--quick]``. Prints three tables:
    a splice-shaped synthetic set (3190 rows, 60 features of 4 levels, 3 classes;
    bnclassify's WANBIA took 114-190 s on splice) and larger synthetic sets.
 3. Exact missing-value inference on a random kDB (k = 2, 3): rows per second of
-   :func:`pybnc.inference_ve.eliminate_rows_jll`.
+   :func:`pybnc.inference.elimination.eliminate_rows_jll`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 
 from pybnc import NaiveBayes
-from pybnc.counts import count
+from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
 from pybnc.evaluation import cross_validate
-from pybnc.inference_ve import eliminate_rows_jll
-from pybnc.parameters import learn_parameters
+from pybnc.inference.elimination import eliminate_rows_jll
+from pybnc.parameters.learn import learn_parameters
 from pybnc.structure import Structure
-from pybnc.weighting import wanbia_weights
+from pybnc.parameters.weighting import wanbia_weights
 
 try:
     from _synthetic import sample_tan

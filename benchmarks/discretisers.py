@@ -4,7 +4,7 @@ Run: ``python benchmarks/discretisers.py [--seeds 0 1 2] [--out results.csv]``.
 
 Every table with continuous columns (``pybnc.datasets``: the bundled ones and those
 under ``../shared/datasets/uci``) is cross-validated on the same stratified folds
-for each fold seed, with each discretiser of :func:`pybnc.discretize.cut_points`:
+for each fold seed, with each discretiser of :func:`pybnc.encode.discretize.cut_points`:
 equal frequency (5 and 10 bins), equal width (5 bins) and Fayyad-Irani MDL.
 Prints per table and model the mean accuracy and log-loss over folds and seeds,
 then wins/ties/losses of each discretiser against the current default (5 equal-

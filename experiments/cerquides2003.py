@@ -34,7 +34,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
 from pybnc import TAN
-from pybnc._progress import progress
+from pybnc._utils.progress import progress
 from pybnc.averaging import SSTBMATAN, TBMATAN
 from pybnc.datasets import load_dataset
 from pybnc.evaluation.metrics import error_rate, log_score

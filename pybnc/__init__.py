@@ -1,9 +1,9 @@
 """pybnc: discrete Bayesian network classifiers, scikit-learn native.
 
 The pipeline, one module per stage: :mod:`pybnc.encode` (table to codes),
-:mod:`pybnc.counts` (sufficient statistics), :mod:`pybnc.scores` (information and
-scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters` (log tables),
-:mod:`pybnc.inference` (joint log-likelihood), then the estimators.
+:mod:`pybnc.counts.tables` (sufficient statistics), :mod:`pybnc.scores.information` (information and
+scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters.learn` (log tables),
+:mod:`pybnc.inference.forest` (joint log-likelihood), then the estimators.
 """
 
 from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN

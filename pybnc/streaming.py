@@ -1,6 +1,6 @@
 """Fit on data larger than memory: count each block, sum the counts, learn once.
 
-Counts are additive (:mod:`pybnc.counts`): the counts of a union of row blocks are
+Counts are additive (:mod:`pybnc.counts.tables`): the counts of a union of row blocks are
 the sum of the blocks' counts, and the estimators that learn from counts alone
 (:class:`~pybnc.NaiveBayes`, :class:`~pybnc.TAN`, :class:`~pybnc.FAN`,
 :class:`~pybnc.MANB`, :class:`~pybnc.AODE`, :class:`~pybnc.TBMATAN`,
@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .counts import count, remap_counts
-from .family_counts import count_families
+from .counts.tables import count, remap_counts
+from .counts.families import count_families
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.class_tables import tree_sum as _tree_sum
 from .encode.column_facts import LABELS

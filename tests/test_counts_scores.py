@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pybnc import counts as counts_module
-from pybnc.counts import count
+from pybnc.counts import tables as counts_module
+from pybnc.counts.tables import count
 from pybnc.scores import (
     entropy,
     mutual_information,
@@ -157,7 +157,7 @@ def test_gram_is_exact_across_chunks(rng, monkeypatch):
 def test_dense_cmi_in_blocks_of_features_equals_the_whole_table_bitwise(rng, cards):
     """Block by block (no temporary as large as the counts) the terms are those of the
     whole table to the last bit, for equal and unequal widths and a feature without levels."""
-    from pybnc.scores import _dense_cmi_terms
+    from pybnc.scores.information import _dense_cmi_terms
     codes, y = random_codes(rng, 300, [max(r, 1) for r in cards], 2, 0.1)
     codes[:, [j for j, r in enumerate(cards) if r == 0]] = -1
     counts = count(codes, y, cards, 2)
@@ -172,7 +172,7 @@ def test_cmi_from_reduced_counts_equals_the_full_counts_in_any_blocks(rng, cards
     """No missing value: the CMI read from the reduced cells (each feature's last level
     rebuilt from the level counts), in blocks of any size, equals the CMI of the full
     dense counts and the textbook formula."""
-    from pybnc.scores import _reduced_cmi
+    from pybnc.scores.information import _reduced_cmi
     codes, y = random_codes(rng, 300, cards, 3)
     reduced, dense = count(codes, y, cards, 3), count(codes, y, cards, 3, layout="dense")
     assert reduced.kept.size == sum(cards) - len(cards)
@@ -261,7 +261,7 @@ def test_cmi_from_reduced_counts_with_a_few_features_missing_values(rng, cards):
     got, n_got = pairwise_cmi(reduced)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(n_got, n_want)
-    from pybnc.scores import _reduced_cmi
+    from pybnc.scores.information import _reduced_cmi
     for chunk in (1, 9):
         np.testing.assert_array_equal(_reduced_cmi(reduced, chunk_cells=chunk)[0], got)
     for i, j in itertools.combinations(range(len(cards)), 2):

@@ -6,7 +6,7 @@ from sklearn.datasets import load_iris
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.pipeline import make_pipeline
 
-from pybnc.discretize import (
+from pybnc.encode.discretize import (
     EqualFrequencyDiscretizer,
     EqualWidthDiscretizer,
     MDLPDiscretizer,

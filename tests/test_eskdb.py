@@ -11,11 +11,11 @@ from pybnc import ESKDB, SKDB
 from pybnc.averaging.eskdb import ranked_parents_for, sampled_order
 from pybnc.averaging import member_bins
 from pybnc.averaging.member_bins import cmi_rows
-from pybnc.counts import count
+from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
-from pybnc.discretize import sampled_mdl_cut_points
+from pybnc.encode.discretize import sampled_mdl_cut_points
 from pybnc.estimators.base import log_posterior
-from pybnc.scores import pairwise_cmi
+from pybnc.scores.information import pairwise_cmi
 from pybnc.search.skdb import cap_parents
 
 

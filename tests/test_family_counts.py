@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 
-from pybnc.family_counts import count_families
+from pybnc.counts.families import count_families
 from tests.conftest import random_codes
 
 

@@ -8,8 +8,8 @@ from scipy.special import gammaln
 
 from pybnc import KDB, SKDB
 from pybnc.datasets import load_dataset
-from pybnc import hdp
-from pybnc.hdp import hdp_tables, log_stirling_first_kind
+from pybnc.parameters import hdp
+from pybnc.parameters.hdp import hdp_tables, log_stirling_first_kind
 
 
 def test_stirling_numbers_by_their_sum():

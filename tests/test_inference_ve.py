@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from pybnc.inference import _forest_rows_jll, complete_rows_jll, joint_log_likelihood
-from pybnc.inference_ve import _min_fill_order, eliminate_rows_jll
+from pybnc.inference.forest import _forest_rows_jll, complete_rows_jll, joint_log_likelihood
+from pybnc.inference.elimination import _min_fill_order, eliminate_rows_jll
 from pybnc.structure import Structure
 
 
@@ -108,7 +108,7 @@ def test_zero_probabilities_and_all_missing_rows():
 
 
 def test_row_blocks_give_the_same_answer(monkeypatch):
-    import pybnc.inference_ve as ve
+    import pybnc.inference.elimination as ve
 
     rng = np.random.default_rng(11)
     cards = np.array([4, 3, 4, 3, 2, 4])

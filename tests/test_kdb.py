@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import pybnc.parameters as parameters
+import pybnc.parameters.learn as parameters
 from pybnc import KDB
 
 

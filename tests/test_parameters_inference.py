@@ -8,9 +8,9 @@ import pytest
 from sklearn.naive_bayes import CategoricalNB
 
 from pybnc import TAN, NaiveBayes
-from pybnc.counts import count
-from pybnc.inference import complete_rows_jll, joint_log_likelihood
-from pybnc.parameters import learn_parameters, n_free_parameters
+from pybnc.counts.tables import count
+from pybnc.inference.forest import complete_rows_jll, joint_log_likelihood
+from pybnc.parameters.learn import learn_parameters, n_free_parameters
 from pybnc.structure import Structure
 from tests.conftest import random_codes
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from pybnc.datasets import load_dataset
-from pybnc.rpart_tree import _best_groupings, _impurity, rpart_testing_depths
-from pybnc.weighting import awnb_weights
+from pybnc.parameters.rpart_tree import _best_groupings, _impurity, rpart_testing_depths
+from pybnc.parameters.weighting import awnb_weights
 
 
 def _best_grouping(table, n_levels, min_bucket):

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pybnc.counts import count
-from pybnc.inference import joint_log_likelihood
-from pybnc.parameters import learn_parameters
+from pybnc.counts.tables import count
+from pybnc.inference.forest import joint_log_likelihood
+from pybnc.parameters.learn import learn_parameters
 from pybnc.search import BSEJ, FSSJ, KDB, TANHC, TANHCSP, StartModelWarning, sahami_structure
 from pybnc.search._engine import CVScorer
 from pybnc.search._greedy import hill_climb, pick_best

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from pybnc import SKDB
-from pybnc.counts import count
-from pybnc.family_counts import count_families
+from pybnc.counts.tables import count
+from pybnc.counts.families import count_families
 from pybnc.search.kdb import sahami_ranking
 from pybnc.search.leave_one_out import loo_losses, loo_lookups
 from pybnc.streaming import fit_blocks, fit_dask

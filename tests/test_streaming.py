@@ -10,7 +10,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from pybnc import AODE, FAN, KDB, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
-from pybnc.counts import count
+from pybnc.counts.tables import count
 from pybnc.encode import EncodingWarning
 from pybnc.streaming import fit_blocks, fit_dask, grow_encoder
 
@@ -278,7 +278,7 @@ def test_fit_dask_on_a_wide_table_equals_fit_and_its_graph_does_not_grow_with_th
 
 def test_fit_dask_mdl_past_the_distinct_limit_cuts_among_quantile_edges(monkeypatch):
     import dask.dataframe as dd
-    from pybnc.discretize import mdl_cut_points
+    from pybnc.encode.discretize import mdl_cut_points
     from pybnc.encode import grow
     frame = _mdl_frame()
     ddf = dd.from_pandas(frame[["x", "w", "y"]], npartitions=3)

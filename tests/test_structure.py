@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from pybnc import FAN, TAN
-from pybnc.counts import count
+from pybnc.counts.tables import count
 from pybnc.structure import Structure, chow_liu, maximum_spanning_forest, orient_forest
 from tests.conftest import random_codes
 

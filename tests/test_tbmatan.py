@@ -12,7 +12,7 @@ import pytest
 from scipy.special import gammaln
 
 from pybnc import SSTBMATAN, TBMATAN
-from pybnc._jit import HAVE_NUMBA
+from pybnc._utils.jit import HAVE_NUMBA
 from pybnc.averaging._laplacian import log_tree_sum, log_tree_sums_for_rows
 from pybnc.averaging.sstbmatan import stubborn_log_weights
 from pybnc.datasets import load_dataset
@@ -46,7 +46,7 @@ def spanning_trees(n):
 
 
 def loop_counts(x, y, cards, k):
-    """Available-case counts with explicit loops (independent of pybnc.counts)."""
+    """Available-case counts with explicit loops (independent of pybnc.counts.tables)."""
     n = len(cards)
     nc = np.zeros(k)
     nu = [np.zeros((k, r)) for r in cards]
@@ -329,7 +329,7 @@ def test_chess_posterior_matches_700_digit_evaluation_of_eq17():
     # needs more than that): weights beta* h with eq. 22's W and eq. 19's h,
     # normaliser Z_beta*, from the (exact integer) counts.
     off, cards = model.column_offsets_, model.encoder_.cardinalities_
-    from pybnc.counts import count
+    from pybnc.counts.tables import count
 
     counts = count(model.encoder_.transform(X), np.unique(y, return_inverse=True)[1], cards, 2)
     n, k, lam = len(cards), 2, ESS

@@ -6,7 +6,7 @@ import io
 import os
 import time
 
-from pybnc._progress import progress, report_progress
+from pybnc._utils.progress import progress, report_progress
 from pybnc.web import create_app, jobs
 
 SLOW = {"dataset": "chess", "models": ["tanhc", "tanhcsp", "fssj", "bsej"]}  # a minute of work

@@ -11,10 +11,10 @@ from sklearn.metrics import log_loss
 from sklearn.tree import DecisionTreeClassifier
 
 from pybnc import TAN, NaiveBayes
-from pybnc.c45 import c45_testing_depths
-from pybnc.inference import complete_rows_jll, joint_log_likelihood
+from pybnc.parameters.c45_tree import c45_testing_depths
+from pybnc.inference.forest import complete_rows_jll, joint_log_likelihood
 from pybnc.structure import Structure
-from pybnc.weighting import (
+from pybnc.parameters.weighting import (
     awnb_tables,
     awnb_weights,
     family_log_entries,

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._logsumexp import logsumexp
+from .._utils.logsumexp import logsumexp
 
 
-from .._jit import Kernels
+from .._utils.jit import Kernels
 
 
 def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:

@@ -31,11 +31,11 @@ import numbers
 
 import numpy as np
 
-from ..counts import _blas_controller
+from ..counts.tables import _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators._row_blocks import RowBlocksMixin
-from ..parameters import resolve_alpha
+from ..parameters.learn import resolve_alpha
 from .aode import AODE, child_log_estimate, log_estimate, log_mean_exp, observed_onehot
 
 # Largest (K, W, W, W) three-way table accepted (float64 cells: 2 GiB).

@@ -11,7 +11,7 @@ these over the super-parents whose value was seen often enough in training:
 rule). When ``Q(x)`` is empty the row is classified by naive Bayes with the same
 parameter learner, as in the paper and in Weka's ``AODE``.
 
-All tables come from the pairwise class-conditional counts (:mod:`pybnc.counts`):
+All tables come from the pairwise class-conditional counts (:mod:`pybnc.counts.tables`):
 ``P(c, x_j) = (N(c, x_j) + a) / (N_j + K r_j a)`` and
 ``P(x_i | c, x_j) = (N(c, x_j, x_i) + a) / (N(c, x_j, x_i observed) + r_i a)``, the
 paper's Laplace estimates at ``a = 1``; ``N_j`` counts the rows where ``x_j`` is
@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import Counts, _blas_controller
+from ..counts.tables import Counts, _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
-from ..inference import joint_log_likelihood
-from ..parameters import learn_parameters, resolve_alpha
+from ..inference.forest import joint_log_likelihood
+from ..parameters.learn import learn_parameters, resolve_alpha
 from ..structure import Structure
 
 # Bound on the (K, rows, W) block of super-parent sums held at once (float64 cells).
@@ -70,7 +70,7 @@ def super_parent_log_tables(counts: Counts, method: str, alpha: float) -> tuple[
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
+    >>> from pybnc.counts.tables import count
     >>> c = count(np.array([[0, 1], [1, 1]]), np.array([0, 1]), [2, 2], 2)
     >>> log_joint, log_child = super_parent_log_tables(c, "bayes", 1.0)
     >>> np.exp(log_joint[:, :2]).round(3).tolist()  # P(c, x_0) = (N + 1) / (2 + 4)
@@ -111,7 +111,7 @@ def child_log_estimate(n: np.ndarray, column: np.ndarray, method: str, alpha: fl
 
 def log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
     """``log((n + a) / (total + cells a))`` (``a = 0`` for ``mle``), uniform ``1 / cells``
-    where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters`).
+    where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters.learn`).
 
     ``total`` is the count summed over the ``cells`` outcomes that ``n`` is one of."""
     a = 0.0 if method == "mle" else alpha

@@ -8,12 +8,12 @@ information with the class among those not drawn yet (features of zero informati
 close the order, strongest first), as the authors' code. Each feature's candidate
 parents are the ``k`` earlier features of highest ``I(X_i; X_j | C)``; leave-one-out
 selects the prefix and ``k'`` (:mod:`pybnc.search.skdb`) and the tables are smoothed
-by hierarchical Dirichlet processes (:mod:`pybnc.hdp`). The prediction is the mean
+by hierarchical Dirichlet processes (:mod:`pybnc.parameters.hdp`). The prediction is the mean
 of the members' class posteriors.
 
 Numeric columns: the first member keeps the encoder's cut points (MDL); with
 ``member_bins="sampled"`` (the paper's stochastic discretisation) every other member
-draws its own by :func:`pybnc.discretize.sampled_mdl_cut_points` from the training
+draws its own by :func:`pybnc.encode.discretize.sampled_mdl_cut_points` from the training
 rows, so its attribute order, parents and tables are learnt from its own codes (the
 mutual information too) and it codes new rows with its own cuts. Learning from
 counts alone (no rows) keeps the encoder's cuts. Only the numeric columns differ
@@ -35,13 +35,13 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
-from .._progress import progress
+from .._utils.progress import progress
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, log_posterior
-from ..inference import joint_log_likelihood
+from ..inference.forest import joint_log_likelihood
 from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
-from ..scores import class_mutual_information, pairwise_cmi
+from ..scores.information import class_mutual_information, pairwise_cmi
 from ..search.skdb import SKDB, cap_parents
 from .member_bins import NumericValues, member_statistics
 
@@ -125,7 +125,7 @@ class ESKDB(BaseBNC):
     n_jobs : int, default=None
         Members fitted in parallel (joblib; ``-1`` all cores).
     verbose : int, default=1
-        Progress over the members (see :mod:`pybnc._progress`).
+        Progress over the members (see :mod:`pybnc._utils.progress`).
     [encoding parameters]
 
     Attributes

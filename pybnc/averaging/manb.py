@@ -39,10 +39,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, log_expit
 
-from ..counts import Counts
+from ..counts.tables import Counts
 from ..encode import ENCODING_PARAMS_DOC
 from ..estimators.augmented import _FITTED_DOC, NaiveBayes
-from ..parameters import class_log_prior, conditional_log_table
+from ..parameters.learn import class_log_prior, conditional_log_table
 
 
 def _log_dirichlet_multinomial(table: np.ndarray, alpha: float) -> np.ndarray:
@@ -79,7 +79,7 @@ def arc_log_marginal_likelihoods(counts: Counts, alpha: float) -> tuple[np.ndarr
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
+    >>> from pybnc.counts.tables import count
     >>> c = count(np.array([[0], [0], [1], [1]]), np.array([0, 0, 1, 1]), [2], 2)
     >>> with_arc, without_arc = arc_log_marginal_likelihoods(c, 1.0)
     >>> bool(with_arc[0] > without_arc[0])  # the feature copies the class

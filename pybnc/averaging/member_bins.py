@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import Counts, count, segment_sums
-from ..discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
+from ..counts.tables import Counts, count, segment_sums
+from ..encode.discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
 from ..encode import MISSING, as_frame, float_values
-from ..scores import _xlogx, class_mutual_information, pairwise_cmi
+from ..scores.information import _xlogx, class_mutual_information, pairwise_cmi
 
 #: Share of the one-hot width held by the numeric columns from which a member counts
 #: every pair again rather than those involving a numeric column only: the two cost
@@ -61,7 +61,7 @@ class NumericValues:
 
     def draw_cut_points(self, class_tables: list, n_columns: int, rng) -> list:
         """New cut points of every discretised column by stochastic MDL
-        (:func:`pybnc.discretize.sampled_mdl_cut_points`), None for the other columns."""
+        (:func:`pybnc.encode.discretize.sampled_mdl_cut_points`), None for the other columns."""
         cuts = [None] * n_columns
         for j, distinct, table in zip(self.columns, self.distinct, class_tables):
             cuts[j] = sampled_mdl_cut_points(table, distinct_midpoints(distinct), rng)
@@ -103,7 +103,7 @@ def member_level_counts(counts: Counts, member_codes: np.ndarray, y: np.ndarray,
 def cmi_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, rows: list,
              chunk_rows: int = 1 << 16, chunk_cells: int = 1 << 22) -> np.ndarray:
     """``I(X_i; X_j | C)`` for ``i`` in ``rows`` and every ``j``, shape ``(len(rows), d)``,
-    each pair over the rows where both are observed (as :func:`pybnc.scores.pairwise_cmi`,
+    each pair over the rows where both are observed (as :func:`pybnc.scores.information.pairwise_cmi`,
     unrounded and unsymmetrised; the ``(i, i)`` entries mean nothing).
 
     Per class, the product of the one-hot columns of ``rows`` with those of every
@@ -150,7 +150,7 @@ def member_statistics(counts: Counts, shared_cmi: np.ndarray, member_codes: np.n
     ``counts`` and ``shared_cmi``.
 
     The pairs involving ``columns`` are counted from ``member_codes`` (:func:`cmi_rows`)
-    and the others kept, rounded and symmetrised as :func:`pybnc.scores.pairwise_cmi`
+    and the others kept, rounded and symmetrised as :func:`pybnc.scores.information.pairwise_cmi`
     does, so that equal information ties exactly. When ``columns`` hold
     :data:`RECOUNT_ALL_SHARE` of the one-hot width or more there is little to keep, and
     every pair is counted again."""

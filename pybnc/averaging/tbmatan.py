@@ -42,8 +42,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from .._logsumexp import logsumexp
-from ..counts import Counts, segment_sums
+from .._utils.logsumexp import logsumexp
+from ..counts.tables import Counts, segment_sums
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
@@ -86,7 +86,7 @@ def log_bayes_factors(counts: Counts, ess: float):
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
+    >>> from pybnc.counts.tables import count
     >>> x = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
     >>> log_w, log_h = log_bayes_factors(count(x, np.array([0, 0, 1, 1]), [2, 2], 2), 10.0)
     >>> bool(log_w[0, 1] > 0), bool(log_h[0, 0, 2] > 0)  # dependent pair, matching levels

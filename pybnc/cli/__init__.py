@@ -2,7 +2,7 @@
 
 Every subcommand has a complete ``--help``. Errors are one line on stderr with exit
 code 2 (``PYBNC_DEBUG=1`` shows the traceback instead); progress bars follow
-:mod:`pybnc._progress` and ``--quiet`` silences them.
+:mod:`pybnc._utils.progress` and ``--quiet`` silences them.
 
 Examples
 --------

@@ -151,7 +151,7 @@ def experiment(names, models, folds, seed, fractions, params, alpha, options, me
     Example:
       pybnc experiment --datasets car,votes --models nb,tan --fractions 0.1,0.5,1 -o results.csv
     """
-    from .._progress import progress
+    from .._utils.progress import progress
     from ..datasets import load_dataset
     from ..evaluation import compare_to_baseline, cross_validate
 

@@ -13,7 +13,7 @@ Column kinds
 * float columns, and integer columns with more distinct values (an
   :class:`EncodingWarning` says so), are numbers: with more than ``n_bins``
   distinct values they are discretised with the cut points of
-  :func:`pybnc.discretize.cut_points` learned at fit time, else categorical.
+  :func:`pybnc.encode.discretize.cut_points` learned at fit time, else categorical.
 * ``categorical_features=[...]`` and ``numeric_features=[...]`` override both rules.
 * A categorical column that looks like a row identifier (distinct values in at
   least 90 % of its observed rows, or 50 % when its name says ``id`` or ``name``;

@@ -1,7 +1,7 @@
 """Class counts per value of numeric columns over a Dask DataFrame, for MDL cut points.
 
 Fayyad & Irani's MDLP needs, for each distinct value of a column in increasing
-order, how many rows of each class have it (:func:`pybnc.discretize.mdl_cut_points`).
+order, how many rows of each class have it (:func:`pybnc.encode.discretize.mdl_cut_points`).
 That table is a sum over row blocks, so ``fit_dask`` counts it partition by
 partition and sums the partitions' tables in a tree: the cut points are exactly
 those ``fit`` learns from the same rows.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..discretize import class_count_table, distinct_midpoints, mdl_cut_points
+from .discretize import class_count_table, distinct_midpoints, mdl_cut_points
 from .table import float_values
 
 #: Most distinct values of a column whose exact (value, class) table fit_dask sums.

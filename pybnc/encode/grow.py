@@ -33,7 +33,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ..discretize import cut_points, mdl_cut_points
+from .discretize import cut_points, mdl_cut_points
 from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, name_says_identifier,
                        refuse_unsupported_levels, too_many_levels, warn_columns)
 from ._levels import MISSING, lookup_column, sort_levels

@@ -7,7 +7,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ..discretize import cut_points
+from .discretize import cut_points
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
     identifier_reason,

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 
-from ..counts import Counts
+from ..counts.tables import Counts
 from ..encode import TableEncoder
 from ..structure import Structure
 
@@ -140,7 +140,7 @@ def check_encoder(model, n_features: int) -> np.ndarray:
 
 
 def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
-    """``counts_`` (a :class:`~pybnc.counts.Counts`) against the encoding and the classes."""
+    """``counts_`` (a :class:`~pybnc.counts.tables.Counts`) against the encoding and the classes."""
     if not isinstance(counts, Counts):
         return  # another kind of counts: the no-NaN walk and the probe rows still see it
     if not np.array_equal(fitted_array(None, "counts_.cardinalities", (cards.size,), "iu",

@@ -6,20 +6,20 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ..counts import Counts
+from ..counts.tables import Counts
 from ..encode import ENCODING_PARAMS_DOC
-from ..parameters import check_table_size, family_counts, learn_parameters, n_free_parameters
-from ..scores import penalised
+from ..parameters.learn import check_table_size, family_counts, learn_parameters, n_free_parameters
+from ..scores.penalties import penalised
 from ..structure import Structure, chow_liu
-from ..inference import joint_log_likelihood
-from ..weighting import weight_tables
+from ..inference.forest import joint_log_likelihood
+from ..parameters.weighting import weight_tables
 from .base import BaseBNC
 
 _PARAMS_DOC = """
     params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
         Parameter learner: Dirichlet posterior mean, maximum likelihood, Friedman's
         smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial
-        sampling (eq. 4). See :mod:`pybnc.parameters`.
+        sampling (eq. 4). See :mod:`pybnc.parameters.learn`.
     alpha : float, default=None
         Smoothing strength: the Dirichlet pseudo-count for ``bayes`` (default 1,
         bnclassify's ``smooth``), ``N0`` for ``friedman`` (default 5), the
@@ -31,7 +31,7 @@ _WEIGHTING_DOC = """
         Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
         depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
         et al. 2013; conditional log-likelihood by L-BFGS-B). See
-        :mod:`pybnc.weighting` for the treatment of missing values.
+        :mod:`pybnc.parameters.weighting` for the treatment of missing values.
     awnb_tree : {"c45", "rpart", "cart"}, default="c45"
         AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
         2007), R's rpart as bnclassify grows it (binary groupings of a feature's
@@ -95,8 +95,8 @@ class AugmentedNaiveBayes(BaseBNC):
         self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
 
     def _hdp_parameters(self, counts, codes, y):
-        """``params="hdp"``: every family smoothed by :func:`pybnc.hdp.hdp_parameters`."""
-        from ..hdp import back_off_order, hdp_parameters
+        """``params="hdp"``: every family smoothed by :func:`pybnc.parameters.hdp.hdp_parameters`."""
+        from ..parameters.hdp import back_off_order, hdp_parameters
 
         ranked = back_off_order(counts, self.structure_)
         cards = counts.cardinalities

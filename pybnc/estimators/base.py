@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
-from ..counts import Counts, count, remap_counts
+from ..counts.tables import Counts, count, remap_counts
 from ..encode import EncodingWarning, TableEncoder, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import as_array
@@ -85,7 +85,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     #: estimator can learn block by block (``partial_fit``, :mod:`pybnc.streaming`),
     #: because counts are additive. Subclasses that qualify set it.
     _learns_from_counts = False
-    #: What the counting stage must give ``_fit_encoded`` (:mod:`pybnc.counts`): the pair
+    #: What the counting stage must give ``_fit_encoded`` (:mod:`pybnc.counts.tables`): the pair
     #: counts too (True), or the class and level counts only (False: naive Bayes).
     _counts_pairs = True
 
@@ -301,7 +301,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.
-        ``families`` (:class:`~pybnc.family_counts.FamilyCounts`) holds what a second pass counted."""
+        ``families`` (:class:`~pybnc.counts.families.FamilyCounts`) holds what a second pass counted."""
         self.counts_ = counts
         if families is not None:
             self.family_counts_ = families

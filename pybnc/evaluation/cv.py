@@ -44,8 +44,8 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import _check_feature_names
 
-from .._progress import progress
-from ..counts import count
+from .._utils.progress import progress
+from ..counts.tables import count
 from ..encode import _as_frame
 from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from .metrics import accuracy, brier_score, log_loss, log_score
@@ -245,7 +245,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     dataset : str, optional
         Value of the ``dataset`` column (``"data"`` when omitted).
     verbose : int, default=1
-        Progress bar convention of :func:`pybnc._progress.progress`.
+        Progress bar convention of :func:`pybnc._utils.progress.progress`.
     fast : bool, default=True
         Learn from counts where that provably equals a refit (see module doc).
     return_proba : bool, default=False

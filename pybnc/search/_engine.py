@@ -13,7 +13,7 @@ that the maximum over classes, taken for every candidate, runs along contiguous 
 Missing values are handled exactly. A family's factor drops out as a constant when
 the feature and its parents are observed, and a missing feature without children
 sums out to one; rows where a changed family meets neither condition are
-recomputed by exact inference (:func:`pybnc.inference.joint_log_likelihood`) with
+recomputed by exact inference (:func:`pybnc.inference.forest.joint_log_likelihood`) with
 the fold's tables. Joined features (supernodes) have no parents outside
 themselves; their missing members are summed out within the supernode
 (:mod:`pybnc.search.joins`).
@@ -25,15 +25,15 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..inference import _forest_rows_jll, parent_configuration
-from ..inference_ve import eliminate_rows_jll
-from ..parameters import class_log_prior, resolve_alpha
+from ..inference.forest import _forest_rows_jll, parent_configuration
+from ..inference.elimination import eliminate_rows_jll
+from ..parameters.learn import class_log_prior, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
 from ._rows import correct_per_fold, correct_per_fold_swapped, fold_counts, gather_rows, training_counts
 from .joins import compact_join, needs_sum, supernode_log_likelihood
 
-# log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters).
+# log(1e-300): pybnc's floor for a probability of zero (pybnc.parameters.learn).
 _LOG_FLOOR = np.log(1e-300)
 # Memoised per-row contributions (n_rows x K float64 each) are evicted beyond this.
 _CONTRIBUTION_BUDGET = 512 << 20
@@ -73,7 +73,7 @@ def sum_terms(terms, start=0):
 
 
 def _prior(method: str, alpha: float, r_full: float, q_full: float, n_classes: int, marginal=None):
-    """Pseudo-counts ``(per cell, per parent configuration)`` of :mod:`pybnc.parameters`."""
+    """Pseudo-counts ``(per cell, per parent configuration)`` of :mod:`pybnc.parameters.learn`."""
     if method == "mle":
         return 0.0, 0.0
     if method == "bayes":
@@ -101,7 +101,7 @@ def _log_ratio(numerator, denominator, r_full: float, overwrite: bool = False) -
 
 def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_classes: int,
               marginal=None, overwrite: bool = False) -> np.ndarray:
-    """Log ``P(x | class, parents)`` from family counts ``(..., r)``, as :mod:`pybnc.parameters`.
+    """Log ``P(x | class, parents)`` from family counts ``(..., r)``, as :mod:`pybnc.parameters.learn`.
 
     ``r_full`` is the number of levels of the child even when only ``r`` of them are
     listed (a joined feature lists only its observed combinations; the others have
@@ -155,7 +155,7 @@ class CVScorer:
     n_classes : int
     n_folds : int
     rng : numpy RandomState
-    method, alpha : parameter learner, as :func:`pybnc.parameters.learn_parameters`
+    method, alpha : parameter learner, as :func:`pybnc.parameters.learn.learn_parameters`
 
     Examples
     --------
@@ -260,7 +260,7 @@ class CVScorer:
         return np.subtract(per_fold.sum(axis=0, keepdims=True), per_fold, out=per_fold)
 
     def _parent_codes(self, parents: tuple) -> np.ndarray:
-        """Each row's parent configuration (:func:`~pybnc.inference.parent_configuration`),
+        """Each row's parent configuration (:func:`~pybnc.inference.forest.parent_configuration`),
         ``-1`` where a parent is missing."""
         if len(parents) == 1:
             return self.column(parents[0])

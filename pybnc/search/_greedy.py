@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._progress import progress
+from .._utils.progress import progress
 from ..encode import ENCODING_PARAMS_DOC
 from ._engine import CVScorer
 

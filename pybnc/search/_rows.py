@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import Kernels
+from .._utils.jit import Kernels
 
 
 def fold_counts(leading: np.ndarray, n_leading: int, parent: np.ndarray, n_parent: int, child: np.ndarray,

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._logsumexp import logsumexp
+from .._utils.logsumexp import logsumexp
 from ._rows import compact_join_small, gather_rows
 
 JOIN_SMOOTHINGS = ("per_table", "product")

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..estimators.augmented import _FITTED_DOC
-from ..scores import class_mutual_information, pairwise_cmi
+from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
 from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams
 from .tan_hc import _ArcSearch, addable_arcs
@@ -47,13 +47,13 @@ def sahami_structure(counts, k: int) -> Structure:
     ``k`` features earlier in that order with the highest ``I(X_i; X_j | C)``.
 
     Ties are broken by feature index (the lower first). Both informations use the
-    available cases, as :mod:`pybnc.scores`; two features never observed in the same
+    available cases, as :mod:`pybnc.scores.information`; two features never observed in the same
     row are never parent and child.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
+    >>> from pybnc.counts.tables import count
     >>> x = np.array([[0, 0, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]]); y = np.array([0, 1, 0, 1])
     >>> sahami_structure(count(x, y, [2, 2, 2], 2), 1).parents
     ((), (0,), (0,))
@@ -75,7 +75,7 @@ class KDB(_ArcSearch):
     networks) only one is scored. Rows with missing values are predicted (and, in
     the search, scored) by exact variable elimination. ``params="hdp"`` (with
     ``search="sahami"``) smooths every table by hierarchical Dirichlet processes
-    (Petitjean et al. 2018, :mod:`pybnc.hdp`): 500 Gibbs iterations seeded by
+    (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`): 500 Gibbs iterations seeded by
     ``random_state``, progress shown as ``verbose`` says.
 
     Parameters

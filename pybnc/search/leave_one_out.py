@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..family_counts import FamilyCounts
+from ..counts.families import FamilyCounts
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
 _BLOCK_CELLS = 1 << 22
@@ -22,7 +22,7 @@ _BLOCK_CELLS = 1 << 22
 
 def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.ndarray:
     """``log((N + a) / (N_parent + r a))``, uniform where the denominator is 0 (as
-    :func:`pybnc.parameters.conditional_log_table`)."""
+    :func:`pybnc.parameters.learn.conditional_log_table`)."""
     bottom = den + r * alpha
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / max(r, 1))

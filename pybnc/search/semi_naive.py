@@ -28,7 +28,7 @@ import numpy as np
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
-from ..parameters import class_log_prior, resolve_alpha
+from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
 from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
                       validate_search)

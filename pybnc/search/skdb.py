@@ -6,7 +6,7 @@ Three passes over the data:
    feature's ``k`` candidate parents, ranked by ``I(X_i; X_j | C)``
    (:func:`pybnc.search.kdb.sahami_ranking`);
 2. one family table per feature, ``N(c, pa_1 .. pa_k, x_i)`` with a missing slot
-   per feature (:func:`pybnc.family_counts.count_families`); the tables of ``k' < k``
+   per feature (:func:`pybnc.counts.families.count_families`); the tables of ``k' < k``
    parents are its exact marginals;
 3. every training row is classified by every candidate model (the first ``s``
    features of the order, each with its first ``k'`` ranked parents, for all
@@ -25,7 +25,7 @@ its features are observed). In the selection pass a factor whose child or any us
 parent is missing in the held-out row is left out (the child is summed out exactly;
 a missing parent would need variable elimination per row and candidate, which the
 selection does not do). The fitted model predicts rows with missing values by exact
-variable elimination (:func:`pybnc.inference.joint_log_likelihood`).
+variable elimination (:func:`pybnc.inference.forest.joint_log_likelihood`).
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ import numbers
 
 import numpy as np
 
-from ..family_counts import FamilyCounts, count_families
+from ..counts.families import FamilyCounts, count_families
 from ..encode import with_encoding_params
 from ..estimators._row_blocks import RowBlocksMixin
 from ..estimators.augmented import AugmentedNaiveBayes
-from ..hdp import hdp_parameters, ranked_to_sorted
-from ..parameters import class_log_prior, conditional_log_table, resolve_alpha
+from ..parameters.hdp import hdp_parameters, ranked_to_sorted
+from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
 from .kdb import sahami_ranking
 from .leave_one_out import loo_losses, loo_lookups
@@ -99,7 +99,7 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     params : {"bayes", "mle", "hdp"}, default="bayes"
         Parameter learner of the fitted model: Dirichlet posterior mean with
         pseudo-count ``alpha``, relative frequencies, or hierarchical Dirichlet
-        process smoothing (Petitjean et al. 2018, :mod:`pybnc.hdp`; the class first,
+        process smoothing (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`; the class first,
         then the parents strongest first). The selection uses ``bayes``/``mle``
         (``hdp``: ``bayes``), as Zhang et al.'s ESKDB.
     alpha : float, default=None
@@ -109,7 +109,7 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     random_state : int, RandomState or None, default=None
         Seeds the Gibbs sampler of ``params="hdp"``.
     verbose : int, default=1
-        Progress of the Gibbs sampler (see :mod:`pybnc._progress`).
+        Progress of the Gibbs sampler (see :mod:`pybnc._utils.progress`).
     [encoding parameters]
 
     Attributes

@@ -61,7 +61,7 @@ class _ArcSearch(AugmentedNaiveBayes):
 
     _desc = "search"
     # The search counts each family it scores and the final tables are counted from the
-    # rows (pybnc.parameters.family_counts): counting every pair up front would cost a
+    # rows (pybnc.parameters.learn.family_counts): counting every pair up front would cost a
     # large part of a fit on a small table.
     _counts_pairs = False
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts import Counts
-from ..scores import ode_arc_weights
+from ..counts.tables import Counts
+from ..scores.penalties import ode_arc_weights
 from .dag import Structure
 
 
@@ -111,7 +111,7 @@ def chow_liu(counts: Counts, criterion: str = "loglik") -> Structure:
     criterion : {"loglik", "aic", "bic", "mdl"}
         ``loglik`` returns a TAN (a spanning tree: ``n - 1`` arcs; a forest only when
         some features are never observed in the same row, see
-        :func:`pybnc.scores.ode_arc_weights`: a feature never observed stays alone
+        :func:`pybnc.scores.information.ode_arc_weights`: a feature never observed stays alone
         with the class and contributes nothing). The penalised
         criteria keep an arc only if its gain beats its penalty, which gives a
         forest; ``mdl`` is Hamine & Helman's algorithm (threshold ``T_R``, maximum

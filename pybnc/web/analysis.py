@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._progress import report_progress
+from .._utils.progress import report_progress
 from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..scores import mutual_information
+from ..scores.information import mutual_information
 
 #: Rows of one conditional table shown on the page; the whole table is in the model file.
 MAX_TABLE_ROWS = 120

@@ -13,11 +13,11 @@ AWNB
 
     ``"c45"`` (default)
         Hall's: C4.5 (multiway splits on nominal features, gain ratio, missing values
-        as fractional rows; :mod:`pybnc.c45`).
+        as fractional rows; :mod:`pybnc.parameters.c45_tree`).
     ``"rpart"``
         bnclassify's: R's ``rpart`` as ``learn_unprunned_tree`` calls it (binary
         splits grouping a feature's levels, information criterion, ``minsplit=2``,
-        ``minbucket=1``, ``cp=0``, no surrogates; :mod:`pybnc.rpart_tree`). A row
+        ``minbucket=1``, ``cp=0``, no surrogates; :mod:`pybnc.parameters.rpart_tree`). A row
         missing the split feature stays in the node, as in rpart without surrogates.
         It reproduces bnclassify's AWNB (mushroom: 98.5 as R), but is not the
         default: it is 1.5-2.5 points below C4.5 on chess and soybean
@@ -39,7 +39,7 @@ Choices of pybnc (documented, tested)
 * The probabilities WANBIA weighs are the estimator's own tables, so the optimiser
   maximises the CLL of the model it returns. ``params="mle"`` gives the vignette's
   maximum-likelihood tables; a zero ML probability is floored at ``1e-300`` by
-  :mod:`pybnc.parameters` (``w * log 0`` would be NaN at ``w = 0``). The default
+  :mod:`pybnc.parameters.learn` (``w * log 0`` would be NaN at ``w = 0``). The default
   ``params="bayes"`` (alpha = 1) is what bnclassify's code uses when fitting the
   weights (``fit_wanbia_nb``: ``smooth = 1``).
 * Missing values, following the vignette ("replace by 1"): while fitting, a family
@@ -57,9 +57,9 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 
-from .c45 import c45_testing_depths
+from .c45_tree import c45_testing_depths
 from .rpart_tree import rpart_testing_depths
-from .structure.dag import Structure
+from ..structure.dag import Structure
 
 WEIGHTINGS = (None, "awnb", "wanbia")
 AWNB_TREES = ("c45", "rpart", "cart")
@@ -102,7 +102,7 @@ def awnb_weights(codes, y, n_trees: int = 10, bootstrap: float = 0.5, random_sta
         C4.5 trees (Hall's), rpart trees (bnclassify's) or scikit-learn's CART on the
         codes (see the module notes).
     n_levels : sequence of int, optional
-        Levels of each feature, for ``"rpart"`` (see :func:`pybnc.rpart_tree.rpart_testing_depths`).
+        Levels of each feature, for ``"rpart"`` (see :func:`pybnc.parameters.rpart_tree.rpart_testing_depths`).
 
     Returns
     -------
@@ -230,8 +230,8 @@ def wanbia_weights(codes, y, structure: Structure, class_log_prior, log_cpts, ca
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
-    >>> from pybnc.parameters import learn_parameters
+    >>> from pybnc.counts.tables import count
+    >>> from pybnc.parameters.learn import learn_parameters
     >>> from pybnc.structure import Structure
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 500)

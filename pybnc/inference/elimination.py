@@ -26,8 +26,8 @@ import functools
 
 import numpy as np
 
-from ._logsumexp import logsumexp
-from .structure.dag import Structure
+from .._utils.logsumexp import logsumexp
+from ..structure.dag import Structure
 
 # Largest number of float64 cells of one intermediate factor over a block of rows:
 # rows are processed in blocks so that memory stays bounded (32 MiB per factor).

@@ -56,11 +56,11 @@ import math
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from ._progress import progress
-from .parameters import ParameterTables, class_log_prior
-from .scores import pairwise_cmi
+from .._utils.progress import progress
+from .learn import ParameterTables, class_log_prior
+from ..scores.information import pairwise_cmi
 
-from ._jit import Kernels
+from .._utils.jit import Kernels
 
 #: Largest customer count whose table count is sampled (the Stirling table's size).
 STIRLING_MAX_N = 2048
@@ -331,7 +331,7 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
         as the authors' code.
     random_state : int, Generator or None
     verbose : int
-        Progress bar over the iterations (see :mod:`pybnc._progress`).
+        Progress bar over the iterations (see :mod:`pybnc._utils.progress`).
     fixed_concentration : float, optional
         Keep every concentration at this value and sample the table counts only
         (the paper's limits, tested; not a learning option).

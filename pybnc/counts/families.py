@@ -1,6 +1,6 @@
 """Counts of chosen families (a feature and its parents), for kDB learned out of core.
 
-:mod:`pybnc.counts` counts every feature with the class and every pair; a kDB family
+:mod:`pybnc.counts.tables` counts every feature with the class and every pair; a kDB family
 with two or more feature parents needs a table of its own, counted here in one pass over
 the rows and additive over row blocks, folds and Dask partitions as the pair counts are.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .counts import ClassTotals
+from .tables import ClassTotals
 
 
 @dataclass

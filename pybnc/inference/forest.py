@@ -5,15 +5,15 @@ exactly by summing the missing features out: given the class, the features of a
 one-dependence model form a forest, so one upward pass of sum-product messages per
 tree (in log space, vectorised over rows and classes) is exact and linear in the
 number of features. Structures with several feature parents per feature (kDB) go
-through variable elimination, in :mod:`pybnc.inference_ve` when available.
+through variable elimination, in :mod:`pybnc.inference.elimination` when available.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._logsumexp import logsumexp
-from .structure.dag import Structure
+from .._utils.logsumexp import logsumexp
+from ..structure.dag import Structure
 
 
 def parent_configuration(codes: np.ndarray, parents, cardinalities) -> np.ndarray:
@@ -123,7 +123,7 @@ def joint_log_likelihood(codes, structure: Structure, class_log_prior, log_cpts,
     if structure.is_one_dependence:
         jll[has_missing] = _forest_rows_jll(codes[has_missing], structure, class_log_prior, log_cpts)
     else:
-        from .inference_ve import eliminate_rows_jll
+        from .elimination import eliminate_rows_jll
 
         jll[has_missing] = eliminate_rows_jll(codes[has_missing], structure, class_log_prior, log_cpts, cardinalities)
     return jll

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .c45 import feature_class_tables
+from .c45_tree import feature_class_tables
 
 _TOL = 1e-9
 MAX_SUBSET_LEVELS = 20  # 2 ** 19 subsets of one feature at one node (more than 2 classes)
@@ -141,7 +141,7 @@ def rpart_testing_depths(codes, y, weights=None, n_levels=None, min_split: float
     Returns
     -------
     ndarray of shape (d,)
-        Depths as floats (``inf``: never tested), as :func:`pybnc.c45.c45_testing_depths`.
+        Depths as floats (``inf``: never tested), as :func:`pybnc.parameters.c45_tree.c45_testing_depths`.
 
     Examples
     --------

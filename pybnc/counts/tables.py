@@ -92,7 +92,7 @@ class Counts(ClassTotals):
         exactly from the others and the level counts,
         ``N(c, a, x_j = last) = N(c, a) - sum_{b < last} N(c, a, x_j = b)``, so a table
         of binary features takes a quarter of the dense one (read through
-        :meth:`pair`, :meth:`dense_joint`, :func:`pybnc.scores.pairwise_cmi`).
+        :meth:`pair`, :meth:`dense_joint`, :func:`pybnc.scores.information.pairwise_cmi`).
     kept : ndarray of shape (W',) or None
         The one-hot columns (increasing) behind ``reduced``.
     """
@@ -360,7 +360,7 @@ def _check_dense_fits(n_classes: int, width: int, what: str) -> None:
     if cells > DENSE_MAX_CELLS:
         raise MemoryError(
             f"{what} needs {n_classes} x {width} x {width} = {cells:,} cells, above the bound of "
-            f"{DENSE_MAX_CELLS:,} (pybnc.counts.DENSE_MAX_CELLS); use a model that reads the sparse "
+            f"{DENSE_MAX_CELLS:,} (pybnc.counts.tables.DENSE_MAX_CELLS); use a model that reads the sparse "
             "pair counts, or fewer levels."
         )
 
@@ -402,7 +402,7 @@ def pair_layout(n_rows: int, cardinalities, n_classes: int, complete=None) -> st
     raise MemoryError(
         f"The pair counts of {n_rows:,} rows x {d:,} features ({width:,} levels in all, "
         f"{n_classes} classes) may hold up to {sparse_bound:,} nonzero cells, above the bound of "
-        f"{MAX_SPARSE_CELLS:,} (pybnc.counts.MAX_SPARSE_CELLS, 16 bytes a cell), and dense "
+        f"{MAX_SPARSE_CELLS:,} (pybnc.counts.tables.MAX_SPARSE_CELLS, 16 bytes a cell), and dense "
         f"{reduced_bytes:,} bytes, above {16 * MAX_SPARSE_CELLS:,}. Use naive Bayes "
         "(level counts only), fewer features or fewer levels, or fit on fewer rows."
     )

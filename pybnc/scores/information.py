@@ -1,18 +1,15 @@
-"""Information-theoretic quantities and decomposable scores, all from counts.
+"""Information-theoretic quantities from counts: entropy and (conditional) mutual information.
 
 Everything is in nats. Pairwise quantities are computed for all feature pairs at
-once from the nonzero pair counts of :class:`pybnc.counts.Counts` (dense or sparse),
+once from the nonzero pair counts of :class:`pybnc.counts.tables.Counts` (dense or sparse),
 by ``np.bincount`` over cells rather than a Python loop over pairs.
-
-Score conventions follow bnclassify: higher is better,
-``AIC = LL - |theta|`` and ``BIC = LL - |theta| log(N) / 2``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .counts import Counts, feature_blocks, segment_sums
+from ..counts.tables import Counts, feature_blocks, segment_sums
 
 
 def _xlogy_sum(counts: np.ndarray, axis=None) -> np.ndarray:
@@ -58,7 +55,7 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     Each pair uses the rows where both features are observed (available-case
     analysis); its marginals are taken from the same rows, so every estimate is a
     true mutual information of one empirical distribution and never negative.
-    Computed from the nonzero pair counts alone (:meth:`~pybnc.counts.Counts.pair_entries`),
+    Computed from the nonzero pair counts alone (:meth:`~pybnc.counts.tables.Counts.pair_entries`),
     so the dense and the sparse layouts give the same values and the cost follows the
     nonzeros, not ``W**2``.
 
@@ -73,7 +70,7 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts import count
+    >>> from pybnc.counts.tables import count
     >>> x = np.array([[0, 0], [1, 1], [0, 0], [1, 1]])
     >>> cmi, _ = pairwise_cmi(count(x, np.array([0, 0, 1, 1]), [2, 2], 2))
     >>> bool(np.isclose(cmi[0, 1], np.log(2)))
@@ -145,7 +142,7 @@ def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> tuple[np.ndarray
     ``N(last, last) = N(last_j) - sum_a N(a, last_j)``. Each block is finished
     (divided by ``N``, rounded) in place, as :func:`pairwise_cmi` does the whole table.
     The pairs of a feature with missing values are then done again from its dense rows
-    (:meth:`~pybnc.counts.Counts.dense_rows`), with margins over the rows where both
+    (:meth:`~pybnc.counts.tables.Counts.dense_rows`), with margins over the rows where both
     features are observed.
     """
     d, off, ko = counts.n_features, counts.offsets, counts._kept_offsets
@@ -246,46 +243,3 @@ def _sparse_cmi_terms(counts: Counts, chunk: int = 1 << 22):
         n_pair += total
     per_pair, n_pair = per_pair.reshape(d, d), n_pair.reshape(d, d)
     return per_pair + per_pair.T, n_pair + n_pair.T
-
-
-def arc_parameters(cardinalities: np.ndarray, n_classes: int) -> np.ndarray:
-    """Free parameters an augmenting arc between two features adds: ``K (r_i - 1)(r_j - 1)``."""
-    r = np.asarray(cardinalities, dtype=np.float64) - 1.0
-    return n_classes * np.outer(r, r)
-
-
-def penalty_per_parameter(criterion: str, n_rows: float) -> float:
-    """What one free parameter costs: 0 (loglik), 1 (AIC), ``log(N) / 2`` (BIC, MDL)."""
-    if criterion == "loglik":
-        return 0.0
-    if criterion == "aic":
-        return 1.0
-    if criterion in ("bic", "mdl"):
-        return float(np.log(n_rows) / 2.0) if n_rows > 1 else 0.0
-    raise ValueError(f"criterion={criterion!r} is not one of 'loglik', 'aic', 'bic', 'mdl'.")
-
-
-def ode_arc_weights(counts: Counts, criterion: str = "loglik") -> np.ndarray:
-    """Score gain of each augmenting arc of a one-dependence estimator.
-
-    ``w_ij = N I(X_i; X_j | C) - penalty * K (r_i - 1)(r_j - 1)``, symmetric: the
-    gain does not depend on the arc's direction. With ``mdl`` (and ``bic``) the
-    penalty is Hamine & Helman's threshold ``T_R`` times ``N``, so an arc improves
-    the score exactly when its weight is positive.
-    """
-    weights, n_pair = pairwise_cmi(counts)
-    n = counts.n_rows
-    weights *= n  # in place: on wide tables every d x d temporary costs a fresh page-faulted table
-    penalty = penalty_per_parameter(criterion, n)
-    if penalty:
-        weights -= penalty * arc_parameters(counts.cardinalities, counts.n_classes)
-    # Two features never observed in the same row (one of them never observed at all,
-    # say) give no evidence for an arc, and the child would lose its own counts: -inf.
-    weights[n_pair == 0] = -np.inf
-    np.fill_diagonal(weights, -np.inf)
-    return weights
-
-
-def penalised(log_likelihood: float, n_parameters: int, n_rows: float, criterion: str) -> float:
-    """``LL - penalty * |theta|`` for the given criterion."""
-    return float(log_likelihood - penalty_per_parameter(criterion, n_rows) * n_parameters)

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .counts import Counts
-from .structure.dag import Structure
+from ..counts.tables import Counts
+from ..structure.dag import Structure
 
 METHODS = ("mle", "bayes", "friedman", "ms")
 DEFAULT_ALPHA = {"mle": 0.0, "bayes": 1.0, "friedman": 5.0, "ms": 10.0}
@@ -74,7 +74,7 @@ def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=No
 
     One feature parent is read from the pairwise table when ``counts`` holds one;
     other families (kDB; the searches, which count no pairs) are read from
-    ``families`` (a :class:`~pybnc.family_counts.FamilyCounts` holding ``parents + (i,)``) or
+    ``families`` (a :class:`~pybnc.counts.families.FamilyCounts` holding ``parents + (i,)``) or
     counted from the coded rows ``codes``/``y`` with one bincount.
     """
     parents = structure.parents[i]

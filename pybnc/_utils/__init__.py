@@ -1,0 +1,2 @@
+"""Private helpers shared by the stages: numba kernels loaded on demand, progress bars, a light
+log-sum-exp."""
