@@ -185,6 +185,9 @@ def test_evidence_gives_predict_proba(server, browser, car_file, figures):
 
     prior = model.predict_proba(pd.DataFrame([[None] * 6], columns=model.feature_names_in_))[0]
     np.testing.assert_allclose(shown(), prior, atol=5e-4)
+    # Panels of the view (pybnc.web.pages.ask.PANELS) hear of every change of the evidence.
+    browser.execute_script("window.heard = [];"
+                           "document.addEventListener('pybnc:evidence', e => window.heard.push(e.detail));")
     # One value from the panel, one by clicking the node on the drawing (its first value).
     Select(by_id(browser, "ev-5")).select_by_visible_text("low")
     buying = css(browser, '#network-svg .node[data-feature="0"]')[0]
@@ -197,6 +200,8 @@ def test_evidence_gives_predict_proba(server, browser, car_file, figures):
     expected = model.predict_proba(row)[0]
     np.testing.assert_allclose(shown(), expected, atol=5e-4)  # the same to 3 decimals
     assert "buying = high" in buying.text
+    assert browser.execute_script("return window.heard") == [
+        {"run": run, "model": "tan", "evidence": {"5": 1}}, {"run": run, "model": "tan", "evidence": {"0": 0, "5": 1}}]
     # Then each value's influence: the change in the log-odds of the top class it brings.
     wait_for(browser, lambda b: by_id(b, "evidence").get_attribute("data-influence") == '{"0":0,"5":1}',
              "the influence of each set feature")

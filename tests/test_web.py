@@ -148,6 +148,24 @@ def test_posterior_endpoint_is_predict_proba_with_the_rest_missing(client, car_r
     assert client.post(f"/api/runs/{run}/nosuch/posterior", json={}).status_code == 404
 
 
+def test_a_panel_added_to_the_evidence_view_is_shown_with_its_script(client, car_run, monkeypatch):
+    import jinja2
+
+    from pybnc.web.pages import ask
+
+    run, _ = car_run
+    app = client.application
+    monkeypatch.setattr(ask, "PANELS", [ask.Panel("ask/probe.html", "probe.js")])
+    monkeypatch.setattr(app, "jinja_loader", jinja2.ChoiceLoader([
+        app.jinja_loader, jinja2.DictLoader({"ask/probe.html": '<p id="probe">{{ key }} of {{ run }}</p>'})]))
+    app.jinja_env.cache.clear()
+    page = client.get(f"/runs/{run}?model=tan").get_data(as_text=True)
+    app.jinja_env.cache.clear()
+    panel = page.index(f'<p id="probe">tan of {run}</p>')
+    assert page.index('id="posterior"') < panel < page.index('id="evidence"')  # below the posterior
+    assert page.index('src="/static/network.js"') < page.index('src="/static/probe.js"')
+
+
 def test_evidence_values_of_discretised_columns_fall_in_their_bins():
     from pybnc import TAN
     from pybnc.web.network import evidence_domains

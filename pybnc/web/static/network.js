@@ -26,6 +26,9 @@
   // row per feature, which some models answer more slowly).
   async function ask() {
     const mine = ++asked, start = performance.now();
+    // Other panels of the view (pybnc/web/pages/ask.py, PANELS) answer the same evidence.
+    document.dispatchEvent(new CustomEvent("pybnc:evidence", {
+      detail: {run: D.run, model: D.model, evidence: Object.fromEntries(evidence)}}));
     const question = influence => fetch(D.posterior, {
       method: "POST", headers: {"Content-Type": "application/json"},
       body: JSON.stringify({evidence: Object.fromEntries(evidence), influence}),
