@@ -1,0 +1,113 @@
+"""AODE and A2DE in the ALR^n form (pybnc.averaging.alr): the start, the gradient, blocks."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from pybnc import AnDE
+from pybnc.averaging import alr
+from pybnc.averaging.alr import SuperParentCells, alr_designs, alr_scores, fit_alr_weights
+from pybnc.parameters.discriminative import penalised_objective
+
+
+def rows(seed, n=120, d=4, levels=3, k=2, missing=0.15):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    codes = np.where(rng.random((n, d)) < 0.6, y[:, None] % levels, rng.integers(0, levels, (n, d)))
+    codes[rng.random((n, d)) < missing] = -1
+    return codes, y
+
+
+def fitted_space(n, codes, y, min_count):
+    model = AnDE(n=n, min_count=min_count).fit(codes, y)
+    offsets = np.concatenate([[0], np.cumsum(model.encoder_.cardinalities_)])
+    naive = np.concatenate([t[:, 0] for t in model.log_cpts_], axis=1)
+    extra = {"log_pair": model.log_pair_, "log_pair_child": model.log_pair_child_} if n == 2 else {}
+    space = SuperParentCells(n, offsets, model.log_joint_, model.log_child_, model.class_log_prior_, naive, **extra)
+    return model, space, offsets
+
+
+def brute_force_log_mean(codes, model, offsets, n):
+    """The geometric mean of the SPnDEs of every row, by enumeration (AnDE's fallbacks)."""
+    out = []
+    for row in codes:
+        seen = [i for i in range(row.size) if row[i] >= 0]
+        col = {i: offsets[i] + row[i] for i in seen}
+        terms = []
+        if n == 2:
+            for i, j in itertools.combinations(seen, 2):
+                if model.pair_ok_[col[i], col[j]]:
+                    terms.append(model.log_pair_[:, col[i], col[j]]
+                                 + sum(model.log_pair_child_[:, col[i], col[j], col[l]] for l in seen if l not in (i, j)))
+        if not terms:
+            for j in seen:
+                if model.super_parent_ok_[col[j]]:
+                    terms.append(model.log_joint_[:, col[j]] + sum(model.log_child_[:, col[j], col[l]]
+                                                                   for l in seen if l != j))
+        if terms:
+            out.append(np.mean(terms, axis=0))
+        else:
+            out.append(model.class_log_prior_ + sum(model.log_cpts_[l][:, 0, row[l]] for l in seen))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("min_count", [0, 25])
+def test_weights_of_one_give_the_log_mean_of_the_estimators(n, min_count):
+    codes, y = rows(0)
+    model, space, offsets = fitted_space(n, codes, y, min_count)
+    np.testing.assert_allclose(alr_scores(codes, space, model.super_parent_ok_, getattr(model, "pair_ok_", None)),
+                               brute_force_log_mean(codes, model, offsets, n), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_gradient_matches_finite_differences(n):
+    codes, y = rows(1, n=80)
+    model, space, _ = fitted_space(n, codes, y, 10)
+    designs = alr_designs(codes, space, model.super_parent_ok_, getattr(model, "pair_ok_", None), y)
+    rng = np.random.default_rng(2)
+    cells = np.unique(np.concatenate([d.matrix.indices for d in designs]))
+    values = space(cells).T
+    compact = [type(d)(d.matrix[:, cells], d.y, d.sample_weight) for d in designs]
+    w = rng.uniform(0.5, 1.5, values.shape)
+    _, gradient = penalised_objective(w, values, compact, 0.7)
+    for flat in rng.choice(values.size, 30, replace=False):
+        m, c = divmod(int(flat), values.shape[1])
+        up, down = w.copy(), w.copy()
+        up[m, c] += 1e-6
+        down[m, c] -= 1e-6
+        numeric = (penalised_objective(up, values, compact, 0.7)[0]
+                   - penalised_objective(down, values, compact, 0.7)[0]) / 2e-6
+        assert numeric == pytest.approx(gradient[m, c], abs=1e-7, rel=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_blocks_rebuilt_at_every_evaluation_equal_the_held_design(n, monkeypatch):
+    codes, y = rows(3, n=150)
+    model, space, _ = fitted_space(n, codes, y, 5)
+    args = (codes, y, model.super_parent_ok_, getattr(model, "pair_ok_", None))
+    held_space, held = fit_alr_weights(space, *args, penalty=0.5)
+    monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
+    monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 2000)
+    assert callable(alr_designs(codes, space, *args[2:], y=y))
+    streamed_space, streamed = fit_alr_weights(space, *args, penalty=0.5)
+    np.testing.assert_array_equal(streamed.cells, held.cells)
+    np.testing.assert_allclose(streamed.weights, held.weights, atol=1e-6)
+    np.testing.assert_allclose(alr_scores(codes, streamed_space, *args[2:]), alr_scores(codes, held_space, *args[2:]),
+                               atol=1e-5)
+
+
+def test_discriminative_weights_fit_the_training_rows_better():
+    codes, y = rows(4, n=300, missing=0.0)
+    model, space, _ = fitted_space(1, codes, y, 0)
+    weighted, fit = fit_alr_weights(space, codes, y, model.super_parent_ok_, penalty=0.1)
+    assert fit.converged and fit.objective < fit.initial_objective
+    before = alr_scores(codes, space, model.super_parent_ok_)
+    after = alr_scores(codes, weighted, model.super_parent_ok_)
+
+    def log_loss(scores):
+        scores = scores - scores.max(axis=1, keepdims=True)
+        return float(np.mean(np.log(np.exp(scores).sum(axis=1)) - scores[np.arange(y.size), y]))
+
+    assert log_loss(after) < log_loss(before)

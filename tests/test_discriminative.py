@@ -1,0 +1,247 @@
+"""Discriminative parameters (pybnc.parameters.discriminative): gradient, optimum, start, failures."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse
+from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.preprocessing import OneHotEncoder
+
+from pybnc.counts.tables import count
+from pybnc.inference.forest import joint_log_likelihood
+from pybnc.parameters.discriminative import (
+    RowDesign,
+    fit_network_weights,
+    fit_weights,
+    merge_rows,
+    network_cells,
+    network_design,
+    network_scores,
+    penalised_objective,
+)
+from pybnc.parameters.learn import learn_parameters
+from pybnc.structure import Structure
+
+
+def noisy_rows(seed, n=600, d=4, levels=3, k=3, missing=0.0):
+    """Rows whose features are noisy copies of the class and of each other."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    codes = np.empty((n, d), dtype=np.int64)
+    for i in range(d):
+        base = y if i % 2 == 0 else codes[:, i - 1]
+        codes[:, i] = np.where(rng.random(n) < 0.6, base % levels, rng.integers(0, levels, n))
+    if missing:
+        codes[rng.random((n, d)) < missing] = -1
+    return codes, y
+
+
+def tables(structure, codes, y, levels=3, k=3):
+    counts = count(codes, y, [levels] * codes.shape[1], k)
+    fitted = learn_parameters(structure, counts, "bayes", 1.0, codes, y)
+    back_off = learn_parameters(Structure.naive_bayes(codes.shape[1]), counts, "bayes", 1.0)
+    return fitted, [t[:, 0, :] for t in back_off.log_cpts]
+
+
+STRUCTURES = {
+    "nb": Structure.naive_bayes(4),
+    "tan": Structure.from_arcs(4, [(0, 1), (1, 2), (1, 3)]),
+    "kdb2": Structure(((), (0,), (0, 1), (1, 2))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+@pytest.mark.parametrize("penalty", [0.0, 3.0])
+def test_gradient_matches_finite_differences(name, penalty):
+    structure = STRUCTURES[name]
+    codes, y = noisy_rows(0, n=200, missing=0.15)
+    fitted, back_off = tables(structure, codes, y)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts, back_off)
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, y.size)  # sample weights too
+    designs = [network_design(codes[:120], layout, y[:120], weight[:120]),
+               network_design(codes[120:], layout, y[120:], weight[120:])]
+    rng = np.random.default_rng(2)
+    values = values.T  # the optimiser's layout: (cells, K)
+    w = rng.uniform(0.3, 1.7, values.shape)
+    _, gradient = penalised_objective(w, values, designs, penalty)
+    step = 1e-6
+    cells = rng.choice(values.size, min(40, values.size), replace=False)
+    for flat in cells:
+        m, c = divmod(int(flat), values.shape[1])
+        up, down = w.copy(), w.copy()
+        up[m, c] += step
+        down[m, c] -= step
+        numeric = (penalised_objective(up, values, designs, penalty)[0]
+                   - penalised_objective(down, values, designs, penalty)[0]) / (2 * step)
+        assert numeric == pytest.approx(gradient[m, c], abs=1e-7, rel=1e-5)
+
+
+def test_objective_is_the_weighted_mean_log_loss():
+    codes, y = noisy_rows(3, n=100)
+    structure = STRUCTURES["tan"]
+    fitted, _ = tables(structure, codes, y)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts)
+    values = values.T
+    w = np.random.default_rng(0).uniform(0.5, 1.5, values.shape)
+    scores = network_design(codes, layout).matrix @ (w * values)
+    proba = np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
+    value, _ = penalised_objective(w, values, [network_design(codes, layout, y)], 2.0)
+    expected = log_loss(y, proba, labels=[0, 1, 2]) + 0.5 * 2.0 * np.sum((w - 1) ** 2) / y.size
+    assert value == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_weights_of_one_give_the_generative_predictions(name):
+    structure = STRUCTURES[name]
+    codes, y = noisy_rows(4, n=300)
+    fitted, _ = tables(structure, codes, y)
+    scores = network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts)
+    jll = joint_log_likelihood(codes, structure, fitted.class_log_prior, fitted.log_cpts, [3] * 4)
+    np.testing.assert_allclose(scores, jll, rtol=0, atol=1e-12)
+
+
+def test_naive_bayes_missing_values_are_summed_out_at_weights_of_one():
+    codes, y = noisy_rows(5, n=300, missing=0.3)
+    structure = STRUCTURES["nb"]
+    fitted, _ = tables(structure, codes, y)
+    scores = network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts)
+    jll = joint_log_likelihood(codes, structure, fitted.class_log_prior, fitted.log_cpts, [3] * 4)
+    np.testing.assert_allclose(scores, jll, rtol=0, atol=1e-12)
+
+
+def test_a_missing_parent_reads_the_back_off_cell():
+    codes = np.array([[-1, 2, 0, 1]])
+    structure = STRUCTURES["tan"]  # 0 -> 1 -> {2, 3}
+    fitted, back_off = tables(structure, *noisy_rows(6, n=200))
+    scores = network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts, back_off)
+    expected = (fitted.class_log_prior + back_off[1][:, 2] + fitted.log_cpts[2][:, 2, 0]
+                + fitted.log_cpts[3][:, 2, 1])
+    np.testing.assert_allclose(scores[0], expected, rtol=1e-12)
+    dropped = network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts)  # no back-off
+    np.testing.assert_allclose(dropped[0], expected - back_off[1][:, 2], rtol=1e-12)
+
+
+def test_unpenalised_naive_bayes_reaches_logistic_regression():
+    """Same hypothesis space as multinomial logistic regression on one-hot columns: the
+    same optimal conditional log-likelihood."""
+    codes, y = noisy_rows(7, n=1500, d=4, levels=3, k=3)
+    structure = STRUCTURES["nb"]
+    fitted, _ = tables(structure, codes, y)
+    (prior, cpts, _), fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y,
+                                                penalty=0.0, tol=1e-14, max_iter=5000)
+    scores = network_scores(codes, structure, prior, cpts)
+    ours = log_loss(y, np.exp(scores - logsumexp(scores, axis=1, keepdims=True)))
+    onehot = OneHotEncoder().fit_transform(codes).toarray()
+    lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=20000).fit(onehot, y)
+    theirs = log_loss(y, lr.predict_proba(onehot))
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    assert fit.objective == pytest.approx(ours, rel=1e-9)
+    generative = log_loss(y, np.exp(fitted.class_log_prior + 0 * scores))  # sanity: far below the prior alone
+    assert ours < generative
+
+
+def test_penalty_pulls_the_weights_to_one():
+    codes, y = noisy_rows(8, n=400)
+    structure = STRUCTURES["kdb2"]
+    fitted, back_off = tables(structure, codes, y)
+    distances, fit = [], None
+    for penalty in (1e4, 10.0, 0.1):
+        _, fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, back_off,
+                                     penalty=penalty)
+        assert fit.converged and fit.objective <= fit.initial_objective
+        distances.append(np.abs(fit.weights - 1).max())
+    assert distances[0] < distances[1] < distances[2] and distances[0] < 0.01
+
+
+def test_warm_start_reaches_the_same_weights():
+    codes, y = noisy_rows(8, n=400)
+    structure = STRUCTURES["tan"]
+    fitted, _ = tables(structure, codes, y)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts)
+    designs = [network_design(codes, layout, y)]
+    near = fit_weights(values, designs, penalty=2.0, tol=1e-12)
+    cold = fit_weights(values, designs, penalty=1.0, tol=1e-12)
+    warm = fit_weights(values, designs, penalty=1.0, tol=1e-12, initial=near)
+    np.testing.assert_allclose(warm.weights, cold.weights, atol=1e-5)
+    assert warm.n_iter < cold.n_iter
+
+
+def test_out_of_core_blocks_equal_the_in_memory_fit():
+    codes, y = noisy_rows(9, n=500, missing=0.1)
+    structure = STRUCTURES["tan"]
+    fitted, back_off = tables(structure, codes, y)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts, back_off)
+    whole = fit_weights(values, [network_design(codes, layout, y)], penalty=1.0)
+    calls = []
+
+    def blocks():
+        calls.append(1)
+        for start in range(0, y.size, 64):
+            yield network_design(codes[start : start + 64], layout, y[start : start + 64])
+
+    streamed = fit_weights(values, blocks, penalty=1.0)
+    assert len(calls) > 2  # the blocks were read again for every evaluation
+    np.testing.assert_allclose(streamed.weights, whole.weights, atol=1e-6)
+    assert streamed.n_iter == whole.n_iter
+
+
+def test_merged_rows_give_the_same_weights():
+    codes, y = noisy_rows(10, n=400, d=3, levels=2, k=2)  # few distinct rows
+    merged = merge_rows(codes, y)
+    assert merged[0].shape[0] < 30 and merged[2].sum() == 400
+    structure = Structure.naive_bayes(3)
+    fitted, _ = tables(structure, codes, y, levels=2, k=2)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts)
+    plain = fit_weights(values, [network_design(codes, layout, y)], penalty=0.5, tol=1e-12)
+    folded = fit_weights(values, [network_design(merged[0], layout, merged[1], merged[2])], penalty=0.5, tol=1e-12)
+    np.testing.assert_allclose(folded.weights, plain.weights, atol=1e-6)
+
+
+def test_unconverged_fit_warns_and_reports_its_iterations():
+    codes, y = noisy_rows(11, n=300)
+    structure = STRUCTURES["kdb2"]
+    fitted, _ = tables(structure, codes, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        _, fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, penalty=0.0,
+                                     max_iter=2)
+    assert fit.n_iter == 2 and not fit.converged
+    assert np.isfinite(fit.weights).all() and fit.objective < fit.initial_objective
+
+
+def test_failed_optimiser_keeps_the_generative_model():
+    log_values = np.array([[-1e308, -1e-3], [-0.5, -0.9]]).T  # overflows to inf once weighted
+    a = scipy.sparse.csr_matrix(np.ones((4, 2)))
+    design = RowDesign(a, np.array([0, 1, 0, 1]), np.ones(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # nothing computed on NaN reaches the user either
+        with pytest.warns(ConvergenceWarning, match="generative model is kept"):
+            fit = fit_weights(log_values, [design], penalty=1.0)
+    np.testing.assert_array_equal(fit.weights, 1.0)
+    assert not fit.converged and not np.isnan(fit.objective)
+
+
+def test_cells_no_row_reads_keep_weight_one():
+    codes, y = noisy_rows(12, n=50, d=2, levels=3)
+    codes[:, 1] = np.minimum(codes[:, 1], 1)  # level 2 of feature 1 never seen
+    structure = Structure.naive_bayes(2)
+    fitted, _ = tables(structure, codes, y, levels=3)
+    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts)
+    fit = fit_weights(values, [network_design(codes, layout, y)], penalty=1.0)
+    unseen = layout.table_start[1] + 2
+    assert unseen not in fit.cells and fit.cells.size == values.shape[1] - 1
+    np.testing.assert_array_equal(fit.dense_weights(values.shape[1])[unseen], 1.0)
+    np.testing.assert_array_equal(fit.weighted(values)[:, unseen], values[:, unseen])
+
+
+def test_too_many_weights_are_refused(monkeypatch):
+    import pybnc.parameters.discriminative as module
+
+    monkeypatch.setattr(module, "MAX_WEIGHTS", 10)
+    codes, y = noisy_rows(13, n=50)
+    fitted, _ = tables(STRUCTURES["nb"], codes, y)
+    with pytest.raises(MemoryError, match="weights, more than 10"):
+        fit_network_weights(STRUCTURES["nb"], fitted.class_log_prior, fitted.log_cpts, codes, y)
