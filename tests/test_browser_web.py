@@ -250,6 +250,43 @@ def test_multi_model_job_shows_progress_and_cancels(server, browser, figures):
     no_script_errors(browser)
 
 
+def test_a_job_waits_its_turn_shows_its_place_and_cancels_while_waiting(server, browser, figures):
+    app, url = server
+    manager, client = app.extensions["pybnc_jobs"], app.test_client()
+    slow = {"dataset": "chess", "models": "tanhc,tanhcsp,fssj,bsej,eskdb"}
+    blockers = [client.post("/result", data=slow).headers["Location"].rsplit("/", 1)[1] for _ in range(2)]
+    assert [manager.get(j).state for j in blockers] == ["running", "running"]  # both slots taken
+    try:
+        browser.get(url + "/?dataset=car&models=tan")
+        wait_for(browser, lambda b: css(b, "#column-table tbody tr"), "car's column report")
+        assert "Running now" in css(browser, ".note")[0].text
+        by_id(browser, "go").click()
+        wait_for(browser, lambda b: "/jobs/" in b.current_url, "the job's page")
+        wait_for(browser, lambda b: by_id(b, "job-queue").is_displayed(), "the place in the queue")
+        assert by_id(browser, "job-position").text == "1"
+        assert "number 1 in the queue" in by_id(browser, "job-queue").text
+        assert "runs 2 jobs at a time" in by_id(browser, "job-queue").text
+        assert by_id(browser, "job").get_attribute("data-state") == "queued"
+        screenshot(browser, figures, "job-queued", by_id(browser, "job"))
+        waiting = browser.current_url.rsplit("/", 1)[1]
+        by_id(browser, "cancel").click()
+        wait_for(browser, lambda b: by_id(b, "job-message").is_displayed(), "what happened")
+        assert by_id(browser, "job-message").text.startswith("Cancelled at your request after waiting")
+        assert by_id(browser, "job-text").text == "Cancelled while waiting in the queue"
+        assert not by_id(browser, "job-queue").is_displayed() and not css(browser, "#cancel")
+        assert manager.get(waiting).state == "cancelled" and manager.get(waiting).pid is None
+        screenshot(browser, figures, "job-queued-cancelled", by_id(browser, "job"))
+        # Once a slot is free, a waiting job starts by itself and its page shows the progress.
+        browser.get(url + "/result?dataset=car&models=tan")
+        wait_for(browser, lambda b: by_id(b, "job").get_attribute("data-state") == "queued", "a waiting job")
+        manager.cancel(blockers[0])
+        wait_for(browser, lambda b: "/runs/" in b.current_url, "the result of the job that waited", timeout=60)
+        no_script_errors(browser)
+    finally:
+        for job in blockers:
+            manager.cancel(job)
+
+
 def test_predict_a_second_file(server, browser, car_file, tmp_path, figures):
     app, url = server
     run = learned_run(server, car_file)

@@ -254,7 +254,7 @@ def test_cli_serve_help():
 
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert result.exit_code == 0 and "127.0.0.1" in result.output
-    for option in ("--port", "--max-jobs", "--job-time-limit", "--client-timeout", "--job-memory-mb"):
+    for option in ("--port", "--max-jobs", "--max-queue", "--job-time-limit", "--client-timeout", "--job-memory-mb"):
         assert option in result.output
 
 

@@ -67,20 +67,58 @@ def test_a_job_past_its_memory_limit_is_killed_and_the_page_says_so(tmp_path):
     assert jobs._resident_mb(os.getpid()) > 10 and jobs._resident_mb(None) == 0
 
 
-def test_cap_on_concurrent_jobs_and_cancel(tmp_path):
-    client, manager = make(tmp_path, max_jobs=1)
-    first = start(client)
+def test_jobs_beyond_the_slots_queue_and_can_be_cancelled_while_waiting(tmp_path):
+    client, manager = make(tmp_path, max_jobs=1, max_queue=2)
+    first, second, third = start(client), start(client), start(client)
+    assert [manager.get(j).state for j in (first, second, third)] == ["running", "queued", "queued"]
+    status = client.get(f"/api/jobs/{third}").get_json()
+    assert status["position"] == 2 and status["elapsed"] == 0
+    page = client.get(f"/jobs/{second}").get_data(as_text=True)
+    assert 'id="job-position">1<' in page and "runs 1 job at a time" in page and 'id="cancel"' in page
+    assert "1 more waiting" not in client.get("/").get_data(as_text=True)  # two wait
+    # The queue is full: only now is a job refused, saying why and what to do.
     response = client.post("/result", data=SLOW)
-    assert response.status_code == 429
-    assert "already running" in response.get_data(as_text=True) and "--max-jobs" in response.get_data(as_text=True)
-    assert client.post(f"/api/jobs/{first}/cancel").get_json() == {"cancelled": True}
-    job = ended(manager, first)
-    assert job.state == "cancelled" and gone(job.pid)
-    assert "Cancelled at your request" in client.get(f"/jobs/{first}").get_data(as_text=True)
+    text = response.get_data(as_text=True)
+    assert response.status_code == 429 and response.headers["Retry-After"] == "30"
+    assert "The queue is full: 1 job(s) running" in text and "--max-queue" in text
+    # Cancel while waiting: out of the queue at once, the one behind moves up.
+    assert client.post(f"/api/jobs/{second}/cancel").get_json() == {"cancelled": True}
+    job = manager.get(second)
+    assert job.state == "cancelled" and job.pid is None
+    assert "Cancelled at your request after waiting" in client.get(f"/jobs/{second}").get_data(as_text=True)
+    assert client.get(f"/api/jobs/{third}").get_json()["position"] == 1
+    # The running job's cancel frees its slot: the next in the queue starts.
+    assert client.post(f"/jobs/{first}/cancel").status_code == 303
+    assert ended(manager, first).state == "cancelled" and gone(manager.get(first).pid)
+    deadline = time.monotonic() + 10
+    while manager.touch(third).state == "queued" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert manager.get(third).state == "running" and manager.get(third).position == 0
     assert client.post(f"/api/jobs/{first}/cancel").get_json() == {"cancelled": False}
-    second = start(client)  # the slot is free again; the HTML form's cancel works too
-    assert client.post(f"/jobs/{second}/cancel").status_code == 303
-    assert ended(manager, second).state == "cancelled"
+    manager.cancel(third)
+    assert ended(manager, third).state == "cancelled"
+
+
+def test_the_queue_is_first_in_first_out_and_forgets_pages_that_went(tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs, "LEAVE_GRACE", 0.3)
+    client, manager = make(tmp_path, max_jobs=1, max_queue=5)
+    ids = [start(client) for _ in range(4)]
+    assert [manager.get(j).position for j in ids] == [0, 1, 2, 3]
+    client.post(f"/api/jobs/{ids[1]}/leave")  # its page closed while it waited
+    deadline = time.monotonic() + 10
+    while manager.get(ids[1]).state == "queued" and time.monotonic() < deadline:
+        for j in (ids[0], ids[2], ids[3]):
+            manager.touch(j)
+        time.sleep(0.1)
+    assert manager.get(ids[1]).state == "abandoned" and "Taken out of the queue" in manager.get(ids[1]).message
+    assert [manager.get(j).position for j in (ids[2], ids[3])] == [1, 2]
+    manager.cancel(ids[0])
+    while manager.touch(ids[2]).state == "queued" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert manager.get(ids[2]).state == "running" and manager.get(ids[3]).state == "queued"
+    for j in ids:
+        manager.cancel(j)
+    assert all(ended(manager, j).state in ("cancelled", "abandoned") for j in ids)
 
 
 def test_a_job_nobody_asks_about_stops(tmp_path):

@@ -29,7 +29,7 @@ ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.gz,text/csv"
 
 def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs: int = jobs.MAX_JOBS,
                job_time_limit: float = jobs.TIME_LIMIT, client_timeout: float = jobs.CLIENT_TIMEOUT,
-               job_memory_mb: float = jobs.MEMORY_LIMIT) -> Flask:
+               job_memory_mb: float = jobs.MEMORY_LIMIT, max_queue: int = jobs.MAX_QUEUE) -> Flask:
     """The web application.
 
     Parameters
@@ -41,6 +41,9 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
         Where the run directory is created (default: the system temp dir).
     max_jobs : int, default=2
         Jobs (fits and cross-validations) that may run at once.
+    max_queue : int, default=32
+        Jobs that may wait for a free slot, first in first out (their pages show their
+        place in the queue); one more is refused (HTTP 429).
     job_time_limit : float, default=300
         Seconds a job may run before it is stopped.
     client_timeout : float, default=90
@@ -64,7 +67,8 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
                                client_timeout=client_timeout)
     app.extensions["pybnc_runs"] = Runs(temp_root)
     app.extensions["pybnc_jobs"] = jobs.JobManager(max_jobs, job_time_limit, client_timeout,
-                                                   user_errors=(UserError,), memory_limit=job_memory_mb)
+                                                   user_errors=(UserError,), memory_limit=job_memory_mb,
+                                                   max_queue=max_queue)
     app.jinja_env.globals["accept"] = ACCEPT
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
@@ -91,7 +95,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
 
     Werkzeug's threaded server: one user on one machine is its purpose; put a
     production WSGI server in front of :func:`create_app` for anything else.
-    ``limits``: ``max_jobs``, ``job_time_limit``, ``client_timeout``, ``job_memory_mb`` of
+    ``limits``: ``max_jobs``, ``max_queue``, ``job_time_limit``, ``client_timeout``, ``job_memory_mb`` of
     :func:`create_app`.
     """
     import signal

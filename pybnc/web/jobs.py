@@ -11,7 +11,10 @@ pipe; a watcher thread in the server reads them and stops the child when
 * its resident memory passes ``memory_limit`` megabytes (read from ``/proc`` on
   Linux; elsewhere there is no memory limit),
 
-and at most ``max_jobs`` run at once: one more is refused with :class:`Busy`.
+and at most ``max_jobs`` run at once. Jobs beyond wait in a first-in, first-out queue of
+at most ``max_queue`` (their pages show their place and can cancel them; a closed
+page takes its job out of the queue); only when the queue is full is a job refused,
+with :class:`Busy`.
 
 Why processes, not threads: the work is numpy inside single long calls (a fit, a
 fold, a search step). Python cannot stop a thread from outside, so a runaway fit in
@@ -31,6 +34,7 @@ import threading
 import time
 import traceback
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 
 log = logging.getLogger("pybnc.web")
@@ -39,6 +43,8 @@ log = logging.getLogger("pybnc.web")
 TIME_LIMIT = 300.0
 #: Default number of jobs that may run at once (``pybnc serve --max-jobs``).
 MAX_JOBS = 2
+#: Default number of jobs that may wait for a free slot (``pybnc serve --max-queue``).
+MAX_QUEUE = 32
 #: A job nobody has asked about for this many seconds is stopped (``--client-timeout``).
 #: Browsers poll hidden tabs as rarely as once a minute, so this stays above 60.
 CLIENT_TIMEOUT = 90.0
@@ -53,12 +59,13 @@ KEEP_JOBS = 100
 PRELOAD = ["numpy", "pandas", "sklearn", "pybnc", "pybnc.evaluation", "pybnc.search",
            "pybnc.averaging", "pybnc.web.analysis"]
 
-RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED, TOO_BIG = (
-    "running", "done", "failed", "cancelled", "timed out", "abandoned", "over memory")
+QUEUED, RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED, TOO_BIG = (
+    "queued", "running", "done", "failed", "cancelled", "timed out", "abandoned", "over memory")
+_ACTIVE = (QUEUED, RUNNING)
 
 
 class Busy(RuntimeError):
-    """Too many jobs are running; the message says what to do."""
+    """Every slot is taken and the queue is full; the message says what to do."""
 
 
 @dataclass
@@ -68,8 +75,10 @@ class Job:
     id: str
     title: str
     time_limit: float
-    started: float = field(default_factory=time.monotonic)
-    state: str = RUNNING
+    submitted: float = field(default_factory=time.monotonic)
+    started: float | None = None  # when it left the queue
+    state: str = QUEUED
+    position: int = 0  # place in the queue (1 = next), 0 once it runs
     done: int = 0
     total: int = 0
     text: str = "starting"
@@ -80,16 +89,26 @@ class Job:
     stop_reason: str | None = None  # set by cancel(); read by the watcher
     pid: int | None = None  # the worker process
 
+    ended: float | None = None
+
     @property
     def elapsed(self) -> float:
-        return (self.ended if self.state != RUNNING else time.monotonic()) - self.started
+        """Seconds it has run (0 while it waits)."""
+        if self.started is None:
+            return 0.0
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
-    ended: float = 0.0
+    @property
+    def waited(self) -> float:
+        """Seconds it waited in the queue (so far, while it waits)."""
+        end = self.started if self.started is not None else self.ended
+        return (end if end is not None else time.monotonic()) - self.submitted
 
     def as_dict(self) -> dict:
         return {"id": self.id, "title": self.title, "state": self.state, "done": self.done,
                 "total": self.total, "text": self.text, "message": self.message,
                 "elapsed": round(self.elapsed, 1), "time_limit": self.time_limit,
+                "position": self.position, "waited": round(self.waited, 1), "ran": self.started is not None,
                 "result": self.result}
 
 
@@ -140,31 +159,53 @@ def _child(target, payload, conn, user_errors):
 
 
 class JobManager:
-    """Start, watch, limit and stop jobs.
+    """Start, queue, watch, limit and stop jobs.
 
     Parameters
     ----------
     max_jobs : int, default=MAX_JOBS
-        Jobs that may run at once; :meth:`submit` raises :class:`Busy` beyond.
+        Jobs that may run at once; more wait in the queue.
     time_limit : float, default=TIME_LIMIT
-        Seconds of wall-clock time a job may take before it is stopped.
+        Seconds of wall-clock time a job may run before it is stopped (waiting in the
+        queue does not count).
     client_timeout : float, default=CLIENT_TIMEOUT
-        Seconds without a poll (:meth:`touch`) after which a job is stopped.
+        Seconds without a poll (:meth:`touch`) after which a job is stopped, or taken
+        out of the queue.
     memory_limit : float, default=MEMORY_LIMIT
         Megabytes of resident memory a job may use (Linux only).
     user_errors : tuple of exception types
         Errors whose message is shown as it is (the user's table or choices);
         any other error is an internal one, logged with its traceback.
+    max_queue : int, default=MAX_QUEUE
+        Jobs that may wait for a free slot, first in first out; :meth:`submit` raises
+        :class:`Busy` beyond.
+
+    Examples
+    --------
+    >>> import operator
+    >>> manager = JobManager(max_jobs=1, max_queue=1)
+    >>> first = manager.submit("first", operator.is_not, "payload")  # is_not(payload, report)
+    >>> second = manager.submit("second", operator.is_not, "payload")
+    >>> second.state, second.position
+    ('queued', 1)
+    >>> manager.submit("third", operator.is_not, "payload")
+    Traceback (most recent call last):
+    ...
+    pybnc.web.jobs.Busy: The queue is full: 1 job(s) running (first) and 1 waiting, ...
+    >>> manager.wait(second.id).result, manager.get(first.id).state
+    (True, 'done')
     """
 
     def __init__(self, max_jobs=MAX_JOBS, time_limit=TIME_LIMIT, client_timeout=CLIENT_TIMEOUT,
-                 user_errors=(ValueError,), memory_limit=MEMORY_LIMIT):
+                 user_errors=(ValueError,), memory_limit=MEMORY_LIMIT, max_queue=MAX_QUEUE):
         self.max_jobs = int(max_jobs)
+        self.max_queue = int(max_queue)
         self.memory_limit = float(memory_limit)
         self.time_limit = float(time_limit)
         self.client_timeout = float(client_timeout)
         self.user_errors = tuple(user_errors)
         self._jobs: dict[str, Job] = {}
+        self._queue: deque = deque()  # (job, target, payload, on_done), first in first out
         self._lock = threading.Lock()
         self._ctx = None
 
@@ -172,23 +213,54 @@ class JobManager:
         with self._lock:
             return [job for job in self._jobs.values() if job.state == RUNNING]
 
+    def queued(self) -> list:
+        """The waiting jobs, next first."""
+        with self._lock:
+            return [entry[0] for entry in self._queue]
+
     def submit(self, title, target, payload, on_done=lambda result: result) -> Job:
-        """Start ``target(payload, report)`` in a child process.
+        """Run ``target(payload, report)`` in a child process, now if a slot is free,
+        else once the jobs queued before it have started.
 
         ``on_done(result)`` runs in the server once the child has returned; what it
         returns becomes ``job.result``. It may raise one of ``user_errors``.
         """
         with self._lock:
             busy = [job for job in self._jobs.values() if job.state == RUNNING]
-            if len(busy) >= self.max_jobs:
-                raise Busy(f"{len(busy)} job(s) are already running ({', '.join(j.title for j in busy)}), "
-                           f"the limit of this server (pybnc serve --max-jobs). Wait for one to finish "
-                           "or cancel it.")
-            if self._ctx is None:
-                self._ctx = _context()
+            if len(busy) >= self.max_jobs and len(self._queue) >= self.max_queue:
+                raise Busy(f"The queue is full: {len(busy)} job(s) running ({', '.join(j.title for j in busy)}) "
+                           f"and {len(self._queue)} waiting, the limits of this server (pybnc serve --max-jobs, "
+                           "--max-queue). Try again in a minute.")
             job = Job(uuid.uuid4().hex, title, self.time_limit)
             self._jobs[job.id] = job
+            self._queue.append((job, target, payload, on_done))
             self._forget_old()
+        self._dispatch()
+        return job
+
+    def _dispatch(self) -> None:
+        """Start queued jobs while slots are free; number the ones left."""
+        starting = []
+        with self._lock:
+            self._prune(time.monotonic())
+            n_running = sum(job.state == RUNNING for job in self._jobs.values())
+            while self._queue and n_running + len(starting) < self.max_jobs:
+                entry = self._queue.popleft()
+                entry[0].state, entry[0].started, entry[0].text = RUNNING, time.monotonic(), "starting"
+                starting.append(entry)
+            self._number()
+        for job, target, payload, on_done in starting:
+            job.position = 0
+            try:
+                self._start(job, target, payload, on_done)
+            except Exception as exc:  # noqa: BLE001 - no process: the job fails, the slot frees
+                log.exception("pybnc web: starting job %s failed", job.id)
+                self._finish(job, ("error", f"The job could not be started ({type(exc).__name__}: {exc}).",
+                                   True), on_done)
+
+    def _start(self, job, target, payload, on_done) -> None:
+        if self._ctx is None:
+            self._ctx = _context()
         receive, send = self._ctx.Pipe(duplex=False)
         process = self._ctx.Process(target=_child, args=(target, payload, send, self.user_errors),
                                     daemon=True, name=f"pybnc-job-{job.id[:8]}")
@@ -197,7 +269,25 @@ class JobManager:
         send.close()  # the child holds the only sending end: its exit is an EOF here
         threading.Thread(target=self._watch, args=(job, process, receive, on_done), daemon=True,
                          name=f"pybnc-watch-{job.id[:8]}").start()
-        return job
+
+    def _prune(self, now: float) -> None:
+        """Take out of the queue the jobs cancelled or abandoned while waiting (lock held)."""
+        for entry in list(self._queue):
+            job = entry[0]
+            reason = job.stop_reason or self._gone(job, now)
+            if reason:
+                self._queue.remove(entry)
+                job.ended, job.position, job.state = now, 0, reason
+                job.message = (f"Cancelled at your request after waiting {job.waited:.0f} s in the queue."
+                               if reason == CANCELLED else
+                               f"Taken out of the queue after {job.waited:.0f} s: the page that started it "
+                               "was closed or stopped asking for news.")
+        self._number()
+
+    def _number(self) -> None:
+        """Each waiting job's place in the queue, 1 for the next (lock held)."""
+        for place, (job, *_) in enumerate(self._queue, start=1):
+            job.position, job.text = place, "waiting in the queue"
 
     def get(self, job_id: str) -> Job | None:
         with self._lock:
@@ -217,11 +307,13 @@ class JobManager:
             job.left_at = time.monotonic()
 
     def cancel(self, job_id: str) -> bool:
-        """Ask the watcher to stop the job; False when there is no such running job."""
+        """Stop the job, or take it out of the queue; False when it has already ended."""
         job = self.get(job_id)
-        if job is None or job.state != RUNNING:
+        if job is None or job.state not in _ACTIVE:
             return False
-        job.stop_reason = CANCELLED
+        job.stop_reason = CANCELLED  # the watcher stops a running job; _dispatch a waiting one
+        if job.state == QUEUED:
+            self._dispatch()
         return True
 
     def wait(self, job_id: str, timeout: float = 60.0) -> Job:
@@ -229,16 +321,24 @@ class JobManager:
         deadline = time.monotonic() + timeout
         while True:
             job = self.touch(job_id)
-            if job.state != RUNNING or time.monotonic() > deadline:
+            if job.state not in _ACTIVE or time.monotonic() > deadline:
                 return job
             time.sleep(0.05)
 
     def _forget_old(self) -> None:
-        ended = [j for j in self._jobs.values() if j.state != RUNNING]
+        ended = [j for j in self._jobs.values() if j.state not in _ACTIVE]
         for job in ended[: max(0, len(ended) - KEEP_JOBS)]:
             del self._jobs[job.id]
 
     # -- the watcher ------------------------------------------------------------------
+    def _gone(self, job: Job, now: float) -> str | None:
+        """ABANDONED when the job's page has gone: no poll for a while, or it said it left."""
+        if now - job.last_seen > self.client_timeout:
+            return ABANDONED
+        if job.left_at is not None and job.last_seen < job.left_at and now - job.left_at > LEAVE_GRACE:
+            return ABANDONED
+        return None
+
     def _why_stop(self, job: Job, now: float) -> str | None:
         if job.stop_reason:
             return job.stop_reason
@@ -246,17 +346,18 @@ class JobManager:
             return TIMED_OUT
         if _resident_mb(job.pid) > self.memory_limit:
             return TOO_BIG
-        if now - job.last_seen > self.client_timeout:
-            return ABANDONED
-        if job.left_at is not None and job.last_seen < job.left_at and now - job.left_at > LEAVE_GRACE:
-            return ABANDONED
-        return None
+        return self._gone(job, now)
 
     def _watch(self, job: Job, process, receive, on_done) -> None:
-        outcome = None
+        outcome, pruned = None, time.monotonic()
         try:
             while outcome is None:
-                reason = self._why_stop(job, time.monotonic())
+                now = time.monotonic()
+                if self._queue and now - pruned > 0.5:  # waiting jobs whose pages have gone
+                    pruned = now
+                    with self._lock:
+                        self._prune(now)
+                reason = self._why_stop(job, now)
                 if reason:
                     process.kill()  # SIGKILL: numpy cannot hold it off; the memory is freed
                     outcome = ("stopped", reason)
@@ -313,3 +414,4 @@ class JobManager:
             }[state]
         job.ended = time.monotonic()
         job.message, job.state = message, state
+        self._dispatch()  # a slot is free: the next job in the queue starts

@@ -19,7 +19,8 @@ def render_form(error=None, status=200, **chosen):
     page = render_template("index.html", error=error, models=analysis.model_choices(),
                            datasets=analysis.dataset_choices(), max_mb=setting("max_upload_mb"),
                            slow=analysis.SLOW_MODELS, discretizers=analysis.DISCRETIZERS,
-                           chosen=chosen, running=manager().running(), limit=setting("job_time_limit"))
+                           chosen=chosen, running=manager().running(),
+                           waiting=len(manager().queued()), limit=setting("job_time_limit"))
     return page, status
 
 

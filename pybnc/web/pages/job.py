@@ -38,8 +38,9 @@ def start():
                                on_done=lambda learned: store.add(run, learned))
     except UserError as exc:
         return render_form(str(exc), 400, **chosen)
-    except jobs.Busy as exc:
-        return render_form(str(exc), 429, **chosen)
+    except jobs.Busy as exc:  # every slot taken and the queue full
+        page, status = render_form(str(exc), 429, **chosen)
+        return page, status, {"Retry-After": "30"}
     return redirect(url_for("job.page", job_id=job.id), 303)
 
 
@@ -48,7 +49,8 @@ def page(job_id):
     job = job_or_404(job_id)
     if job.state == jobs.DONE:
         return redirect(url_for("run.page", run=job.result), 303)
-    return render_template("job.html", job=job.as_dict(), client_timeout=setting("client_timeout"))
+    return render_template("job.html", job=job.as_dict(), client_timeout=setting("client_timeout"),
+                           max_jobs=manager().max_jobs)
 
 
 @bp.get("/api/jobs/<job_id>")

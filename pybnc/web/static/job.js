@@ -1,10 +1,11 @@
-// A job's page: poll its status, move the bar, offer cancel, and go to the result when done.
+// A job's page: its place in the queue while it waits, then its progress; cancel at any
+// time; the result once it is done.
 "use strict";
 (() => {
   const box = document.getElementById("job");
-  if (!box || box.dataset.state !== "running") return;
+  if (!box || !["queued", "running"].includes(box.dataset.state)) return;
   const $ = id => document.getElementById(id);
-  let running = true;
+  let active = true;
 
   function show(job) {
     const share = job.total ? 100 * job.done / job.total : 0;
@@ -13,16 +14,20 @@
     $("job-text").textContent = job.text;
     $("job-steps").textContent = `${job.done} of ${job.total} steps`;
     $("job-elapsed").textContent = job.elapsed.toFixed(0);
+    $("job-queue").hidden = job.state !== "queued";
+    $("job-position").textContent = $("job-position-text").textContent = job.position;
+    $("job-waited").textContent = job.waited.toFixed(0);
     box.dataset.state = job.state;
-    if (job.state === "running") return;
-    running = false;
+    if (job.state === "queued" || job.state === "running") return;
+    active = false;
     if (job.state === "done") {
       $("job-text").textContent = "Done: opening the result…";
       location.replace(job.url);
       return;
     }
     // A cancel was asked for: a note; anything else that stopped the job: an error.
-    $("job-text").textContent = `${job.state[0].toUpperCase()}${job.state.slice(1)} during: ${job.text}`;
+    const what = job.state[0].toUpperCase() + job.state.slice(1);
+    $("job-text").textContent = job.ran ? `${what} during: ${job.text}` : `${what} while waiting in the queue`;
     const message = $("job-message");
     message.textContent = job.message;
     message.className = job.state === "cancelled" ? "note" : "error";
@@ -37,7 +42,7 @@
       const response = await fetch(box.dataset.status, {cache: "no-store"});
       if (response.ok) show(await response.json());
     } catch (err) { /* a dropped request: the next poll tries again */ }
-    if (running) setTimeout(poll, 500);
+    if (active) setTimeout(poll, 500);
   }
 
   $("cancel-form").addEventListener("submit", async event => {
@@ -47,6 +52,6 @@
     await fetch(box.dataset.cancel, {method: "POST"});
   });
   // Closing the tab or going elsewhere: tell the server at once (a reload polls again in time).
-  addEventListener("pagehide", () => { if (running) navigator.sendBeacon(box.dataset.leave); });
+  addEventListener("pagehide", () => { if (active) navigator.sendBeacon(box.dataset.leave); });
   poll();
 })();

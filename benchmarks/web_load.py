@@ -1,0 +1,203 @@
+"""The web page under many people at once: is the job queue fair, and does anything break?
+
+A ``pybnc serve`` process (2 job slots, the default queue) on 127.0.0.1 and simulated
+people (``_web_users.py``), each running the page's whole loop again and again: upload
+car (1,728 rows) and start a TAN job, poll it as the page does, open the result, set
+random evidence, predict a second file (300 rows). First one person alone (the
+reference loop), then ``--users`` people at once for ``--seconds``; loops started
+before the end are finished. Everything stops by itself: the server is stopped at
+the end, and every request has a timeout.
+
+Printed: loops, the loop's median, p95 and maximum, p95 over the single person's
+median loop (fair sharing of 2 slots by 16 people gives about 8; the bar is 12),
+answers by HTTP status (no 5xx; 429 only for a full queue), the jobs' ends (nothing
+lost), the largest place in the queue seen, every posterior's sum, and the server's
+resident memory (with its forkserver) before and after.
+
+Run: ``python benchmarks/web_load.py`` (about two minutes; ``--users 16 --seconds 90``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+from _web_users import User
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tables() -> tuple:
+    from pybnc.datasets import load_dataset
+
+    X, y = load_dataset("car")
+    table = X.assign(verdict=y)
+    return table.to_csv(index=False).encode(), table.sample(300, random_state=1).to_csv(index=False).encode()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def resident_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and its children that are not jobs (the forkserver)."""
+    total = 0.0
+    for p in [pid, *_children(pid)]:
+        try:
+            with open(f"/proc/{p}/status") as status:
+                total += next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+        except (OSError, StopIteration):
+            pass
+    return total
+
+
+def cpu_seconds(pid: int) -> tuple:
+    """``(server, jobs)`` CPU seconds so far: the server's threads, and the jobs its
+    forkserver has run and reaped."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def stat(p):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+        except (OSError, IndexError, ValueError):
+            return 0, 0
+    own = stat(pid)[0]
+    jobs = sum(sum(stat(k)) for k in _children(pid))
+    return own / tick, jobs / tick
+
+
+def _children(pid: int) -> list:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            kids = [int(c) for c in children.read().split()]
+    except OSError:
+        return []
+    # The forkserver's own children are the jobs: they come and go, so they are not counted.
+    return [k for k in kids if "forkserver" in _cmdline(k)]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmd:
+            return cmd.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def start_server(port: int, max_jobs: int, max_queue: int) -> subprocess.Popen:
+    code = (f"from pybnc.cli import cli; cli(['serve', '--port', '{port}', '--max-jobs', '{max_jobs}', "
+            f"'--max-queue', '{max_queue}'])")
+    env = dict(os.environ, PYBNC_PROGRESS="0", PYTHONPATH=str(ROOT))
+    server = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise RuntimeError("the server did not answer within 60 s")
+
+
+def run_users(base, table, new_rows, users: int, seconds: float, seed: int) -> list:
+    """``users`` people, each looping until ``seconds`` have passed; every finished loop."""
+    deadline = time.monotonic() + seconds
+    loops, lock = [], threading.Lock()
+
+    def person(i):
+        user = User(base, table, new_rows, "verdict", seed=seed + i)
+        while time.monotonic() < deadline:
+            loop = user.loop(deadline)
+            with lock:
+                loops.append(loop)
+
+    threads = [threading.Thread(target=person, args=(i,), daemon=True) for i in range(users)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(seconds + 600)
+    return loops
+
+
+def summary(name: str, loops: list, reference: float | None) -> str:
+    seconds = np.array([loop.seconds for loop in loops if not loop.error])
+    p50, p95 = np.percentile(seconds, 50), np.percentile(seconds, 95)
+    ratio = f"{p95 / reference:8.1f}" if reference else f"{'':>8}"
+    return f"{name:<12}{len(loops):>7}{p50:>9.2f}{p95:>9.2f}{seconds.max():>9.2f}{ratio}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=90.0)
+    parser.add_argument("--single-seconds", type=float, default=20.0)
+    parser.add_argument("--max-jobs", type=int, default=2)
+    parser.add_argument("--max-queue", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    table, new_rows = tables()
+    port = free_port()
+    server = start_server(port, args.max_jobs, args.max_queue)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        run_users(base, table, new_rows, 1, 0.1, args.seed)  # warm up: the forkserver, the imports
+        single = run_users(base, table, new_rows, 1, args.single_seconds, args.seed)
+        memory_before = resident_mb(server.pid)
+        cpu_before, people_before = cpu_seconds(server.pid), time.process_time()
+        wall_before = time.monotonic()
+        print(f"load average before: {os.getloadavg()[0]:.2f}; server pid {server.pid}, "
+              f"{args.max_jobs} job slots, queue of {args.max_queue}")
+        many = run_users(base, table, new_rows, args.users, args.seconds, args.seed + 1000)
+        memory_after = resident_mb(server.pid)
+        cpu_after, people_after = cpu_seconds(server.pid), time.process_time()
+        wall = time.monotonic() - wall_before
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    reference = float(np.median([loop.seconds for loop in single]))
+    print(f"load average after:  {os.getloadavg()[0]:.2f}")
+    print()
+    print(f"{'people':<12}{'loops':>7}{'median':>9}{'p95':>9}{'max':>9}{'p95/ref':>8}   (seconds per loop)")
+    print(summary("1 (ref.)", single, None))
+    print(summary(f"{args.users}", many, reference))
+    everything = single + many
+    statuses = collections.Counter(s for loop in everything for s in loop.statuses)
+    ends = collections.Counter(loop.state or "never ended" for loop in everything)
+    errors = [loop.error for loop in everything if loop.error]
+    sums = np.array([loop.posterior_sum for loop in everything if not loop.error])
+    print()
+    print(f"HTTP answers: {dict(sorted(statuses.items()))}; 5xx: {sum(n for s, n in statuses.items() if s >= 500)}; "
+          f"429 (queue full, retried): {sum(loop.refused for loop in everything)}")
+    print(f"jobs: {dict(ends)}; loops with an error: {len(errors)}{' (' + errors[0] + ')' if errors else ''}")
+    print(f"largest place in the queue seen: {max(loop.queued_at for loop in many)}; "
+          f"posteriors summing to 1 (1e-9): {int(np.sum(np.abs(sums - 1) < 1e-9))} of {sums.size}")
+    print(f"server memory (with its forkserver): {memory_before:.0f} MiB before, {memory_after:.0f} MiB after, "
+          f"growth {memory_after - memory_before:+.0f} MiB")
+    print(f"CPU seconds over the {wall:.0f} s of {args.users} people: server {cpu_after[0] - cpu_before[0]:.1f}, "
+          f"jobs {cpu_after[1] - cpu_before[1]:.1f}, the people (this process) {people_after - people_before:.1f}")
+    p95 = np.percentile([loop.seconds for loop in many if not loop.error], 95)
+    print(f"p95 of {args.users} people / median single loop = {p95 / reference:.1f} (bar: 12); "
+          f"fair sharing of {args.max_jobs} slots: about {args.users / args.max_jobs:.0f}")
+
+
+if __name__ == "__main__":
+    main()
