@@ -74,24 +74,38 @@ class SuperParentCells:
         w = self.width
         return self.aode_start + 2 * w + w * w + 1
 
+    @property
+    def n_features(self) -> int:
+        return self.offsets.size - 1
+
+    @property
+    def n_sets(self) -> tuple[int, int]:
+        """Super-parent sets of A2DE and of AODE: each SPnDE's log values are divided by
+        their number, and a row reads them with the weight ``n_sets / |Q(x)|`` (1 when all
+        qualify), so that a weight moves the score as much as a network's does and one
+        penalty suits both (the scale of AnJE's geometric mean in ALR^n)."""
+        d = self.n_features
+        return max(d * (d - 1) // 2, 1), max(d, 1)
+
     def _parts(self):
-        """``(first cell, table as (K, cells))`` of each table, in cell order."""
+        """``(first cell, table as (K, cells), divisor)`` of each table, in cell order."""
         k, w = self.log_joint.shape[0], self.width
+        pairs, singles = self.n_sets
         parts = []
         if self.n == 2:
-            parts += [(0, self.log_pair.reshape(k, -1)), (w * w, self.log_pair_child.reshape(k, -1))]
+            parts += [(0, self.log_pair.reshape(k, -1), pairs), (w * w, self.log_pair_child.reshape(k, -1), pairs)]
         start = self.aode_start
-        parts += [(start, self.log_joint), (start + w, self.log_child.reshape(k, -1)),
-                  (start + w + w * w, self.class_log_prior[:, None]), (start + w + w * w + 1, self.naive)]
+        parts += [(start, self.log_joint, singles), (start + w, self.log_child.reshape(k, -1), singles),
+                  (start + w + w * w, self.class_log_prior[:, None], 1), (start + w + w * w + 1, self.naive, 1)]
         return parts
 
     def __call__(self, cells: np.ndarray) -> np.ndarray:
         """Log values of ``cells`` (sorted), shape ``(K, len(cells))``."""
         cells = np.asarray(cells, dtype=np.int64)
         out = np.empty((self.log_joint.shape[0], cells.size))
-        for start, table in self._parts():
+        for start, table, divisor in self._parts():
             lo, hi = np.searchsorted(cells, [start, start + table.shape[1]])
-            out[:, lo:hi] = table[:, cells[lo:hi] - start]
+            out[:, lo:hi] = table[:, cells[lo:hi] - start] / divisor
         return out
 
     def weighted(self, fit) -> "SuperParentCells":
@@ -99,14 +113,14 @@ class SuperParentCells:
         tables = {name: None if getattr(self, name) is None else np.array(getattr(self, name), dtype=np.float64)
                   for name in ("log_pair", "log_pair_child", "log_joint", "log_child", "class_log_prior", "naive")}
         out = SuperParentCells(self.n, self.offsets, **tables)
-        for start, table in out._parts():  # views into out's arrays
+        for start, table, _ in out._parts():  # views into out's arrays
             lo, hi = np.searchsorted(fit.cells, [start, start + table.shape[1]])
             table[:, fit.cells[lo:hi] - start] *= fit.weights[lo:hi].T
         return out
 
 
 def _aode_entries(cols, observed, usable, width: int, start: int):
-    """Candidate cells ``(m, E)``, their mask, and the rows' weight (``1/|Q|``; 1 for naive Bayes)."""
+    """Candidate cells ``(m, E)``, their mask, and the rows' weight (``d/|Q|``; 1 for naive Bayes)."""
     m, d = cols.shape
     n_usable = usable.sum(axis=1)
     has = n_usable > 0
@@ -116,7 +130,7 @@ def _aode_entries(cols, observed, usable, width: int, start: int):
              start + width + width * width + 1 + cols]
     masks = [usable, (usable[:, :, None] & observed[:, None, :] & off_diagonal).reshape(m, -1),
              ~has[:, None], observed & ~has[:, None]]
-    return cells, masks, np.where(has, 1.0 / np.maximum(n_usable, 1), 1.0), has
+    return cells, masks, np.where(has, d / np.maximum(n_usable, 1), 1.0), has
 
 
 def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight) -> RowDesign:
@@ -139,7 +153,7 @@ def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight)
         masks = [mask & ~has[:, None] for mask in masks]
         cells = [pair, child.reshape(m, -1)] + cells
         masks = [pair_usable, (pair_usable[:, :, None] & observed[:, None, :] & others[None]).reshape(m, -1)] + masks
-        scale = np.where(has, 1.0 / np.maximum(n_pairs, 1), scale)
+        scale = np.where(has, first.size / np.maximum(n_pairs, 1), scale)
     mask = np.concatenate(masks, axis=1)
     counts = mask.sum(axis=1)
     indptr = np.concatenate([[0], np.cumsum(counts)])

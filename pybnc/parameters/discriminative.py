@@ -52,8 +52,18 @@ from ..structure.dag import Structure
 #: Most weights (cells read by the training rows x classes) optimised at once: each
 #: L-BFGS vector is then at most 32 MiB and its history of 10 pairs about 700 MiB.
 MAX_WEIGHTS = 1 << 22
-#: Default penalty ``lambda`` on ``||w - 1||^2`` (see :func:`default_penalty`).
 DEFAULT_MAX_ITER = 500
+
+
+def default_penalty(n_rows: float) -> float:
+    """The penalty ``lambda`` the estimators use when none is given.
+
+    Examples
+    --------
+    >>> default_penalty(1000)
+    1.0
+    """
+    return 1.0
 
 
 @dataclass

@@ -23,6 +23,11 @@ Estimators (``method``):
     Multinomial sampling, Cerquides 2003 eq. 4: a Dirichlet with pseudo-count
     ``lambda / (#X_i * #Pa_i)`` per cell, where ``#Pa_i`` counts the configurations
     of all parents including the class and ``lambda = alpha`` (default 10).
+``"backoff"``
+    Each table shrunk toward the table of one feature parent fewer, down to the
+    Laplace estimate of ``P(x_i | c)`` (pseudo-count ``alpha``, default 1), the
+    strength chosen by leave-one-out from the counts
+    (:mod:`pybnc.parameters.back_off`); the class prior as ``"bayes"``.
 
 A probability of exactly zero (possible with ``"mle"`` only) is stored as
 ``log(1e-300)`` so that every prediction stays finite.
@@ -37,8 +42,8 @@ import numpy as np
 from ..counts.tables import Counts
 from ..structure.dag import Structure
 
-METHODS = ("mle", "bayes", "friedman", "ms")
-DEFAULT_ALPHA = {"mle": 0.0, "bayes": 1.0, "friedman": 5.0, "ms": 10.0}
+METHODS = ("mle", "bayes", "friedman", "ms", "backoff")
+DEFAULT_ALPHA = {"mle": 0.0, "bayes": 1.0, "friedman": 5.0, "ms": 10.0, "backoff": 1.0}
 LOG_FLOOR = np.log(1e-300)
 
 
@@ -125,9 +130,21 @@ def conditional_log_table(n_ijk: np.ndarray, method: str, alpha: float, marginal
     return _log_normalise(numerator, numerator.sum(axis=-1, keepdims=True))
 
 
+def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.0) -> np.ndarray:
+    """:mod:`pybnc.parameters.back_off` on a family's ``(K, q, r)`` counts (parents in
+    increasing index), returned as ``(K, q, r)``."""
+    from .back_off import back_off_log_table
+
+    k, q, r = n_ijk.shape
+    if not parents:
+        return conditional_log_table(n_ijk, "bayes", alpha)
+    shape = (k, *np.asarray(cardinalities, dtype=np.int64)[list(parents)], r)
+    return back_off_log_table(n_ijk.reshape(shape), base=alpha)[0].reshape(k, q, r)
+
+
 def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.ndarray:
     k = class_counts.shape[0]
-    pseudo = {"bayes": alpha, "ms": alpha / k}.get(method, 0.0)
+    pseudo = {"bayes": alpha, "backoff": alpha, "ms": alpha / k}.get(method, 0.0)
     numerator = class_counts + pseudo
     return _log_normalise(numerator, numerator.sum())
 
@@ -186,6 +203,9 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     log_cpts = []
     for i in range(structure.n_features):
         n_ijk = family_counts(counts, structure, i, codes, y, families)
+        if method == "backoff":
+            log_cpts.append(back_off_family(n_ijk, structure.parents[i], counts.cardinalities, alpha))
+            continue
         marginal = None
         if method == "friedman":
             n_i = counts.feature(i).sum(axis=0)

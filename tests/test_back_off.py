@@ -1,0 +1,78 @@
+"""Back-off smoothing (pybnc.parameters.back_off): the hierarchy and its exact leave-one-out."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from pybnc import KDB, TAN
+from pybnc.parameters.back_off import _cmi_order, back_off_log_table, leave_one_out_log_likelihood
+
+
+def random_family(seed, shape):
+    rng = np.random.default_rng(seed)
+    return rng.poisson(rng.uniform(0.2, 3.0, shape)).astype(float)
+
+
+def hierarchy_by_hand(n, m, base=1.0):
+    """theta_k at every cell, parents already ranked, written level by level."""
+    k_axes = n.ndim - 2
+    r = n.shape[-1]
+    theta = None
+    for j in range(k_axes + 1):
+        counts = n.sum(axis=tuple(range(1 + j, 1 + k_axes)), keepdims=True)
+        if theta is None:
+            theta = (counts + base) / (counts.sum(axis=-1, keepdims=True) + r * base)
+        else:
+            theta = (counts + m * theta) / (counts.sum(axis=-1, keepdims=True) + m)
+    return np.broadcast_to(theta, n.shape)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 2, 3, 2), (2, 2, 2, 3, 2)])
+@pytest.mark.parametrize("m", [0.5, 4.0])
+def test_leave_one_out_equals_refitting_without_each_row(shape, m):
+    n = random_family(len(shape), shape)
+    order = _cmi_order(n)
+    ranked = np.moveaxis(n, order, list(range(1, n.ndim - 1)))
+    total = 0.0
+    for cell in itertools.product(*map(range, ranked.shape)):
+        if ranked[cell] == 0:
+            continue
+        less = ranked.copy()
+        less[cell] -= 1  # one row of this cell left out: refit, score it
+        total += ranked[cell] * np.log(hierarchy_by_hand(less, m)[cell])
+    assert leave_one_out_log_likelihood(n, m) == pytest.approx(total, rel=1e-12)
+
+
+def test_table_is_the_hierarchy_at_the_chosen_strength():
+    n = random_family(0, (2, 3, 2, 4))
+    log_table, m = back_off_log_table(n)
+    order = _cmi_order(n)
+    ranked = np.moveaxis(n, order, [1, 2])
+    expected = np.moveaxis(hierarchy_by_hand(ranked, m), [1, 2], order)
+    np.testing.assert_allclose(np.exp(log_table), expected, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(log_table).sum(axis=-1), 1.0)
+    best = max(leave_one_out_log_likelihood(n, s) for s in (0.25, 0.5, 1, 2, 4, 8, 16, 32, 64))
+    assert leave_one_out_log_likelihood(n, m) == best
+
+
+def test_the_stronger_parent_is_kept_longest():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 4000)
+    strong = rng.integers(0, 3, 4000)
+    weak = rng.integers(0, 3, 4000)
+    child = np.where(rng.random(4000) < 0.7, strong, rng.integers(0, 3, 4000))
+    n = np.zeros((2, 3, 3, 3))
+    np.add.at(n, (y, weak, strong, child), 1)
+    assert _cmi_order(n) == [2, 1]
+
+
+def test_estimators_take_back_off():
+    from pybnc.datasets import load_dataset
+
+    X, y = load_dataset("car")
+    for model in (KDB(k=2, params="backoff", verbose=0), TAN(params="backoff")):
+        proba = model.fit(X, y).predict_proba(X)
+        assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1)
+        for table in model.log_cpts_:
+            np.testing.assert_allclose(np.exp(table).sum(axis=-1), 1.0)
