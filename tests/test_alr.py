@@ -7,6 +7,7 @@ import pytest
 
 from pybnc import AnDE
 from pybnc.averaging import alr
+from pybnc.averaging._alr_pairs import PairBlock
 from pybnc.averaging.alr import SuperParentCells, alr_designs, alr_scores, fit_alr_weights
 from pybnc.parameters.discriminative import penalised_objective
 
@@ -52,24 +53,27 @@ def brute_force_log_mean(codes, model, offsets, n):
     return np.array(out)
 
 
-@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("n, dense", [(1, False), (2, False), (2, True)])
 @pytest.mark.parametrize("min_count", [0, 25])
-def test_weights_of_one_give_the_log_mean_of_the_estimators(n, min_count):
+def test_weights_of_one_give_the_log_mean_of_the_estimators(n, dense, min_count, monkeypatch):
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 1 << 24 if dense else 0)
     codes, y = rows(0)
     model, space, offsets = fitted_space(n, codes, y, min_count)
     np.testing.assert_allclose(alr_scores(codes, space, model.super_parent_ok_, getattr(model, "pair_ok_", None)),
                                brute_force_log_mean(codes, model, offsets, n), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("n", [1, 2])
-def test_gradient_matches_finite_differences(n):
+@pytest.mark.parametrize("n, dense", [(1, False), (2, False), (2, True)])
+def test_gradient_matches_finite_differences(n, dense, monkeypatch):
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 1 << 24 if dense else 0)
     codes, y = rows(1, n=80)
     model, space, _ = fitted_space(n, codes, y, 10)
     designs = alr_designs(codes, space, model.super_parent_ok_, getattr(model, "pair_ok_", None), y)
+    assert any(isinstance(d, PairBlock) for d in designs) == dense
     rng = np.random.default_rng(2)
-    cells = np.unique(np.concatenate([d.matrix.indices for d in designs]))
+    cells = np.unique(np.concatenate([d.cells() for d in designs]))
     values = space(cells).T
-    compact = [type(d)(d.matrix[:, cells], d.y, d.sample_weight) for d in designs]
+    compact = [d.on(cells, space.n_cells) for d in designs]
     w = rng.uniform(0.5, 1.5, values.shape)
     _, gradient = penalised_objective(w, values, compact, 0.7)
     for flat in rng.choice(values.size, 30, replace=False):
@@ -82,6 +86,19 @@ def test_gradient_matches_finite_differences(n):
         assert numeric == pytest.approx(gradient[m, c], abs=1e-7, rel=1e-5)
 
 
+def test_dense_pairs_equal_the_sparse_design(monkeypatch):
+    codes, y = rows(5, n=200)
+    model, space, _ = fitted_space(2, codes, y, 5)
+    args = (codes, y, model.super_parent_ok_, model.pair_ok_)
+    dense_space, dense = fit_alr_weights(space, *args, penalty=0.5)
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 0)
+    sparse_space, sparse = fit_alr_weights(space, *args, penalty=0.5)
+    np.testing.assert_array_equal(dense.cells, sparse.cells)
+    np.testing.assert_allclose(dense.weights, sparse.weights, atol=1e-6)
+    np.testing.assert_allclose(alr_scores(codes, dense_space, *args[2:]), alr_scores(codes, sparse_space, *args[2:]),
+                               atol=1e-6)
+
+
 @pytest.mark.parametrize("n", [1, 2])
 def test_blocks_rebuilt_at_every_evaluation_equal_the_held_design(n, monkeypatch):
     codes, y = rows(3, n=150)
@@ -90,6 +107,7 @@ def test_blocks_rebuilt_at_every_evaluation_equal_the_held_design(n, monkeypatch
     held_space, held = fit_alr_weights(space, *args, penalty=0.5)
     monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
     monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 2000)
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 0)
     assert callable(alr_designs(codes, space, *args[2:], y=y))
     streamed_space, streamed = fit_alr_weights(space, *args, penalty=0.5)
     np.testing.assert_array_equal(streamed.cells, held.cells)

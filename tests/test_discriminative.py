@@ -13,16 +13,8 @@ from sklearn.preprocessing import OneHotEncoder
 
 from pybnc.counts.tables import count
 from pybnc.inference.forest import joint_log_likelihood
-from pybnc.parameters.discriminative import (
-    RowDesign,
-    fit_network_weights,
-    fit_weights,
-    merge_rows,
-    network_cells,
-    network_design,
-    network_scores,
-    penalised_objective,
-)
+from pybnc.parameters.discriminative import RowDesign, fit_weights, merge_rows, penalised_objective
+from pybnc.parameters.network_weights import fit_network_weights, network_cells, network_design, network_scores
 from pybnc.parameters.learn import learn_parameters
 from pybnc.structure import Structure
 
@@ -45,6 +37,14 @@ def tables(structure, codes, y, levels=3, k=3):
     fitted = learn_parameters(structure, counts, "bayes", 1.0, codes, y)
     back_off = learn_parameters(Structure.naive_bayes(codes.shape[1]), counts, "bayes", 1.0)
     return fitted, [t[:, 0, :] for t in back_off.log_cpts]
+
+
+def problem(seed, name, n, missing=0.0):
+    """Rows, the structure's cell values (with back-off) and their layout."""
+    codes, y = noisy_rows(seed, n=n, missing=missing)
+    fitted, back_off = tables(STRUCTURES[name], codes, y)
+    values, layout = network_cells(STRUCTURES[name], fitted.class_log_prior, fitted.log_cpts, back_off)
+    return codes, y, values, layout
 
 
 STRUCTURES = {
@@ -171,10 +171,7 @@ def test_warm_start_reaches_the_same_weights():
 
 
 def test_out_of_core_blocks_equal_the_in_memory_fit():
-    codes, y = noisy_rows(9, n=500, missing=0.1)
-    structure = STRUCTURES["tan"]
-    fitted, back_off = tables(structure, codes, y)
-    values, layout = network_cells(structure, fitted.class_log_prior, fitted.log_cpts, back_off)
+    codes, y, values, layout = problem(9, "tan", 500, missing=0.1)
     whole = fit_weights(values, [network_design(codes, layout, y)], penalty=1.0)
     calls = []
 
@@ -240,8 +237,52 @@ def test_cells_no_row_reads_keep_weight_one():
 def test_too_many_weights_are_refused(monkeypatch):
     import pybnc.parameters.discriminative as module
 
-    monkeypatch.setattr(module, "MAX_WEIGHTS", 10)
+    monkeypatch.setattr(module, "MAX_WEIGHTS", 10)  # read when fit_weights runs
     codes, y = noisy_rows(13, n=50)
     fitted, _ = tables(STRUCTURES["nb"], codes, y)
     with pytest.raises(MemoryError, match="weights, more than 10"):
         fit_network_weights(STRUCTURES["nb"], fitted.class_log_prior, fitted.log_cpts, codes, y)
+
+
+def drive(passes, blocks):
+    """What pybnc's out-of-core driver does: each pass's function over every block, summed, sent back."""
+    step = next(passes)
+    try:
+        while True:
+            total = None
+            for codes, y in blocks:
+                part = step(codes, y)
+                total = part if total is None else total + part
+            step = passes.send(total)
+    except StopIteration as done:
+        return done.value
+
+
+def test_fit_in_passes_equals_the_in_memory_fit():
+    from pybnc.parameters.discriminative import fit_weights_in_passes
+
+    codes, y, values, layout = problem(14, "kdb2", 500, missing=0.1)
+    whole = fit_weights(values, [network_design(codes, layout, y)], penalty=0.3)
+    blocks = [(codes[s : s + 70], y[s : s + 70]) for s in range(0, 500, 70)]
+    passes = fit_weights_in_passes(values, lambda c, t: network_design(c, layout, t), penalty=0.3)
+    streamed = drive(passes, blocks)
+    np.testing.assert_array_equal(streamed.cells, whole.cells)
+    np.testing.assert_allclose(streamed.weights, whole.weights, atol=1e-6)
+    assert streamed.n_iter == whole.n_iter and streamed.converged
+    assert streamed.initial_objective == pytest.approx(whole.initial_objective, rel=1e-12)
+
+
+def test_fit_in_passes_closed_early_ends_its_thread():
+    import threading
+
+    from pybnc.parameters.discriminative import fit_weights_in_passes
+
+    codes, y = noisy_rows(15, n=100)
+    fitted, _ = tables(STRUCTURES["nb"], codes, y)
+    values, layout = network_cells(STRUCTURES["nb"], fitted.class_log_prior, fitted.log_cpts)
+    before = threading.active_count()
+    passes = fit_weights_in_passes(values, lambda c, t: network_design(c, layout, t))
+    step = next(passes)
+    step = passes.send(step(codes, y))  # the cells; now the first evaluation is asked for
+    passes.close()
+    assert threading.active_count() == before

@@ -34,11 +34,15 @@ import numpy as np
 import scipy.sparse
 
 from ..parameters.discriminative import RowDesign, design_scores, fit_weights, merge_rows
+from ._alr_pairs import PairBlock
 
 #: Most design entries (rows x cells read) held in memory; past it the blocks are rebuilt.
 DESIGN_CELLS = 1 << 24
 #: Entries of one block of rows built at once.
 _BLOCK_ENTRIES = 1 << 22
+#: Largest ``K * W^3`` for which A2DE's pairs are read by dense products
+#: (:mod:`pybnc.averaging._alr_pairs`) rather than a sparse design.
+DENSE_PAIR_CELLS = 1 << 24
 
 
 @dataclass
@@ -119,73 +123,112 @@ class SuperParentCells:
         return out
 
 
-def _aode_entries(cols, observed, usable, width: int, start: int):
-    """Candidate cells ``(m, E)``, their mask, and the rows' weight (``d/|Q|``; 1 for naive Bayes)."""
-    m, d = cols.shape
-    n_usable = usable.sum(axis=1)
-    has = n_usable > 0
-    off_diagonal = ~np.eye(d, dtype=bool)
-    child = start + width + cols[:, :, None] * width + cols[:, None, :]
-    cells = [start + cols, child.reshape(m, -1), np.full((m, 1), start + width + width * width),
-             start + width + width * width + 1 + cols]
-    masks = [usable, (usable[:, :, None] & observed[:, None, :] & off_diagonal).reshape(m, -1),
-             ~has[:, None], observed & ~has[:, None]]
-    return cells, masks, np.where(has, d / np.maximum(n_usable, 1), 1.0), has
-
-
-def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight) -> RowDesign:
-    """The cells one block of rows reads (see the module notes)."""
-    width, offsets = space.width, space.offsets
-    observed = codes >= 0
-    cols = np.where(observed, offsets[:-1] + np.maximum(codes, 0), 0).astype(np.int64)
-    cols = np.minimum(cols, max(width - 1, 0))  # a feature without levels is never observed
+def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight, pairs: bool = True) -> RowDesign:
+    """The cells one block of rows reads (see the module notes), every row with the same
+    number of entries: an entry a row does not read has the weight 0 (no gather, no
+    boolean selection; its cell, any valid one, gets nothing from it)."""
+    width = space.width
+    m, d = codes.shape
+    observed, cols = _columns(codes, space)
+    cols = cols.astype(np.int32)  # (a feature without levels is never observed: its clipped column is unused)
     usable = observed & qualifies[cols]
-    cells, masks, scale, _ = _aode_entries(cols, observed, usable, width, space.aode_start)
-    if space.n == 2:
-        m, d = cols.shape
+    n_usable = usable.sum(axis=1)
+    aode = np.where(n_usable > 0, d / np.maximum(n_usable, 1), 0.0)  # a row's weight on AODE's cells
+    naive = (n_usable == 0).astype(np.float64)
+    entries = _entries_per_row(space, d, pairs)
+    indices = np.empty((m, entries), dtype=np.int32)
+    data = np.empty((m, entries))
+    at = 0
+
+    def put(cells, weights):
+        nonlocal at
+        cells = cells.reshape(m, -1)
+        indices[:, at : at + cells.shape[1]] = cells
+        data[:, at : at + cells.shape[1]] = weights.reshape(m, -1)
+        at += cells.shape[1]
+
+    if space.n == 2 and pairs:
         first, second = np.triu_indices(d, 1)
         pair_usable = observed[:, first] & observed[:, second] & pair_ok[cols[:, first], cols[:, second]]
         n_pairs = pair_usable.sum(axis=1)
-        has = n_pairs > 0
+        pairs = np.where(n_pairs > 0, first.size / np.maximum(n_pairs, 1), 0.0)
+        aode = np.where(n_pairs > 0, 0.0, aode)
+        naive = np.where(n_pairs > 0, 0.0, naive)
         pair = cols[:, first] * width + cols[:, second]
-        child = width * width + pair[:, :, None] * width + cols[:, None, :]
         others = (np.arange(d)[None, :] != first[:, None]) & (np.arange(d)[None, :] != second[:, None])
-        masks = [mask & ~has[:, None] for mask in masks]
-        cells = [pair, child.reshape(m, -1)] + cells
-        masks = [pair_usable, (pair_usable[:, :, None] & observed[:, None, :] & others[None]).reshape(m, -1)] + masks
-        scale = np.where(has, first.size / np.maximum(n_pairs, 1), scale)
-    mask = np.concatenate(masks, axis=1)
-    counts = mask.sum(axis=1)
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    matrix = scipy.sparse.csr_matrix((np.repeat(scale, counts), np.concatenate(cells, axis=1)[mask], indptr),
-                                     shape=(codes.shape[0], space.n_cells))
+        put(pair, pair_usable * pairs[:, None])
+        put(width * width + pair[:, :, None] * width + cols[:, None, :],
+            (pair_usable[:, :, None] & observed[:, None, :] & others[None]) * pairs[:, None, None])
+    start = space.aode_start
+    put(start + cols, usable * aode[:, None])
+    put(start + width + cols[:, :, None] * width + cols[:, None, :],
+        (usable[:, :, None] & observed[:, None, :] & ~np.eye(d, dtype=bool)) * aode[:, None, None])
+    put(np.full((m, 1), start + width + width * width), naive[:, None])
+    put(start + width + width * width + 1 + cols, observed * naive[:, None])
+    indptr = np.arange(0, m * entries + 1, entries, dtype=np.int32 if m * entries < 2**31 else np.int64)
+    matrix = scipy.sparse.csr_matrix((data.ravel(), indices.ravel(), indptr), shape=(m, space.n_cells))
     return RowDesign(matrix, y, weight)
 
 
-def _entries_per_row(space: SuperParentCells, d: int) -> int:
-    pairs = d * (d - 1) // 2 if space.n == 2 else 0
-    return pairs * (d + 1) + d * d + 2 * d + 1
+def _entries_per_row(space: SuperParentCells, d: int, pairs: bool = True) -> int:
+    n_pairs = d * (d - 1) // 2 if space.n == 2 and pairs else 0
+    return n_pairs * (d + 1) + d * d + 2 * d + 1
+
+
+def _columns(codes, space: SuperParentCells):
+    observed = codes >= 0
+    cols = np.minimum(np.where(observed, space.offsets[:-1] + np.maximum(codes, 0), 0), max(space.width - 1, 0))
+    return observed, cols
+
+
+def _dense_pairs(space: SuperParentCells) -> bool:
+    return space.n == 2 and space.log_joint.shape[0] * space.width**3 <= DENSE_PAIR_CELLS
+
+
+def _pair_rows(codes, space: SuperParentCells, pair_ok):
+    """The rows with a qualifying pair, as a :class:`PairBlock` (no ``y`` yet), and their mask."""
+    observed, cols = _columns(codes, space)
+    d, width = codes.shape[1], space.width
+    first, second = np.triu_indices(d, 1)
+    usable = observed[:, first] & observed[:, second] & pair_ok[cols[:, first], cols[:, second]]
+    n_pairs = usable.sum(axis=1)
+    has = n_pairs > 0
+    onehot = np.zeros((int(has.sum()), width))
+    r, f = np.nonzero(observed[has])
+    onehot[r, cols[has][r, f]] = 1.0
+    feature = np.repeat(np.arange(d), np.diff(space.offsets))
+    later = feature[None, :] > feature[:, None]
+    return onehot, first.size / np.maximum(n_pairs[has], 1), pair_ok & later, feature, has
 
 
 def alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None):
     """The rows' designs: a list held in memory when small enough, else a function that
-    rebuilds them block by block (see :data:`DESIGN_CELLS`)."""
+    rebuilds them block by block (see :data:`DESIGN_CELLS`). A2DE's rows with a qualifying
+    pair are one :class:`~pybnc.averaging._alr_pairs.PairBlock` while ``K W^3`` is at most
+    :data:`DENSE_PAIR_CELLS`."""
     codes = np.asarray(codes)
     n, d = codes.shape
     y = np.zeros(n, dtype=np.int64) if y is None else np.asarray(y, dtype=np.int64)
     weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    step = max(1, _BLOCK_ENTRIES // _entries_per_row(space, d))
+    front, pairs = [], True
+    if _dense_pairs(space):
+        onehot, scale, mask, feature, has = _pair_rows(codes, space, pair_ok)
+        front = [PairBlock(onehot, scale, mask, feature, y[has], weight[has])]
+        codes, y, weight, pairs = codes[~has], y[~has], weight[~has], False
+    step = max(1, _BLOCK_ENTRIES // _entries_per_row(space, d, pairs))
 
     def blocks():
-        for start in range(0, n, step):
+        yield from front
+        for start in range(0, codes.shape[0], step):
             rows = slice(start, start + step)
-            yield _block_design(codes[rows], space, qualifies, pair_ok, y[rows], weight[rows])
+            yield _block_design(codes[rows], space, qualifies, pair_ok, y[rows], weight[rows], pairs)
 
     held, size = [], 0
     for block in blocks():
-        size += block.matrix.nnz
-        if size > DESIGN_CELLS:
-            return blocks
+        if isinstance(block, RowDesign):
+            size += block.matrix.nnz
+            if size > DESIGN_CELLS:
+                return blocks
         held.append(block)
     return held
 
@@ -240,8 +283,24 @@ def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, 
 
 def alr_scores(codes, space: SuperParentCells, qualifies, pair_ok=None) -> np.ndarray:
     """``score(c | x)`` of every row, shape ``(n, K)`` (block by block)."""
-    designs = alr_designs(codes, space, qualifies, pair_ok)
-    designs = designs() if callable(designs) else designs
+    codes = np.asarray(codes)
+    n, d = codes.shape
     k = space.log_joint.shape[0]
-    parts = [design_scores(block.matrix, space) for block in designs]
-    return np.concatenate(parts, axis=0) if parts else np.empty((0, k))
+    out = np.empty((n, k))
+    rest, pairs = np.ones(n, dtype=bool), True
+    if _dense_pairs(space):
+        onehot, scale, mask, feature, has = _pair_rows(codes, space, pair_ok)
+        w = space.width
+        tables = space(np.arange(w * w + w**3))
+        block = PairBlock(onehot, scale, mask, feature, np.zeros(onehot.shape[0], dtype=np.int64),
+                          np.ones(onehot.shape[0]))
+        out[has] = block.scores(tables[:, : w * w].reshape(k, w, w), tables[:, w * w :].reshape(k, w, w, w))
+        rest, pairs = ~has, False
+    rows = np.flatnonzero(rest)
+    step = max(1, _BLOCK_ENTRIES // _entries_per_row(space, d, pairs))
+    for start in range(0, rows.size, step):
+        part = rows[start : start + step]
+        design = _block_design(codes[part], space, qualifies, pair_ok, np.zeros(part.size, dtype=np.int64),
+                               np.ones(part.size), pairs)
+        out[part] = design_scores(design.matrix, space)
+    return out

@@ -24,30 +24,21 @@ reach. Designs may be a list held in memory or a function that yields them afres
 (out of core: every evaluation reads the blocks again, and the sums over blocks are
 the in-memory sums).
 
-:func:`fit_network_weights` is the function for a network (naive Bayes, TAN, FAN,
-kDB, SKDB, ...): from the structure, its generative log tables and the coded rows to
-the weighted tables. Averaged models (AODE, AnDE) build their designs in
-:mod:`pybnc.averaging.alr`.
-
-Missing values
---------------
-A missing feature contributes nothing: its own cell is not read. For naive Bayes
-this is exactly what summing it out does (its table sums to one). A feature whose
-parent is missing reads its *back-off* cell ``log P(x_i | c)`` (the naive Bayes table,
-weighted like any other cell) when back-off tables are given, else nothing
-(``docs/missing-values.md``).
+:func:`fit_weights` takes designs held in memory or re-read afresh;
+:func:`fit_weights_in_passes` is the same optimisation driven pass by pass over blocks
+of coded rows (the estimators' out-of-core protocol). Networks (naive Bayes, TAN, FAN,
+kDB, SKDB) build their designs in :mod:`pybnc.parameters.network_weights`, averaged
+models (AODE, AnDE) in :mod:`pybnc.averaging.alr`.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
-
-from ..structure.dag import Structure
 
 #: Most weights (cells read by the training rows x classes) optimised at once: each
 #: L-BFGS vector is then at most 32 MiB and its history of 10 pairs about 700 MiB.
@@ -83,6 +74,22 @@ class RowDesign:
     matrix: scipy.sparse.csr_matrix
     y: np.ndarray
     sample_weight: np.ndarray
+
+    # A block of rows may be held in another form (a dense product per anchor: A2DE's
+    # pairs, :mod:`pybnc.averaging.alr`) as long as it answers these three questions.
+    def cells(self) -> np.ndarray:
+        """The cells some row of positive sample weight reads (with a nonzero weight), sorted."""
+        matrix = self.matrix
+        rows = np.repeat(self.sample_weight > 0, np.diff(matrix.indptr))
+        return np.unique(matrix.indices[rows & (matrix.data != 0)])
+
+    def on(self, active: np.ndarray, n_cells: int) -> "RowDesign":
+        """The block over the active cells only (their positions in ``active``)."""
+        return _compact(self, active, n_cells)
+
+    def sums(self, values: np.ndarray) -> "BlockSums":
+        """:class:`BlockSums` for the values of the block's cells (after :meth:`on`)."""
+        return block_sums(values, self)
 
 
 @dataclass
@@ -142,10 +149,23 @@ def _active_cells(source, n_cells: int) -> np.ndarray:
     """Cells read by at least one row (with a positive sample weight)."""
     seen = np.zeros(n_cells, dtype=bool)
     for design in source():
-        matrix = design.matrix
-        rows = np.repeat(design.sample_weight > 0, np.diff(matrix.indptr))
-        seen[matrix.indices[rows & (matrix.data != 0)]] = True
+        seen[design.cells()] = True
     return np.flatnonzero(seen)
+
+
+#: Largest number of cells mapped through a lookup array (int32: 256 MiB); past it, a
+#: binary search maps them.
+_LOOKUP_CELLS = 1 << 26
+
+
+def _positions(indices: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
+    """The position in ``cells`` (sorted) of every index (an index not in ``cells`` gets any
+    valid position: it has the weight 0)."""
+    if n_cells <= _LOOKUP_CELLS:
+        lookup = np.zeros(n_cells, dtype=np.int32)
+        lookup[cells] = np.arange(cells.size, dtype=np.int32)
+        return lookup[indices]
+    return np.minimum(np.searchsorted(cells, indices), max(cells.size - 1, 0))
 
 
 def _compact(design: RowDesign, active: np.ndarray, n_cells: int) -> RowDesign:
@@ -153,31 +173,62 @@ def _compact(design: RowDesign, active: np.ndarray, n_cells: int) -> RowDesign:
     matrix = design.matrix
     if active.size == n_cells:
         return design
-    columns = np.searchsorted(active, matrix.indices)
+    if active.size == 0:
+        return RowDesign(scipy.sparse.csr_matrix((matrix.shape[0], 0)), design.y, design.sample_weight)
+    # (an entry of weight 0 may name a cell no row reads: any valid column will do)
+    columns = _positions(matrix.indices, active, n_cells)
     compact = scipy.sparse.csr_matrix((matrix.data, columns, matrix.indptr), shape=(matrix.shape[0], active.size))
     return RowDesign(compact, design.y, design.sample_weight)
 
 
+@dataclass
+class BlockSums:
+    """What one block of rows adds to the objective: ``sum -log P(y | x)``, its gradient
+    with respect to the cell values, and the rows' total weight. Blocks add up."""
+
+    nll: float
+    gradient: np.ndarray
+    total: float
+
+    def __add__(self, other: "BlockSums") -> "BlockSums":
+        return BlockSums(self.nll + other.nll, self.gradient + other.gradient, self.total + other.total)
+
+
+def block_softmax(scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray):
+    """``sum -log P(y | x)`` of rows with these scores, ``(P - Y) * sample_weight`` (the
+    gradient with respect to the scores) and the total weight."""
+    top = scores.max(axis=1, keepdims=True)
+    exp = np.exp(scores - top)
+    norm = exp.sum(axis=1, keepdims=True)
+    rows = np.arange(scores.shape[0])
+    nll = float(sample_weight @ (top[:, 0] + np.log(norm[:, 0]) - scores[rows, y]))
+    residual = exp / norm
+    residual[rows, y] -= 1.0
+    residual *= sample_weight[:, None]
+    return nll, residual, float(sample_weight.sum())
+
+
+def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
+    """:class:`BlockSums` of one design for cell values ``values`` (``w * log theta``, shape
+    ``(n_cells, K)``)."""
+    nll, residual, total = block_softmax(design.matrix @ values, design.y, design.sample_weight)
+    return BlockSums(nll, design.matrix.T @ residual, total)
+
+
 def conditional_nll(values: np.ndarray, source) -> tuple[float, np.ndarray, float]:
-    """Weighted sum of ``-log P(y | x)`` over the designs for cell values ``values``
-    (``w * log theta``, shape ``(n_cells, K)``), its gradient with respect to ``values``
-    and the total sample weight."""
-    total, nll = 0.0, 0.0
-    gradient = np.zeros_like(values)
+    """Weighted sum of ``-log P(y | x)`` over the designs, its gradient with respect to
+    ``values`` and the total sample weight."""
+    sums = BlockSums(0.0, np.zeros_like(values), 0.0)
     for design in source():
-        scores = design.matrix @ values
-        top = scores.max(axis=1, keepdims=True)
-        exp = np.exp(scores - top)
-        norm = exp.sum(axis=1, keepdims=True)
-        rows = np.arange(scores.shape[0])
-        weight = design.sample_weight
-        nll += float(weight @ (top[:, 0] + np.log(norm[:, 0]) - scores[rows, design.y]))
-        residual = exp / norm
-        residual[rows, design.y] -= 1.0
-        residual *= weight[:, None]
-        gradient += design.matrix.T @ residual
-        total += float(weight.sum())
-    return nll, gradient, total
+        sums = sums + design.sums(values)
+    return sums.nll, sums.gradient, sums.total
+
+
+def _penalised(weights, log_values, sums: BlockSums, penalty: float) -> tuple[float, np.ndarray]:
+    scale = 1.0 / max(sums.total, 1e-300)
+    diff = weights - 1.0
+    value = (sums.nll + 0.5 * penalty * float(np.vdot(diff, diff))) * scale
+    return value, (sums.gradient * log_values + penalty * diff) * scale
 
 
 def penalised_objective(weights, log_values, designs, penalty: float) -> tuple[float, np.ndarray]:
@@ -189,10 +240,7 @@ def penalised_objective(weights, log_values, designs, penalty: float) -> tuple[f
     the gradient, shape ``(n_cells, K)``.
     """
     nll, gradient, total = conditional_nll(weights * log_values, _design_source(designs))
-    scale = 1.0 / max(total, 1e-300)
-    diff = weights - 1.0
-    value = (nll + 0.5 * penalty * float(np.vdot(diff, diff))) * scale
-    return value, (gradient * log_values + penalty * diff) * scale
+    return _penalised(weights, log_values, BlockSums(nll, gradient, total), penalty)
 
 
 def cell_values(log_values, cells: np.ndarray) -> np.ndarray:
@@ -209,6 +257,54 @@ def _n_cells(log_values, n_cells) -> int:
             raise ValueError("n_cells must be given with log values given as a function.")
         return int(n_cells)
     return int(np.shape(log_values)[1])
+
+
+def _weights_of(active: np.ndarray, log_values, initial, penalty) -> tuple[np.ndarray, np.ndarray]:
+    """The active cells' log values ``(active, K)`` and starting weights (ones, or the warm
+    start's where it has them), after the checks."""
+    penalty = float(penalty)
+    if not np.isfinite(penalty) or penalty < 0:
+        raise ValueError(f"penalty must be a finite number >= 0, got {penalty!r}.")
+    logs = np.ascontiguousarray(cell_values(log_values, active).T)
+    k = logs.shape[1]
+    if active.size * k > MAX_WEIGHTS:
+        raise MemoryError(
+            f"The training rows read {active.size:,} cells of {k} classes: {active.size * k:,} weights, more "
+            f"than {MAX_WEIGHTS:,}. Use a model with fewer cells (naive Bayes, TAN, a lower k, AODE rather "
+            "than AnDE(n=2)), fewer levels (a smaller n_bins, rare levels grouped), or weighting=None.")
+    start = np.ones((active.size, k))
+    if initial is not None and initial.cells.size:  # the warm start's cells that are also read here
+        at = np.minimum(np.searchsorted(initial.cells, active), initial.cells.size - 1)
+        hit = initial.cells[at] == active
+        start[hit] = initial.weights[at[hit]]
+    return logs, start
+
+
+def _lbfgs(objective, start: np.ndarray, max_iter: int, tol: float):
+    from scipy.optimize import minimize  # here: only discriminative fits need it
+
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught after
+        return minimize(objective, start.ravel(), jac=True, method="L-BFGS-B",
+                        options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100, "maxcor": 10})
+
+
+def _result(active, result, first: float, max_iter: int, penalty: float) -> DiscriminativeFit:
+    """The fit, or the generative weights if the optimiser failed; warns when it did not converge."""
+    found = result.x.reshape(active.size, -1)
+    value = float(result.fun)
+    ok = bool(np.isfinite(value) and np.isfinite(found).all() and np.isfinite(first) and value <= first)
+    message = str(result.message)
+    if not ok:
+        found, value = np.ones(found.shape), first
+        warnings.warn(f"The discriminative weights' optimiser failed ({message}); the generative model is "
+                      "kept. A larger penalty makes the problem better conditioned.", ConvergenceWarning,
+                      stacklevel=3)
+    elif result.status == 1:
+        warnings.warn(f"The discriminative weights did not converge in {result.nit} L-BFGS iterations "
+                      f"(max_iter={max_iter}); the best weights found are kept. Raise max_iter, or the "
+                      "penalty.", ConvergenceWarning, stacklevel=3)
+    return DiscriminativeFit(active, found, int(result.nit), bool(ok and result.status == 0), value, float(first),
+                             message, float(penalty))
 
 
 def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAULT_MAX_ITER, tol: float = 1e-7,
@@ -255,58 +351,126 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
     >>> bool(fit.converged), bool(fit.objective < fit.initial_objective), fit.weights.shape
     (True, True, (3, 2))
     """
-    from scipy.optimize import minimize  # here: only discriminative fits need it
-
     n_cells = _n_cells(log_values, n_cells)
-    penalty = float(penalty)
-    if not np.isfinite(penalty) or penalty < 0:
-        raise ValueError(f"penalty must be a finite number >= 0, got {penalty!r}.")
     source = _design_source(designs)
     active = _active_cells(source, n_cells)
-    logs = np.ascontiguousarray(cell_values(log_values, active).T)  # (active, K)
-    k = logs.shape[1]
-    if active.size * k > MAX_WEIGHTS:
-        raise MemoryError(
-            f"The training rows read {active.size:,} cells of {k} classes: {active.size * k:,} weights, more "
-            f"than {MAX_WEIGHTS:,}. Use a model with fewer cells (naive Bayes, TAN, a lower k, AODE rather "
-            "than AnDE(n=2)), fewer levels (a smaller n_bins, rare levels grouped), or weighting=None.")
+    logs, start = _weights_of(active, log_values, initial, penalty)
     if callable(designs):
         def compact():
-            return (_compact(d, active, n_cells) for d in designs())
+            return (d.on(active, n_cells) for d in designs())
     else:
-        held = [_compact(d, active, n_cells) for d in source()]
+        held = [d.on(active, n_cells) for d in source()]
 
         def compact():
             return iter(held)
-    start = np.ones((active.size, k))
-    if initial is not None and initial.cells.size:  # the warm start's cells that are also read here
-        at = np.minimum(np.searchsorted(initial.cells, active), initial.cells.size - 1)
-        hit = initial.cells[at] == active
-        start[hit] = initial.weights[at[hit]]
 
     def objective(x):
-        value, grad = penalised_objective(x.reshape(active.size, k), logs, compact, penalty)
+        value, grad = penalised_objective(x.reshape(logs.shape), logs, compact, penalty)
         return value, grad.ravel()
 
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught below
-        first = objective(np.ones(active.size * k))[0]
-        result = minimize(objective, start.ravel(), jac=True, method="L-BFGS-B",
-                          options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100, "maxcor": 10})
-    found = result.x.reshape(active.size, k)
-    value = float(result.fun)
-    ok = bool(np.isfinite(value) and np.isfinite(found).all() and value <= first)
-    message = str(result.message)
-    if not ok:
-        found, value = np.ones((active.size, k)), first
-        warnings.warn(f"The discriminative weights' optimiser failed ({message}); the generative model is "
-                      "kept. A larger penalty makes the problem better conditioned.", ConvergenceWarning,
-                      stacklevel=2)
-    elif result.status == 1:
-        warnings.warn(f"The discriminative weights did not converge in {result.nit} L-BFGS iterations "
-                      f"(max_iter={max_iter}); the best weights found are kept. Raise max_iter, or the "
-                      "penalty.", ConvergenceWarning, stacklevel=2)
-    return DiscriminativeFit(active, found, int(result.nit), bool(ok and result.status == 0), value, float(first),
-                             message, penalty)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        first = objective(np.ones(logs.size))[0]
+    return _result(active, _lbfgs(objective, start, max_iter, tol), first, max_iter, penalty)
+
+
+class _Cells:
+    """The cells a block of rows reads (sorted); blocks add up as the union."""
+
+    def __init__(self, cells):
+        self.cells = cells
+
+    def __add__(self, other: "_Cells") -> "_Cells":
+        return _Cells(np.union1d(self.cells, other.cells))
+
+
+def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter: int = DEFAULT_MAX_ITER,
+                          tol: float = 1e-7, n_cells=None):
+    """:func:`fit_weights` over blocks of rows read afresh at every evaluation: a generator.
+
+    It yields one function of a coded block ``(codes, y)`` per pass over the rows; the
+    caller applies it to every block, sends back the sum of the results (``None`` for no
+    block) and goes on until the generator returns the :class:`DiscriminativeFit` (as
+    :func:`pybnc.estimators.base.run_passes` drives a model's passes). The first pass
+    finds the cells the rows read, each further pass is one evaluation of the objective
+    (scipy's L-BFGS runs in a helper thread that waits for each evaluation), so the
+    result is the in-memory fit's: the sums over blocks are the sums over all rows.
+
+    Parameters
+    ----------
+    log_values, penalty, max_iter, tol, n_cells
+        As :func:`fit_weights`.
+    design_of : callable
+        ``design_of(codes, y)``: the :class:`RowDesign` of a coded block.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse
+    >>> log_values = np.log([[0.5, 0.6, 0.4], [0.5, 0.4, 0.6]])
+    >>> def design_of(codes, y):
+    ...     rows = np.column_stack([np.zeros(len(y)), codes[:, 0] + 1]).astype(float)
+    ...     a = scipy.sparse.csr_matrix((np.ones(2 * len(y)), rows.ravel(), np.arange(0, 2 * len(y) + 1, 2)),
+    ...                                 shape=(len(y), 3))
+    ...     return RowDesign(a, y, np.ones(len(y)))
+    >>> blocks = [(np.array([[0], [1]] * 3), np.array([0, 1] * 3)) for _ in range(2)]
+    >>> passes = fit_weights_in_passes(log_values, design_of)
+    >>> step = next(passes)
+    >>> try:
+    ...     while True:
+    ...         step = passes.send(sum((step(c, y) for c, y in blocks[1:]), step(*blocks[0])))
+    ... except StopIteration as done:
+    ...     fit = done.value
+    >>> bool(fit.converged), fit.weights.shape
+    (True, (3, 2))
+    """
+    import queue
+    import threading
+
+    n_cells = _n_cells(log_values, n_cells)
+    found = yield lambda codes, y: _Cells(design_of(codes, y).cells())
+    active = found.cells if found is not None else np.empty(0, dtype=np.int64)
+    logs, start = _weights_of(active, log_values, None, penalty)
+    asked, answered = queue.Queue(), queue.Queue()
+    stop = object()
+
+    def objective(x):
+        asked.put(("evaluate", x.reshape(logs.shape).copy()))
+        reply = answered.get()
+        if reply is stop:
+            raise GeneratorExit
+        return reply
+
+    def optimise():
+        try:
+            asked.put(("done", _lbfgs(objective, start, max_iter, tol)))
+        except BaseException as exc:  # reported in the generator's thread
+            asked.put(("failed", exc))
+
+    worker = threading.Thread(target=optimise, daemon=True)
+    worker.start()
+    first = None
+    try:
+        while True:
+            kind, payload = asked.get()
+            if kind != "evaluate":
+                break
+            values = payload * logs
+            sums = yield lambda codes, y: design_of(codes, y).on(active, n_cells).sums(values)
+            if sums is None:
+                sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                value, grad = _penalised(payload, logs, sums, float(penalty))
+            if first is None:
+                first = value if np.all(payload == 1.0) else np.nan
+            answered.put((value, grad.ravel()))
+    finally:
+        if worker.is_alive() and kind == "evaluate":  # closed early: end the optimiser's wait
+            answered.put(stop)
+        worker.join()
+    if kind == "failed":
+        raise payload
+    if first is None or np.isnan(first):  # L-BFGS starts at ones: its first evaluation
+        first = float(payload.fun)
+    return _result(active, payload, first, max_iter, penalty)
 
 
 def design_scores(matrix, log_values) -> np.ndarray:
@@ -314,113 +478,16 @@ def design_scores(matrix, log_values) -> np.ndarray:
     values of shape ``(K, n_cells)`` (or a function gathering them, as in
     :func:`fit_weights`); only the cells the rows read are gathered."""
     matrix = scipy.sparse.csr_matrix(matrix)
-    used, inverse = np.unique(matrix.indices, return_inverse=True)
-    compact = scipy.sparse.csr_matrix((matrix.data, inverse.ravel(), matrix.indptr),
+    n_cells = matrix.shape[1]
+    if n_cells <= _LOOKUP_CELLS:
+        seen = np.zeros(n_cells, dtype=bool)
+        seen[matrix.indices] = True
+        used = np.flatnonzero(seen)
+    else:
+        used = np.unique(matrix.indices)
+    compact = scipy.sparse.csr_matrix((matrix.data, _positions(matrix.indices, used, n_cells), matrix.indptr),
                                       shape=(matrix.shape[0], used.size))
     return compact @ np.ascontiguousarray(cell_values(log_values, used).T)
-
-
-# -- networks -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NetworkCells:
-    """Where each table of a network sits among the cells.
-
-    Cell 0 is the class prior; feature ``i``'s table (``q_i * r_i`` cells, parent
-    configuration major) starts at ``table_start[i]``; its back-off table ``P(x_i | c)``
-    (``r_i`` cells, features with parents only) at ``back_off_start[i]`` (-1: none).
-    ``features`` are the features that take part (SKDB leaves some out).
-    """
-
-    structure: Structure
-    cardinalities: np.ndarray
-    table_start: np.ndarray
-    back_off_start: np.ndarray
-    features: np.ndarray
-    n_cells: int
-
-
-def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
-    """The network's log tables as one ``(K, n_cells)`` array, and their layout.
-
-    Parameters
-    ----------
-    structure : Structure
-    class_log_prior : ndarray of shape (K,)
-    log_cpts : list of ndarray of shape (K, q_i, r_i)
-    back_off : list of ndarray of shape (K, r_i), optional
-        ``log P(x_i | c)``, read for an observed feature whose parent is missing.
-    features : array-like of int, optional
-        The features that take part (default all).
-
-    Returns
-    -------
-    log_values : ndarray of shape (K, n_cells)
-    layout : NetworkCells
-    """
-    d = structure.n_features
-    cards = np.array([np.asarray(t).shape[2] for t in log_cpts], dtype=np.int64)
-    k = np.asarray(class_log_prior).shape[0]
-    blocks = [np.asarray(class_log_prior, dtype=np.float64)[:, None]]
-    table_start = np.full(d, -1, dtype=np.int64)
-    back_off_start = np.full(d, -1, dtype=np.int64)
-    used = np.arange(d) if features is None else np.sort(np.asarray(features, dtype=np.int64))
-    at = 1
-    for i in used:
-        table = np.asarray(log_cpts[i], dtype=np.float64)
-        table_start[i] = at
-        blocks.append(table.reshape(k, -1))
-        at += blocks[-1].shape[1]
-        if back_off is not None and structure.parents[i]:
-            back_off_start[i] = at
-            blocks.append(np.asarray(back_off[i], dtype=np.float64).reshape(k, -1))
-            at += blocks[-1].shape[1]
-    layout = NetworkCells(structure, cards, table_start, back_off_start, used, at)
-    return np.concatenate(blocks, axis=1), layout
-
-
-def network_design(codes, layout: NetworkCells, y=None, sample_weight=None) -> RowDesign:
-    """The cells each row reads: the prior, each observed feature's family cell (its back-off
-    cell when a parent is missing, nothing without back-off)."""
-    codes = np.asarray(codes)
-    n = codes.shape[0]
-    cards = layout.cardinalities
-    columns = [np.zeros(n, dtype=np.int64)]
-    present = [np.ones(n, dtype=bool)]
-    for i in layout.features:
-        observed = codes[:, i] >= 0
-        cell = np.maximum(codes[:, i], 0).astype(np.int64)
-        complete = observed.copy()
-        config = np.zeros(n, dtype=np.int64)
-        for p in layout.structure.parents[i]:  # row-major over the parents in increasing index
-            config = config * cards[p] + np.maximum(codes[:, p], 0)
-            complete &= codes[:, p] >= 0
-        family = layout.table_start[i] + config * cards[i] + cell
-        if layout.back_off_start[i] >= 0:
-            family = np.where(complete, family, layout.back_off_start[i] + cell)
-            complete = observed
-        columns.append(family)
-        present.append(complete)
-    present = np.column_stack(present)
-    indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1))])
-    matrix = scipy.sparse.csr_matrix((np.ones(int(indptr[-1])), np.column_stack(columns)[present], indptr),
-                                     shape=(n, layout.n_cells))
-    y = np.zeros(n, dtype=np.int64) if y is None else np.asarray(y, dtype=np.int64)
-    weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    return RowDesign(matrix, y, weight)
-
-
-def split_network_values(values: np.ndarray, layout: NetworkCells, log_cpts):
-    """Cell values ``(K, n_cells)`` back into ``(class_log_prior, log_cpts, back_off)`` shapes
-    (features that take no part keep their tables)."""
-    tables, back_off = list(log_cpts), [None] * len(log_cpts)
-    for i in layout.features:
-        shape = np.asarray(log_cpts[i]).shape
-        start = layout.table_start[i]
-        tables[i] = values[:, start : start + shape[1] * shape[2]].reshape(shape).copy()
-        if layout.back_off_start[i] >= 0:
-            start = layout.back_off_start[i]
-            back_off[i] = values[:, start : start + shape[2]].copy()
-    return values[:, 0].copy(), tables, back_off
 
 
 def merge_rows(codes, y, sample_weight=None):
@@ -440,64 +507,3 @@ def merge_rows(codes, y, sample_weight=None):
     return unique[:, :-1].astype(codes.dtype), unique[:, -1], merged
 
 
-def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, y, back_off=None, features=None,
-                        penalty: float = 1.0, sample_weight=None, max_iter: int = DEFAULT_MAX_ITER,
-                        tol: float = 1e-7, designs=None):
-    """Discriminative weights of a network's tables: the pure learner of the estimators.
-
-    Parameters
-    ----------
-    structure : Structure
-    class_log_prior : ndarray of shape (K,)
-    log_cpts : list of ndarray of shape (K, q_i, r_i)
-        The generative log tables (the starting point).
-    codes : ndarray of shape (n, d), int, ``-1`` for missing
-    y : ndarray of shape (n,), int
-    back_off : list of ndarray of shape (K, r_i), optional
-        ``log P(x_i | c)``, read where a feature's parent is missing.
-    features : array-like of int, optional
-        The features that take part (default all).
-    penalty, max_iter, tol
-        See :func:`fit_weights`.
-    sample_weight : ndarray of shape (n,), optional
-    designs : callable, optional
-        Instead of ``codes``/``y``: a function yielding :class:`RowDesign` blocks afresh
-        (out of core; build them with :func:`network_design` and the layout of
-        :func:`network_cells`).
-
-    Returns
-    -------
-    tables : tuple
-        ``(class_log_prior, log_cpts, back_off)`` holding ``w * log theta``; predict with
-        :func:`network_scores`.
-    fit : DiscriminativeFit
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pybnc.counts.tables import count
-    >>> from pybnc.parameters.learn import learn_parameters
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 400)
-    >>> x = np.where(rng.random(400) < 0.8, y, 1 - y)
-    >>> codes = np.column_stack([x, x, x])  # one feature three times: naive Bayes triple-counts it
-    >>> s = Structure.naive_bayes(3)
-    >>> t = learn_parameters(s, count(codes, y, [2, 2, 2], 2), "bayes")
-    >>> (prior, tables, _), fit = fit_network_weights(s, t.class_log_prior, t.log_cpts, codes, y, penalty=0.1)
-    >>> scores = network_scores(codes, s, prior, tables)
-    >>> bool(fit.converged), round(float(np.mean(scores.argmax(1) == y)), 2)
-    (True, 0.8)
-    """
-    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
-    if designs is None:
-        merged = merge_rows(codes, y, sample_weight)
-        designs = [network_design(merged[0], layout, merged[1], merged[2])]
-    fit = fit_weights(log_values, designs, penalty, max_iter, tol)
-    return split_network_values(fit.weighted(log_values), layout, log_cpts), fit
-
-
-def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
-    """``score(c | x)`` of every row under (weighted) tables, shape ``(n, K)``: the sum of the
-    cells the row reads (:func:`network_design`)."""
-    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
-    return design_scores(network_design(codes, layout).matrix, log_values)

@@ -1,0 +1,194 @@
+"""Discriminative weights of a network's tables: naive Bayes, TAN, FAN, kDB, SKDB.
+
+Every table of the network is a block of cells: cell 0 the class prior, then each
+feature's table (parent configuration major) and, for a feature with parents, its
+back-off table ``P(x_i | c)``. A row reads the prior and one cell per observed
+feature; :func:`fit_network_weights` fits one weight per cell and class with
+:func:`pybnc.parameters.discriminative.fit_weights`.
+
+Missing values
+--------------
+A missing feature contributes nothing: its own cell is not read. For naive Bayes
+this is exactly what summing it out does (its table sums to one), so at ``w = 1`` the
+scores are the generative model's on every row. A feature whose parent is missing
+reads its *back-off* cell ``log P(x_i | c)`` (the naive Bayes table, weighted like any
+other cell) when back-off tables are given, else nothing: the weighted tables are not
+distributions, so the missing parent is not summed out (at ``w = 1`` the score of such
+a row is that of the network with the arc removed, not the exact marginal;
+``docs/missing-values.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse
+
+from ..structure.dag import Structure
+from .discriminative import DEFAULT_MAX_ITER, RowDesign, design_scores, fit_weights, merge_rows
+
+
+@dataclass(frozen=True)
+class NetworkCells:
+    """Where each table of a network sits among the cells.
+
+    Cell 0 is the class prior; feature ``i``'s table (``q_i * r_i`` cells, parent
+    configuration major) starts at ``table_start[i]``; its back-off table ``P(x_i | c)``
+    (``r_i`` cells, features with parents only) at ``back_off_start[i]`` (-1: none).
+    ``features`` are the features that take part (SKDB leaves some out).
+    """
+
+    structure: Structure
+    cardinalities: np.ndarray
+    table_start: np.ndarray
+    back_off_start: np.ndarray
+    features: np.ndarray
+    n_cells: int
+
+
+def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
+    """The network's log tables as one ``(K, n_cells)`` array, and their layout.
+
+    Parameters
+    ----------
+    structure : Structure
+    class_log_prior : ndarray of shape (K,)
+    log_cpts : list of ndarray of shape (K, q_i, r_i)
+    back_off : list of ndarray of shape (K, r_i), optional
+        ``log P(x_i | c)``, read for an observed feature whose parent is missing.
+    features : array-like of int, optional
+        The features that take part (default all).
+
+    Returns
+    -------
+    log_values : ndarray of shape (K, n_cells)
+    layout : NetworkCells
+    """
+    d = structure.n_features
+    cards = np.array([np.asarray(t).shape[2] for t in log_cpts], dtype=np.int64)
+    k = np.asarray(class_log_prior).shape[0]
+    blocks = [np.asarray(class_log_prior, dtype=np.float64)[:, None]]
+    table_start = np.full(d, -1, dtype=np.int64)
+    back_off_start = np.full(d, -1, dtype=np.int64)
+    used = np.arange(d) if features is None else np.sort(np.asarray(features, dtype=np.int64))
+    at = 1
+    for i in used:
+        table = np.asarray(log_cpts[i], dtype=np.float64)
+        table_start[i] = at
+        blocks.append(table.reshape(k, -1))
+        at += blocks[-1].shape[1]
+        if back_off is not None and structure.parents[i]:
+            back_off_start[i] = at
+            blocks.append(np.asarray(back_off[i], dtype=np.float64).reshape(k, -1))
+            at += blocks[-1].shape[1]
+    layout = NetworkCells(structure, cards, table_start, back_off_start, used, at)
+    return np.concatenate(blocks, axis=1), layout
+
+
+def network_design(codes, layout: NetworkCells, y=None, sample_weight=None) -> RowDesign:
+    """The cells each row reads: the prior, each observed feature's family cell (its back-off
+    cell when a parent is missing, nothing without back-off)."""
+    codes = np.asarray(codes)
+    n = codes.shape[0]
+    cards = layout.cardinalities
+    columns = [np.zeros(n, dtype=np.int64)]
+    present = [np.ones(n, dtype=bool)]
+    for i in layout.features:
+        observed = codes[:, i] >= 0
+        cell = np.maximum(codes[:, i], 0).astype(np.int64)
+        complete = observed.copy()
+        config = np.zeros(n, dtype=np.int64)
+        for p in layout.structure.parents[i]:  # row-major over the parents in increasing index
+            config = config * cards[p] + np.maximum(codes[:, p], 0)
+            complete &= codes[:, p] >= 0
+        family = layout.table_start[i] + config * cards[i] + cell
+        if layout.back_off_start[i] >= 0:
+            family = np.where(complete, family, layout.back_off_start[i] + cell)
+            complete = observed
+        columns.append(family)
+        present.append(complete)
+    present = np.column_stack(present)
+    indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1))])
+    matrix = scipy.sparse.csr_matrix((np.ones(int(indptr[-1])), np.column_stack(columns)[present], indptr),
+                                     shape=(n, layout.n_cells))
+    y = np.zeros(n, dtype=np.int64) if y is None else np.asarray(y, dtype=np.int64)
+    weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    return RowDesign(matrix, y, weight)
+
+
+def split_network_values(values: np.ndarray, layout: NetworkCells, log_cpts):
+    """Cell values ``(K, n_cells)`` back into ``(class_log_prior, log_cpts, back_off)`` shapes
+    (features that take no part keep their tables)."""
+    tables, back_off = list(log_cpts), [None] * len(log_cpts)
+    for i in layout.features:
+        shape = np.asarray(log_cpts[i]).shape
+        start = layout.table_start[i]
+        tables[i] = values[:, start : start + shape[1] * shape[2]].reshape(shape).copy()
+        if layout.back_off_start[i] >= 0:
+            start = layout.back_off_start[i]
+            back_off[i] = values[:, start : start + shape[2]].copy()
+    return values[:, 0].copy(), tables, back_off
+
+
+def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, y, back_off=None, features=None,
+                        penalty: float = 1.0, sample_weight=None, max_iter: int = DEFAULT_MAX_ITER,
+                        tol: float = 1e-7, designs=None):
+    """Discriminative weights of a network's tables: the pure learner of the estimators.
+
+    Parameters
+    ----------
+    structure : Structure
+    class_log_prior : ndarray of shape (K,)
+    log_cpts : list of ndarray of shape (K, q_i, r_i)
+        The generative log tables (the starting point).
+    codes : ndarray of shape (n, d), int, ``-1`` for missing
+    y : ndarray of shape (n,), int
+    back_off : list of ndarray of shape (K, r_i), optional
+        ``log P(x_i | c)``, read where a feature's parent is missing.
+    features : array-like of int, optional
+        The features that take part (default all).
+    penalty, max_iter, tol
+        See :func:`fit_weights`.
+    sample_weight : ndarray of shape (n,), optional
+    designs : callable, optional
+        Instead of ``codes``/``y``: a function yielding :class:`RowDesign` blocks afresh
+        (out of core; build them with :func:`network_design` and the layout of
+        :func:`network_cells`).
+
+    Returns
+    -------
+    tables : tuple
+        ``(class_log_prior, log_cpts, back_off)`` holding ``w * log theta``; predict with
+        :func:`network_scores`.
+    fit : DiscriminativeFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pybnc.counts.tables import count
+    >>> from pybnc.parameters.learn import learn_parameters
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 400)
+    >>> x = np.where(rng.random(400) < 0.8, y, 1 - y)
+    >>> codes = np.column_stack([x, x, x])  # one feature three times: naive Bayes triple-counts it
+    >>> s = Structure.naive_bayes(3)
+    >>> t = learn_parameters(s, count(codes, y, [2, 2, 2], 2), "bayes")
+    >>> (prior, tables, _), fit = fit_network_weights(s, t.class_log_prior, t.log_cpts, codes, y, penalty=0.1)
+    >>> scores = network_scores(codes, s, prior, tables)
+    >>> bool(fit.converged), round(float(np.mean(scores.argmax(1) == y)), 2)
+    (True, 0.8)
+    """
+    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
+    if designs is None:
+        merged = merge_rows(codes, y, sample_weight)
+        designs = [network_design(merged[0], layout, merged[1], merged[2])]
+    fit = fit_weights(log_values, designs, penalty, max_iter, tol)
+    return split_network_values(fit.weighted(log_values), layout, log_cpts), fit
+
+
+def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
+    """``score(c | x)`` of every row under (weighted) tables, shape ``(n, K)``: the sum of the
+    cells the row reads (:func:`network_design`)."""
+    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
+    return design_scores(network_design(codes, layout).matrix, log_values)
