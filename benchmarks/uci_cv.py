@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from pybnc.cli._common import REGISTRY, model_class
+from pybnc.cli._common import model_class
+from pybnc.estimators.registry import BY_SHORT_NAME
 from pybnc.datasets import list_datasets, load_dataset
 from pybnc.evaluation import cross_validate
 
@@ -38,7 +39,7 @@ HEAVY = {"tanhc", "tanhcsp", "fssj", "bsej", "tbmatan", "sstbmatan"}
 
 def classifiers() -> dict:
     models = {}
-    for key in REGISTRY:
+    for key in BY_SHORT_NAME:
         model = model_class(key)()
         params = model.get_params()
         model.set_params(**{k: v for k, v in (("random_state", 0), ("verbose", 0)) if k in params})

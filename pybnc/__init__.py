@@ -8,10 +8,11 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters.learn` (log table
 
 from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
+from .estimators.capabilities import Capabilities, capabilities
 from .io import load, save
 from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 
 __version__ = "0.1.0"
 
 __all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB",
-           "save", "load", "__version__"]
+           "capabilities", "Capabilities", "save", "load", "__version__"]

@@ -31,8 +31,10 @@ def _network(model):
     """Feature names and parent lists of a fitted single-network classifier."""
     from sklearn.utils.validation import check_is_fitted
 
+    from .estimators.capabilities import capabilities
+
     check_is_fitted(model)
-    if not hasattr(model, "structure_"):
+    if not capabilities(model).one_network:
         raise TypeError(
             f"{type(model).__name__} has no single network to draw: plot_network and to_dot need a "
             "classifier with one structure (NaiveBayes, TAN, FAN, kDB, ...)."

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .counts.tables import count, remap_counts
-from .counts.families import count_families
+from .estimators.base import Encoding, run_passes
+from .estimators.capabilities import block_refusal, capabilities
 from .encode import finish_encoder, grow_encoder, plan_encoder
 from .encode.class_tables import tree_sum as _tree_sum
 from .encode.column_facts import LABELS
@@ -79,17 +80,17 @@ def fit_blocks(model, blocks, target=None, classes=None):
     >>> int(model.counts_.n_rows), model.encoder_.categories_[0].tolist()
     (4, ['x', 'y', 'z'])
     """
-    model._check_learns_from_counts()
+    found = capabilities(model)
+    refusal = block_refusal(model, one_pass=False)
+    if refusal:
+        raise TypeError(refusal)
     if classes is None:
         raise ValueError("classes must list every class label of the stream: the first block may not show all.")
-    if getattr(model, "_rereads_blocks", False):  # SKDB: several passes over re-readable blocks
-        return model._fit_block_passes(blocks, target, classes, _split)
-    two_passes = model._learns_in_two_passes()
-    if two_passes and not callable(blocks) and iter(blocks) is blocks:
+    if found.passes > 1 and not callable(blocks) and iter(blocks) is blocks:
         raise TypeError(
-            f"{type(model).__name__} counts its families in a second pass over the blocks, and this "
-            "iterator can be read only once. Pass a list of blocks, or a function that returns a fresh "
-            "iterable, e.g. lambda: pd.read_csv(path, chunksize=100_000)."
+            f"{type(model).__name__} reads the blocks {found.passes} times (what the first pass counts decides "
+            "what the next ones count), and this iterator can be read only once. Pass a list of blocks, or a "
+            "function that returns a fresh iterable, e.g. lambda: pd.read_csv(path, chunksize=100_000)."
         )
     source = blocks if callable(blocks) else (lambda: blocks)
     for name in ("counts_", "family_counts_"):  # start afresh, as fit does
@@ -102,19 +103,18 @@ def fit_blocks(model, blocks, target=None, classes=None):
         del block, X, y  # keep one block alive, not two, while the next one loads
     if not started:
         raise ValueError("blocks is empty: there are no rows to fit.")
-    families = None
-    if two_passes:
-        wanted = model._families_to_count(model.counts_)
-        families = _tree_sum([_count_block_families(model, *_split(block, target), wanted) for block in source()],
-                             lambda a, b: a + b) if wanted else None
-    model._fit_from_counts(model.counts_, families)
+    if found.passes == 1:  # what the blocks added is all the model learns from
+        model._fit_from_counts(model.counts_)
+        return model
+
+    def read():
+        for block in source():
+            X, y = _split(block, target)
+            codes = model.encoder_.transform(model._align(X))
+            yield codes, model._encode_labels(y, codes.shape[0])
+
+    run_passes(model._learn_in_passes(model.counts_), read)
     return model
-
-
-def _count_block_families(model, X, y, families):
-    codes = model.encoder_.transform(model._align(X))
-    y_codes = model._encode_labels(y, codes.shape[0])
-    return count_families(codes, y_codes, model.encoder_.cardinalities_, len(model.classes_), families)
 
 
 # -- Dask ---------------------------------------------------------------------------------
@@ -127,10 +127,9 @@ def _count_partition(frame, encoder, classes, target, pairs):
     return count(codes, y_codes, encoder.cardinalities_, len(classes), pairs=pairs)
 
 
-def _count_partition_families(frame, encoder, classes, target, families):
+def _code_partition(frame, encoder, classes, target):
     y_codes = pd.Index(classes).get_indexer(frame[target].to_numpy())
-    codes = encoder.transform(frame.drop(columns=[target]))
-    return count_families(codes, y_codes, encoder.cardinalities_, len(classes), families)
+    return encoder.transform(frame.drop(columns=[target])), y_codes
 
 
 def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
@@ -172,9 +171,10 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     (6, ['n', 'y'])
     """
     import dask
-    from sklearn.utils.validation import _check_feature_names
 
-    model._check_learns_from_counts()
+    refusal = block_refusal(model, one_pass=False)
+    if refusal:
+        raise TypeError(refusal)
     if target not in ddf.columns:
         raise ValueError(f"target={target!r} is not a column of the Dask DataFrame.")
     X_meta = ddf._meta.drop(columns=[target])
@@ -190,29 +190,24 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         found = {**found, **more}
     encoder = finish_encoder(encoder, X_meta, found, classes)
     count_part = dask.delayed(_count_partition)
-    parts = [count_part(p, encoder, classes, target, model._counts_pairs) for p in partitions]
+    pairs = capabilities(model).pair_counts
+    parts = [count_part(p, encoder, classes, target, pairs) for p in partitions]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
-    _check_feature_names(model, X_meta, reset=True)
-    model.classes_, model.encoder_, model.n_features_in_ = classes, encoder, X_meta.shape[1]
-    if hasattr(model, "_passes"):  # SKDB: further passes, one partition in memory at a time
-        model.counts_ = counts
-
-        def read():
-            for part in partitions:
-                frame = part.compute(**compute_kwargs)
-                codes = encoder.transform(frame[encoder.columns_])
-                yield codes, model._encode_labels(frame[target], len(frame))
-
-        model._passes(read)
-        return model
+    model._take_encoding(Encoding.of(X_meta, classes, encoder))
+    model.counts_ = counts
     model.__dict__.pop("family_counts_", None)
-    families = None
-    wanted = model._families_to_count(counts) if model._learns_in_two_passes() else []
-    if wanted:  # a second pass: the families of the structure all the rows chose (kDB)
-        count_part = dask.delayed(_count_partition_families)
-        parts = [count_part(p, encoder, classes, target, wanted) for p in partitions]
-        (families,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
-    model._fit_from_counts(counts, families)
+    code_part = dask.delayed(_code_partition)
+    add = dask.delayed(lambda a, b: a + b)
+
+    def total(per_block):  # every partition in parallel, summed in the partitions' order
+        apply = dask.delayed(lambda coded, f: f(*coded))
+        results = [apply(code_part(p, encoder, classes, target), per_block) for p in partitions]
+        out = results[0]
+        for part in results[1:]:
+            out = add(out, part)
+        return dask.compute(out, **compute_kwargs)[0]
+
+    run_passes(model._learn_in_passes(counts), total=total)
     return model
 
 

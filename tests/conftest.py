@@ -25,13 +25,13 @@ def rng():
 
 def registry_classifiers() -> dict:
     """``{key: unfitted estimator}``: every classifier of the command line's registry
-    (``pybnc.cli._common.REGISTRY``; wrappers seeded and silent) plus the
+    (:mod:`pybnc.estimators.registry`; wrappers seeded and silent) plus the
     feature-weighted variants AWNB and WANBIA."""
-    from pybnc.cli._common import REGISTRY, model_class
+    from pybnc.estimators.registry import MODELS, model as registered
 
     models = {}
-    for key in REGISTRY:
-        model = model_class(key)()
+    for entry in MODELS:
+        key, model = entry.short_name, entry.cls()
         params = model.get_params()
         if "random_state" in params:
             model.set_params(random_state=0)
@@ -42,6 +42,6 @@ def registry_classifiers() -> dict:
     # per fit even on 100 rows. Here 3 members of 100; benchmarks/accuracy_vs_forest.py
     # runs the defaults on the full tables.
     models["eskdb"].set_params(n_estimators=3, hdp_iterations=100)
-    models["awnb"] = model_class("nb")(weighting="awnb", random_state=0)
-    models["wanbia"] = model_class("tan")(weighting="wanbia")
+    models["awnb"] = registered("nb").cls(weighting="awnb", random_state=0)
+    models["wanbia"] = registered("tan").cls(weighting="wanbia")
     return models

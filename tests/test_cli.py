@@ -6,7 +6,6 @@ from click.testing import CliRunner
 import pybnc
 from pybnc import TAN
 from pybnc.cli import cli, main
-from pybnc.cli._common import REGISTRY
 from pybnc.datasets import load_dataset
 from pybnc.datasets._uci import data_home_candidates
 
@@ -123,10 +122,9 @@ def test_bad_input_is_one_line_on_stderr_with_exit_code_2(workdir, args, message
     assert res.exception is None or isinstance(res.exception, SystemExit)
 
 
-def test_models_not_yet_in_the_installation_are_reported_not_crashed(monkeypatch):
-    monkeypatch.setitem(REGISTRY, "future", ("pybnc.estimators", "NotWrittenYet", "later"))
+def test_an_unknown_model_is_named_with_the_known_ones():
     res = CliRunner().invoke(cli, ["compare", "--dataset", "car", "--models", "nb,future"])
-    assert res.exit_code == 2 and "not available in this pybnc installation" in res.stderr
+    assert res.exit_code == 2 and "unknown model 'future'; known models: nb, tan" in res.stderr
 
 
 @pytest.mark.parametrize("command", ["compare", "cv", "experiment", "fit", "predict", "info",

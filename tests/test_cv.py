@@ -170,14 +170,11 @@ def test_bad_arguments(kwargs, message):
 
 
 def _registry_models():
-    from pybnc.cli._common import REGISTRY, model_class
+    from pybnc.estimators.registry import MODELS
 
     models = {}
-    for name in REGISTRY:
-        try:
-            model = model_class(name)()
-        except Exception:  # not landed in this installation: nothing to check
-            continue
+    for entry in MODELS:
+        name, model = entry.short_name, entry.cls()
         if "random_state" in model.get_params():
             model.set_params(random_state=0)  # wrappers' inner folds: seeded to compare
         if name == "eskdb":  # the paper's 20 members of 1000 iterations: seconds a fit

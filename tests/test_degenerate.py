@@ -8,7 +8,8 @@ import pandas as pd
 import dask.dataframe as dd
 import pytest
 
-from pybnc.cli._common import REGISTRY, model_class
+from pybnc.cli._common import model_class
+from pybnc.estimators.registry import BY_SHORT_NAME
 from pybnc.evaluation import cross_validate
 from pybnc.streaming import fit_blocks, fit_dask
 
@@ -52,7 +53,7 @@ def _check_probabilities(model, X):
     return proba
 
 
-NAMES = list(REGISTRY)
+NAMES = list(BY_SHORT_NAME)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -8,15 +8,15 @@ import pandas as pd
 import pytest
 
 from pybnc import ESKDB, SKDB
-from pybnc.averaging.eskdb import ranked_parents_for, sampled_order
+from pybnc.averaging.eskdb import sampled_order
 from pybnc.averaging import member_bins
 from pybnc.averaging.member_bins import cmi_rows
 from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
 from pybnc.encode.discretize import sampled_mdl_cut_points
-from pybnc.estimators.base import log_posterior
+from pybnc.estimators.base import Encoding, log_posterior
 from pybnc.scores.information import pairwise_cmi
-from pybnc.search.skdb import cap_parents
+from pybnc.search.kdb import ranked_parents
 
 
 def test_sampled_order_is_a_permutation_with_zero_information_last():
@@ -115,13 +115,9 @@ def _member_from_scratch(model, m, X, y_codes):
     encoder = model.member_encoders()[m]
     codes = encoder.transform(X)
     counts = count(codes, y_codes, encoder.cardinalities_, len(model.classes_))
-    ranked = cap_parents(ranked_parents_for(model.orders_[m], pairwise_cmi(counts)[0], model.k),
-                         encoder.cardinalities_, len(model.classes_))
+    ranked = ranked_parents(model.orders_[m], pairwise_cmi(counts)[0], model.k)
     member = SKDB(k=model.k, params="bayes", verbose=0)
-    member.classes_, member.encoder_, member.n_features_in_ = model.classes_, encoder, model.n_features_in_
-    member.feature_names_in_ = model.feature_names_in_
-    member.order_, member.ranked_parents_ = model.orders_[m], ranked
-    member._fit_ranked(codes, y_codes, counts)
+    member._fit_ranked(Encoding.of_model(model, encoder), codes, y_codes, counts, model.orders_[m], ranked)
     return member, codes
 
 

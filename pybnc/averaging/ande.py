@@ -34,7 +34,6 @@ import numpy as np
 from ..counts.tables import _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
-from ..estimators._row_blocks import RowBlocksMixin
 from ..parameters.learn import resolve_alpha
 from .aode import AODE, child_log_estimate, log_estimate, log_mean_exp, observed_onehot
 
@@ -176,7 +175,7 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
 
 
 @with_encoding_params
-class AnDE(RowBlocksMixin, AODE):
+class AnDE(AODE):
     """Averaged n-dependence estimators, ``n = 1`` (AODE) or ``n = 2`` (A2DE).
 
     Webb, Boughton, Zheng, Ting & Salem (MLJ 2012); see :mod:`pybnc.averaging.ande`
@@ -236,7 +235,7 @@ class AnDE(RowBlocksMixin, AODE):
         self._fit_tables(counts, triples if self.n == 2 else None)
 
     def _fit_tables(self, counts, triples):
-        AODE._fit_encoded(self, None, None, counts)
+        self._fit_super_parents(counts)
         for name in ("triple_counts_", "log_pair_", "log_pair_child_", "pair_ok_"):
             self.__dict__.pop(name, None)
         if triples is None:
@@ -262,17 +261,19 @@ class AnDE(RowBlocksMixin, AODE):
             running = padded
         self.triple_counts_ = block if running is None else running + block
 
-    def _learn_from_statistics(self):
-        self._fit_tables(self.counts_, self.triple_counts_ if self._check_n() == 2 else None)
+    def _fit_from_counts(self, counts, families=None):
+        """From the running counts and the three-way counts absorbed block by block."""
+        self.counts_ = counts
+        self._fit_tables(counts, self.triple_counts_ if self._check_n() == 2 else None)
 
-    def _passes(self, read):
+    def _learn_in_passes(self, counts):
         """fit_dask's second pass: the three-way counts."""
+        self.counts_ = counts
         triples = None
         if self._check_n() == 2:
-            for codes, y in read():
-                block = count_triples(codes, y, self.encoder_.cardinalities_, len(self.classes_))
-                triples = block if triples is None else triples + block
-        self._fit_tables(self.counts_, triples)
+            cards, n_classes = counts.cardinalities, counts.n_classes
+            triples = yield lambda codes, y: count_triples(codes, y, cards, n_classes)
+        self._fit_tables(counts, triples)
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
@@ -284,9 +285,9 @@ class AnDE(RowBlocksMixin, AODE):
 
     def _jll_encoded(self, codes):
         if self.n == 1:
-            return AODE._jll_encoded(self, codes)
+            return self._super_parent_jll(codes)
         offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)
         jll, has_pair = a2de_log_joint(codes, offsets, self.log_pair_, self.log_pair_child_, self.pair_ok_)
         if not has_pair.all():  # the paper's fallback to A(n-1)DE
-            jll[~has_pair] = AODE._jll_encoded(self, codes[~has_pair])
+            jll[~has_pair] = self._super_parent_jll(codes[~has_pair])
         return jll

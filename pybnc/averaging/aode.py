@@ -41,6 +41,7 @@ from ..counts.tables import Counts, _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.learn import learn_parameters, resolve_alpha
 from ..structure import Structure
@@ -240,7 +241,9 @@ class AODE(BaseBNC):
     0.94
     """
 
-    _learns_from_counts = True  # every table comes from the pairwise counts
+    # every table comes from the pairwise counts; a missing super-parent is left out
+    _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
+                                 averages_structures=True)
 
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
@@ -255,6 +258,10 @@ class AODE(BaseBNC):
         self.numeric_features = numeric_features
 
     def _fit_encoded(self, codes, y, counts):
+        self._fit_super_parents(counts)
+
+    def _fit_super_parents(self, counts):
+        """The one-dependence estimators' tables and naive Bayes's (AnDE's fallback too)."""
         if self.params not in ("bayes", "mle"):
             raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle' (AODE's parameter learners).")
         if isinstance(self.min_count, bool) or not (
@@ -276,6 +283,10 @@ class AODE(BaseBNC):
         fitted_array(self, "super_parent_ok_", (width,), kinds="b")
 
     def _jll_encoded(self, codes):
+        return self._super_parent_jll(codes)
+
+    def _super_parent_jll(self, codes):
+        """The average over super-parents, naive Bayes where none qualifies (AnDE's fallback too)."""
         offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)
         jll, has_parent = aode_log_joint(codes, offsets, self.log_joint_, self.log_child_, self.super_parent_ok_)
         if not has_parent.all():

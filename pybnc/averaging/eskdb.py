@@ -37,12 +37,14 @@ from sklearn.utils import check_random_state
 
 from .._utils.progress import progress
 from ..estimators._fitted_state import fitted_array
-from ..estimators.base import BaseBNC, log_posterior
+from ..estimators.base import BaseBNC, Encoding, log_posterior
+from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
-from ..search.skdb import SKDB, cap_parents
+from ..search.kdb import ranked_parents, sahami_order
+from ..search.skdb import SKDB
 from .member_bins import NumericValues, member_statistics
 
 
@@ -61,17 +63,6 @@ def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
     return np.array(drawn + [int(i) for i in rest], dtype=np.int64)
 
 
-def ranked_parents_for(order: np.ndarray, cmi: np.ndarray, k: int) -> list:
-    """Each feature's (up to) ``k`` earlier features in ``order`` of highest CMI, highest first."""
-    ranked = [()] * len(order)
-    for position, i in enumerate(order):
-        earlier = order[:position]
-        best = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
-        ranked[i] = tuple(int(j) for j in best[:k])
-    return ranked
-
-
-_ENCODING = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
 MEMBER_BINS = ("sampled", "shared")
 
 
@@ -91,10 +82,8 @@ def with_cut_points(encoder, cuts: list):
     return out
 
 
-def _fit_member(member, order, ranked, codes, y, counts):
-    member.order_, member.ranked_parents_ = order, ranked
-    member._fit_ranked(codes, y, counts)
-    return member
+def _fit_member(member, encoding, codes, counts, order, ranked, y):
+    return member._fit_ranked(encoding, codes, y, counts, order, ranked)
 
 
 @with_encoding_params
@@ -183,25 +172,30 @@ class ESKDB(BaseBNC):
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
 
+    # Members with their own bins draw them from the raw values, not the codes.
+    _capabilities = Capabilities(learns_from_codes=False, averages_structures=True, smooths_by_hdp=True)
+
     def fit(self, X, y):
         """Learn the members from a table ``X`` and labels ``y``; returns ``self``.
 
-        The rows are kept during the fit only: members with their own bins draw them
-        from the values."""
-        self._fit_rows = X
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._fit_rows
+        Members with their own bins (``member_bins="sampled"``) draw them from the
+        values of ``X``."""
+        codes, y_codes, counts = self._encode_fit(X, y)
+        self.counts_ = counts
+        self._fit_members(X, codes, y_codes, counts)
+        return self
 
     def _fit_encoded(self, codes, y, counts):
+        """From coded rows alone: every member keeps the encoder's bins."""
+        self._fit_members(None, codes, y, counts)
+
+    def _fit_members(self, rows, codes, y, counts):
         if (isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, numbers.Integral)
                 or self.n_estimators < 1):
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}.")
         if self.member_bins not in MEMBER_BINS:
             raise ValueError(f"member_bins must be one of {MEMBER_BINS}, got {self.member_bins!r}.")
         rng = check_random_state(self.random_state)
-        rows = getattr(self, "_fit_rows", None)
         draw_bins = (self.member_bins == "sampled" and rows is not None and self.n_estimators > 1
                      and "discretised" in self.encoder_.kinds_)
         # a stream of its own, so that tables without numeric columns draw the same orders
@@ -210,7 +204,6 @@ class ESKDB(BaseBNC):
             numeric = NumericValues(self.encoder_, _check_table(rows))
             class_tables = numeric.class_tables(y, len(self.classes_))
         shared = (codes, counts, class_mutual_information(counts), pairwise_cmi(counts)[0])
-        n_classes = len(self.classes_)
         members, orders, cut_points = [], [], []
         for m in range(self.n_estimators):
             cuts = [None] * len(self.encoder_.columns_)
@@ -223,20 +216,16 @@ class ESKDB(BaseBNC):
                 # ranking only, and only those involving a numeric column changed
                 member_counts, class_mi, cmi = member_statistics(counts, shared[3], member_codes, y,
                                                                  encoder.cardinalities_, numeric.columns)
-            order = (np.lexsort((np.arange(counts.n_features), -class_mi)) if m == 0
-                     else sampled_order(class_mi, rng))
+            order = sahami_order(class_mi) if m == 0 else sampled_order(class_mi, rng)
             member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,
                           hdp_iterations=self.hdp_iterations, random_state=int(rng.randint(2**31 - 1)),
-                          verbose=0, **{name: getattr(self, name) for name in _ENCODING})
-            member.classes_, member.encoder_, member.n_features_in_ = self.classes_, encoder, self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                member.feature_names_in_ = self.feature_names_in_
+                          verbose=0, **self._encoder_params())
             member._check_params()  # a bad parameter fails here, not in a worker
-            ranked = cap_parents(ranked_parents_for(order, cmi, int(self.k)), encoder.cardinalities_, n_classes)
-            members.append((member, order, ranked, member_codes, member_counts))
+            members.append((member, Encoding.of_model(self, encoder), member_codes, member_counts, order,
+                            ranked_parents(order, cmi, int(self.k))))
             orders.append(order)
             cut_points.append(cuts)
-        jobs = (delayed(_fit_member)(member, order, ranked, c, y, n) for member, order, ranked, c, n in members)
+        jobs = (delayed(_fit_member)(*member, y) for member in members)
         runner = Parallel(n_jobs=self.n_jobs, return_as="generator")
         fitted = list(progress(runner(jobs), total=len(members), desc="ESKDB members", verbose=self.verbose))
         # The members' tables, not the member objects: plain arrays in the model file.

@@ -159,6 +159,8 @@ class MANB(NaiveBayes):
     [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     """
 
+    _capabilities = NaiveBayes._capabilities.replace(averages_structures=True)
+
     def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.arc_prior = arc_prior
@@ -189,6 +191,5 @@ class MANB(NaiveBayes):
 
     def _set_parameters(self, counts, codes, y):
         alpha, arc_prior = self._check_hyperparameters()
-        self.class_log_prior_, self.log_cpts_, self.arc_posterior_ = manb_log_tables(counts, alpha, arc_prior)
-        self.feature_weights_ = np.ones(counts.n_features)  # MANB averages tables, it does not weight them
-        self.arcs_ = []
+        class_log_prior, log_cpts, self.arc_posterior_ = manb_log_tables(counts, alpha, arc_prior)
+        self._set_network(self.structure_, class_log_prior, log_cpts)  # averaged tables, not weighted ones

@@ -47,6 +47,7 @@ from ..counts.tables import Counts, segment_sums
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators.capabilities import Capabilities
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
 
 # Rows per batch of determinants: keeps (rows x classes x n x n) float64 near 32 MB.
@@ -194,7 +195,8 @@ class TBMATAN(BaseBNC):
     [1.0, 1.0]
     """
 
-    _learns_from_counts = True  # every table comes from the pairwise counts
+    # every table comes from the pairwise counts
+    _capabilities = Capabilities(learns_from_counts=True, passes=1, averages_structures=True)
 
     def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):

@@ -1,4 +1,4 @@
-"""Shared pieces of the command line: model registry, data options, output helpers."""
+"""Shared pieces of the command line: models by short name, data options, output helpers."""
 
 from __future__ import annotations
 
@@ -11,39 +11,18 @@ import click
 import numpy as np
 import pandas as pd
 
-#: Short name -> (module, class, one-line description). Classes that have not landed
-#: in this installation are reported when asked for, never at import.
-REGISTRY = {
-    "nb": ("pybnc.estimators", "NaiveBayes", "naive Bayes"),
-    "tan": ("pybnc.estimators", "TAN", "tree-augmented naive Bayes (Chow-Liu)"),
-    "fan": ("pybnc.estimators", "FAN", "MDL-optimal forest-augmented naive Bayes"),
-    "tbmatan": ("pybnc.averaging", "TBMATAN", "exact Bayesian model averaging over TANs"),
-    "sstbmatan": ("pybnc.averaging", "SSTBMATAN", "structure-stubborn TBMATAN (K=5)"),
-    "manb": ("pybnc.averaging", "MANB", "model-averaged naive Bayes"),
-    "aode": ("pybnc.averaging", "AODE", "averaged one-dependence estimators"),
-    "eskdb": ("pybnc.averaging", "ESKDB", "ensemble of selective kDBs with HDP smoothing"),
-    "a2de": ("pybnc.averaging", "AnDE", "averaged two-dependence estimators (AnDE, n=2)"),
-    "kdb": ("pybnc.search", "KDB", "k-dependence Bayesian classifier"),
-    "skdb": ("pybnc.search", "SKDB", "selective kDB (features and k chosen by leave-one-out)"),
-    "tanhc": ("pybnc.search", "TANHC", "TAN by hill-climbing on CV accuracy"),
-    "tanhcsp": ("pybnc.search", "TANHCSP", "TAN-HC with super-parents"),
-    "fssj": ("pybnc.search", "FSSJ", "forward sequential selection and joining"),
-    "bsej": ("pybnc.search", "BSEJ", "backward sequential elimination and joining"),
-}
-MODEL_HELP = "Short names: " + ", ".join(REGISTRY) + "."
+from ..estimators.registry import BY_SHORT_NAME
+from ..estimators.registry import model as registered_model
+
+MODEL_HELP = "Short names: " + ", ".join(BY_SHORT_NAME) + "."
 
 
 def model_class(name: str):
-    key = name.strip().lower()
-    if key not in REGISTRY:
-        raise click.BadParameter(f"unknown model {name!r}; known models: {', '.join(REGISTRY)}.",
-                                 param_hint="'--model(s)'")
-    module, cls, _ = REGISTRY[key]
+    """The class of a short name of the model registry (:mod:`pybnc.estimators.registry`)."""
     try:
-        return getattr(importlib.import_module(module), cls)
-    except (ImportError, AttributeError):
-        raise click.UsageError(f"model {key!r} ({module}.{cls}) is not available in this pybnc "
-                               "installation yet; choose another with --models.") from None
+        return registered_model(name).cls
+    except KeyError as exc:
+        raise click.BadParameter(exc.args[0], param_hint="'--model(s)'") from None
 
 
 #: Hyperparameters that take a list of column names: given on the command line as ``a,b``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 import pandas as pd
 
+from ..estimators.capabilities import capabilities
 from . import cli
 from ._common import (MODEL_HELP, build_models, console, data_options, load_data, mean_std,
                       model_options, print_table, quiet_option, verbosity, write_table)
@@ -49,9 +50,9 @@ def _summary_rows(results):
 def _print_arcs(name, model, out):
     from rich.columns import Columns
 
-    arcs = getattr(model, "arcs_", None)
-    if arcs is None:
+    if not capabilities(model).one_network:
         return
+    arcs = model.arcs_
     out.print(f"\n{name.upper()} arcs, parent → child (fitted on all rows): {len(arcs)}"
               + (" — none: every feature depends on the class only." if not arcs else ""))
     if arcs:
@@ -90,7 +91,7 @@ def compare(data, models, folds, seed, params, alpha, options, quiet):
     rows = [r[1:2] + r[3:] for r in _summary_rows(results)]
     print_table(None, ["model", "accuracy", "log-loss", "fit (ms)"], rows, out)
     shown = "tan" if "tan" in estimators else next(
-        (k for k, m in estimators.items() if hasattr(m, "_learn_structure")), None)
+        (k for k, m in estimators.items() if capabilities(m).one_network), None)
     if shown is not None:
         _print_arcs(shown, estimators[shown].fit(X, y), out)
 

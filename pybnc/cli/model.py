@@ -8,6 +8,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from ..estimators.capabilities import capabilities
 from . import cli
 from ._common import (MODEL_HELP, DataChoice, build_models, console, data_options, file_options, load_data,
                       load_model, model_options, print_table, read_file, save_model, write_table)
@@ -44,8 +45,7 @@ def fit(data, model_name, params, alpha, options, seed, output):
     """
     model, X, _, name = _fit(data, model_name, params, alpha, options, seed)
     save_model(model, output)
-    arcs = getattr(model, "arcs_", None)
-    extra = f", {len(arcs)} arcs" if arcs is not None else ""
+    extra = f", {len(model.arcs_)} arcs" if capabilities(model).one_network else ""
     click.echo(f"Saved {type(model).__name__} fitted on {name} ({len(X)} rows, "
                f"{X.shape[1]} features{extra}) to {output}")
 
@@ -113,15 +113,14 @@ def info(model_file, data):
     out.print(f"classes: {', '.join(map(str, model.classes_))}", markup=False, soft_wrap=True)
     out.print(f"features: {model.n_features_in_}", markup=False)
     rows = [["features", model.n_features_in_]]
-    if hasattr(model, "n_parameters"):
-        rows.append(["free parameters", model.n_parameters()])
-    arcs = getattr(model, "arcs_", None)
-    if arcs is not None:
-        rows.append(["augmenting arcs", len(arcs)])
+    one_network = capabilities(model).one_network
+    arcs = model.arcs_ if one_network else None
+    if one_network:
+        rows += [["free parameters", model.n_parameters()], ["augmenting arcs", len(arcs)]]
     if data is not None:
         X, y, name = data
         X = _features(model, X, name)
-        if hasattr(model, "log_likelihood"):
+        if one_network:
             rows += [[f"log-likelihood on {name}", f"{model.log_likelihood(X, y):.4f}"],
                      [f"AIC on {name}", f"{model.aic(X, y):.4f}"],
                      [f"BIC on {name}", f"{model.bic(X, y):.4f}"]]

@@ -67,6 +67,9 @@ from .table import MISSING_LABEL, TableEncoder, as_frame, float_values, interval
 # Model files name the encoder's class by module: keep the public one.
 TableEncoder.__module__ = __name__
 
+#: The encoding parameters every classifier takes (and passes to its :class:`TableEncoder`).
+ENCODING_PARAMS = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
+
 ENCODING_PARAMS_DOC = """\
     n_bins : int, default=5
         Bins for continuous (float) columns (``quantile`` and ``uniform``).

@@ -6,7 +6,9 @@ the leading axis of every table, the encoding (levels, cut points, cardinalities
 against the tables' other axes, and every table for finiteness. Each classifier
 checks its own state with ``BaseBNC._check_fitted_state``: the generic part here
 covers what the classifiers share (``classes_``, ``encoder_``, ``counts_``,
-``class_log_prior_``, ``structure_`` with ``log_cpts_``, ``feature_weights_``, and no
+``class_log_prior_``, ``structure_`` with ``log_cpts_`` (required of the models that
+are one network, :attr:`Capabilities.one_network
+<pybnc.estimators.capabilities.Capabilities>`), ``feature_weights_``, and no
 NaN or +inf in any float array of the fitted state); a classifier with state of its own
 overrides the method, calls ``super()`` and checks the rest with :func:`fitted_array`.
 Last, :func:`check_fitted_model` classifies two probe rows, which catches what no check
@@ -24,6 +26,7 @@ import scipy.sparse
 from ..counts.tables import Counts
 from ..encode import TableEncoder
 from ..structure import Structure
+from .capabilities import capabilities
 
 
 class InconsistentState(ValueError):
@@ -165,11 +168,14 @@ def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
             raise InconsistentState(f"counts_.sparse[{c}]", f"not a ({width}, {width}) table of counts")
 
 
-def check_network(model, cards: np.ndarray, n_classes: int) -> None:
-    """``structure_`` (naive Bayes when absent) against ``log_cpts_`` and the encoding."""
+def check_network(model, cards: np.ndarray, n_classes: int, required: bool = False) -> None:
+    """``structure_`` (naive Bayes when absent and not ``required``) against ``log_cpts_``
+    and the encoding."""
     n = cards.size
-    structure = getattr(model, "structure_", None)
+    structure = vars(model).get("structure_")
     if structure is None:
+        if required:
+            raise InconsistentState("structure_", "missing")
         structure = Structure.naive_bayes(n)
     elif not isinstance(structure, Structure):
         raise InconsistentState("structure_", f"a {type(structure).__name__}, not a Structure")
@@ -184,7 +190,7 @@ def check_network(model, cards: np.ndarray, n_classes: int) -> None:
         structure.topological_order()
     except ValueError as exc:
         raise InconsistentState("structure_", str(exc)) from None
-    tables = model.log_cpts_
+    tables = vars(model).get("log_cpts_")
     if not isinstance(tables, list) or len(tables) != n:
         raise InconsistentState("log_cpts_", f"not a list of n_features_in_={n} tables")
     for i, ps in enumerate(parents):
@@ -227,8 +233,9 @@ def check_fitted_state(model) -> None:
     cards = check_encoder(model, n_features)
     if hasattr(model, "counts_"):
         check_counts(model.counts_, cards, n_classes)
-    if hasattr(model, "log_cpts_"):
-        check_network(model, cards, n_classes)
+    one_network = capabilities(model).one_network
+    if one_network or "log_cpts_" in vars(model):  # AODE keeps naive Bayes's tables as its fallback
+        check_network(model, cards, n_classes, required=one_network)
     if hasattr(model, "feature_weights_"):
         fitted_array(model, "feature_weights_", (cards.size,))
     params = model.get_params(deep=False)

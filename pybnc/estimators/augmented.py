@@ -14,6 +14,7 @@ from ..structure import Structure, chow_liu
 from ..inference.forest import joint_log_likelihood
 from ..parameters.weighting import weight_tables
 from .base import BaseBNC
+from .capabilities import Capabilities, capabilities
 
 _PARAMS_DOC = """
     params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
@@ -64,14 +65,18 @@ _FITTED_DOC = """
 class AugmentedNaiveBayes(BaseBNC):
     """A Bayesian network classifier with one structure; subclasses choose it."""
 
+    _capabilities = Capabilities(one_network=True)
+    #: The feature weights of ``weighting`` (None: the tables as learned); a class
+    #: without the parameter keeps them so.
+    weighting = None
+
+    def _refine_capabilities(self, declared):
+        if self.weighting is not None:  # the weights are learned from the rows themselves
+            return declared.replace(learns_from_counts=False, passes=0, tables_are_probabilities=False)
+        return declared
+
     def _learn_structure(self, counts: Counts, codes: np.ndarray, y: np.ndarray) -> Structure:
         raise NotImplementedError
-
-    def _families_to_count(self, counts: Counts) -> list:
-        """Families ``parents + (child,)`` with several feature parents, for the structure
-        these counts give: what a second pass over the rows must count (kDB)."""
-        structure = self._learn_structure(counts, None, None)
-        return [tuple(p) + (i,) for i, p in enumerate(structure.parents) if len(p) > 1]
 
     def _fit_encoded(self, codes, y, counts):
         self.structure_ = self._learn_structure(counts, codes, y)
@@ -79,20 +84,28 @@ class AugmentedNaiveBayes(BaseBNC):
 
     def _set_parameters(self, counts, codes, y):
         check_table_size(self.structure_, counts.cardinalities, counts.n_classes, self.encoder_.columns_)
-        if self.params == "hdp" and getattr(self, "_smooths_by_hdp", False):
+        if self.params == "hdp" and capabilities(self).smooths_by_hdp:
             tables = self._hdp_parameters(counts, codes, y)
         else:
             tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
                                       self.__dict__.get("family_counts_"))
-        self.class_log_prior_ = tables.class_log_prior
-        self.log_cpts_ = tables.log_cpts
-        self.log_cpts_, self.feature_weights_ = weight_tables(
-            getattr(self, "weighting", None), codes, y, self.structure_, self.class_log_prior_,
-            self.log_cpts_, self.encoder_.cardinalities_, getattr(self, "random_state", None),
-            awnb_tree=getattr(self, "awnb_tree", "c45"),
-        )
+        log_cpts, weights = tables.log_cpts, None
+        if self.weighting is not None:  # a parameter of NaiveBayes, TAN and FAN
+            log_cpts, weights = weight_tables(
+                self.weighting, codes, y, self.structure_, tables.class_log_prior, tables.log_cpts,
+                self.encoder_.cardinalities_, self.random_state, awnb_tree=self.awnb_tree,
+            )
+        self._set_network(self.structure_, tables.class_log_prior, log_cpts, weights)
+
+    def _set_network(self, structure: Structure, class_log_prior, log_cpts: list, feature_weights=None) -> None:
+        """Keep a learned network: its structure, tables and feature weights (None: all
+        ones), and the arcs by name. Every learner of one network ends here."""
+        self.structure_ = structure
+        self.class_log_prior_ = class_log_prior
+        self.log_cpts_ = log_cpts
+        self.feature_weights_ = np.ones(len(log_cpts)) if feature_weights is None else feature_weights
         names = self.feature_names_
-        self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
+        self.arcs_ = [(names[u], names[v]) for u, v in structure.arcs]
 
     def _hdp_parameters(self, counts, codes, y):
         """``params="hdp"``: every family smoothed by :func:`pybnc.parameters.hdp.hdp_parameters`."""
@@ -112,7 +125,7 @@ class AugmentedNaiveBayes(BaseBNC):
         # WANBIA's weighted tables are not distributions: renormalise a missing feature's.
         return joint_log_likelihood(codes, self.structure_, self.class_log_prior_, self.log_cpts_,
                                     self.encoder_.cardinalities_,
-                                    normalise_missing=getattr(self, "weighting", None) == "wanbia")
+                                    normalise_missing=self.weighting == "wanbia")
 
     # -- scores -------------------------------------------------------------------
     def n_parameters(self) -> int:
@@ -192,6 +205,11 @@ class AugmentedNaiveBayes(BaseBNC):
         return bundle
 
 
+#: NaiveBayes, TAN and FAN: at most one feature parent, so every table is read from the
+#: class, level or pair counts, which are additive.
+_FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1)
+
+
 class NaiveBayes(AugmentedNaiveBayes):
     __doc__ = f"""Naive Bayes over discrete (and discretised) features.
 
@@ -207,8 +225,8 @@ class NaiveBayes(AugmentedNaiveBayes):
     [1.0, 1.0]
     """
 
-    _counts_pairs = False  # every table is a feature given the class: level counts only
-    _learns_from_counts = True
+    # every table is a feature given the class: level counts only
+    _capabilities = _FROM_COUNTS.replace(pair_counts=False)
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
@@ -249,7 +267,7 @@ class TAN(AugmentedNaiveBayes):
     5
     """
 
-    _learns_from_counts = True  # at most one feature parent: every family is a pair count
+    _capabilities = _FROM_COUNTS
 
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
@@ -292,7 +310,7 @@ class FAN(AugmentedNaiveBayes):
     []
     """
 
-    _learns_from_counts = True  # at most one feature parent: every family is a pair count
+    _capabilities = _FROM_COUNTS
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,

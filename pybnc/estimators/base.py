@@ -4,25 +4,42 @@ As in scikit-learn's ``naive_bayes.py``: a subclass provides ``_fit_encoded`` (l
 from integer codes and counts) and ``_jll_encoded`` (``log P(x, c)`` per row and
 class); validation, encoding, ``predict``, ``predict_proba`` and
 ``predict_log_proba`` are written once here.
+
+The protected hooks, the only doors between classes (composite models, streaming and
+cross-validation use them, never another class's fields):
+
+``_fit_coded(encoding, codes, y, counts)``
+    The one path from a coded table to a fitted model: ``fit`` takes it after
+    encoding, cross-validation's fast path with a fold's codes and counts.
+``_fit_from_counts(counts, families=None)``
+    The one path from counts: ``partial_fit`` and one-pass streaming.
+``_absorb_block(codes, y, moves, first)``
+    A block's statistics beyond the counts (AnDE's three-way counts).
+``_learn_in_passes(counts)``
+    Out of core, the passes after the first (:func:`run_passes` drives them).
+``_refine_capabilities(declared)``
+    What a parameter changes in the class's :class:`Capabilities`.
 """
 
 from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, _get_feature_names, check_is_fitted
 
 from ..counts.tables import Counts, count, remap_counts
-from ..encode import EncodingWarning, TableEncoder, grow_encoder
+from ..encode import ENCODING_PARAMS, EncodingWarning, TableEncoder, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import as_array
 from ..encode.labels import class_codes as _class_codes
+from .capabilities import Capabilities, block_refusal, capabilities
 
 
 def _check_table(X):
@@ -78,16 +95,67 @@ def log_posterior(jll: np.ndarray) -> np.ndarray:
     return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
 
 
+@dataclass(frozen=True)
+class Encoding:
+    """What the encode stage learned from a table: the classes, the fitted encoder and
+    the table's columns (their names when it had string names, else None)."""
+
+    classes: np.ndarray
+    encoder: TableEncoder
+    n_features_in: int
+    feature_names_in: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, X, classes, encoder) -> "Encoding":
+        """The encoding ``encoder`` learned from table ``X`` (the names of its columns)."""
+        return cls(classes, encoder, X.shape[1], _get_feature_names(X))
+
+    @classmethod
+    def of_model(cls, model, encoder=None) -> "Encoding":
+        """A fitted model's encoding (with another fitted ``encoder`` of the same columns)."""
+        return cls(model.classes_, model.encoder_ if encoder is None else encoder, model.n_features_in_,
+                   model.__dict__.get("feature_names_in_"))
+
+
+def run_passes(passes, read=None, total=None) -> None:
+    """Drive a model's passes over its rows (:meth:`BaseBNC._learn_in_passes`).
+
+    ``passes`` yields one function of a coded block ``(codes, y)`` per pass; its results
+    over the blocks are summed in the blocks' order and sent back, until the model is
+    fitted. The blocks are those ``read()`` gives (afresh at every call), or ``total``
+    sums a pass's function over them its own way (Dask: every partition in parallel).
+    """
+    if total is None:
+        def total(per_block):
+            out = None
+            for codes, y in read():
+                part = per_block(codes, y)
+                out = part if out is None else out + part
+            return out
+    try:
+        per_block = next(passes)
+        while True:
+            per_block = passes.send(total(per_block))
+    except StopIteration:
+        pass
+
+
 class BaseBNC(ClassifierMixin, BaseEstimator):
     """Base class of the pybnc classifiers. Not for direct use."""
 
-    #: True when ``_fit_encoded`` reads the counts only, never the coded rows: such an
-    #: estimator can learn block by block (``partial_fit``, :mod:`pybnc.streaming`),
-    #: because counts are additive. Subclasses that qualify set it.
-    _learns_from_counts = False
-    #: What the counting stage must give ``_fit_encoded`` (:mod:`pybnc.counts.tables`): the pair
-    #: counts too (True), or the class and level counts only (False: naive Bayes).
-    _counts_pairs = True
+    #: What the class can do at its default parameters (:mod:`pybnc.estimators.capabilities`).
+    _capabilities = Capabilities()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "fit" in vars(cls) and "_capabilities" not in vars(cls):
+            # a fit of its own may read more than the coded table: cross-validation refits it
+            cls._capabilities = cls._capabilities.replace(learns_from_codes=False)
+
+    def _refine_capabilities(self, declared: Capabilities) -> Capabilities:
+        """The class's capabilities as this instance's parameters change them (a
+        subclass whose parameters change them overrides this, the one place that says so)."""
+        return declared
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -97,27 +165,41 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- encoding ---------------------------------------------------------------------
+    def _encoder_params(self) -> dict:
+        """This estimator's encoding parameters (:data:`pybnc.encode.ENCODING_PARAMS`)."""
+        params = self.get_params(deep=False)
+        return {name: params[name] for name in ENCODING_PARAMS if name in params}
+
     def _encoder(self) -> TableEncoder:
         """The unfitted encoder of this estimator's encoding parameters (validated by its
         fit; an estimator without one of them gets the encoder's default)."""
-        names = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
-        return TableEncoder(**{name: getattr(self, name) for name in names if hasattr(self, name)})
+        return TableEncoder(**self._encoder_params())
 
     def _encode_fit(self, X, y):
         """Validate ``X``/``y`` and learn the encoding; returns codes, class codes, counts."""
         X = _check_table(X)
         y = _check_labels(y, X.shape[0])
-        _check_feature_names(self, X, reset=True)
-        self.classes_, y_codes = _class_codes(y)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(
-                f"y has one class only ({self.classes_[0]!r}); a classifier needs at least 2 classes."
-            )
-        self.encoder_ = self._encoder()
-        codes = self.encoder_.fit_transform(X, y_codes)
-        self.n_features_in_ = X.shape[1]
-        counts = count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_), pairs=self._counts_pairs)
-        return codes, y_codes, counts
+        names = _get_feature_names(X)
+        classes, y_codes = _class_codes(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
+        encoder = self._encoder()
+        codes = encoder.fit_transform(X, y_codes)
+        self._take_encoding(Encoding(classes, encoder, X.shape[1], names))
+        return codes, y_codes, self._count(codes, y_codes)
+
+    def _count(self, codes, y_codes) -> Counts:
+        """The counts of coded rows that this model learns from (pairs or not)."""
+        return count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_),
+                     pairs=capabilities(self).pair_counts)
+
+    def _take_encoding(self, encoding: Encoding) -> None:
+        """Adopt a learned encoding: classes, encoder and the input columns."""
+        self.classes_, self.encoder_, self.n_features_in_ = encoding.classes, encoding.encoder, encoding.n_features_in
+        if encoding.feature_names_in is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = encoding.feature_names_in
 
     def _encode(self, X) -> np.ndarray:
         X = self._align(X)  # first: it raises NotFittedError before encoder_ is looked up
@@ -174,51 +256,22 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
         codes, y_codes, counts = self._encode_fit(X, y)
+        return self._fit_coded(None, codes, y_codes, counts)
+
+    def _fit_coded(self, encoding: Encoding | None, codes, y_codes, counts: Counts):
+        """Learn from a table coded by a fitted encoder, its class codes and its counts:
+        the one path from coded data to a fitted model. ``encoding`` (None: the one this
+        model holds already) is what the encoder learned; returns ``self``."""
+        if encoding is not None:
+            self._take_encoding(encoding)
         self.counts_ = counts  # kept so that partial_fit can continue from here
         self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
         return self
 
-    def _learns_in_two_passes(self) -> bool:
-        """True when the structure comes from the counts but its families need a second
-        pass over the rows (Sahami's kDB): ``fit_blocks`` (re-iterable blocks) and
-        ``fit_dask`` learn it, ``partial_fit`` cannot (one pass cannot count the families
-        of a structure that only all the rows decide)."""
-        return False
-
-    def _block_refusal(self) -> str | None:
-        """Why this estimator cannot learn block by block, or None if it can."""
-        name = type(self).__name__
-        if self._learns_in_two_passes():
-            return (
-                f"{name} learns its structure from the pair counts, then counts its families in a second "
-                "pass over the rows, which partial_fit (one pass) cannot give. Use fit_blocks with a list "
-                "of blocks or a function returning a fresh iterable, or fit_dask (pybnc.streaming)."
-            )
-        if not self._learns_from_counts:
-            return (
-                f"{name} reads the training rows themselves (not only their counts), so it cannot "
-                "learn block by block. Fit it with fit() on a sample that fits in memory, or use a "
-                "classifier that learns from counts: NaiveBayes, TAN, FAN, MANB, AODE, TBMATAN, SSTBMATAN."
-            )
-        if getattr(self, "weighting", None) is not None:
-            return (
-                f"{name}(weighting={self.weighting!r}) learns its feature weights from the training "
-                f"rows, so it cannot learn block by block. Use {name}(weighting=None) (counts only), "
-                "or fit() on a sample that fits in memory."
-            )
-        return None
-
-    def _check_learns_from_counts(self) -> None:
-        if self._learns_in_two_passes():
-            return
-        refusal = self._block_refusal()
-        if refusal:
-            raise TypeError(refusal)
-
     def _has_partial_fit(self) -> bool:
         # partial_fit exists only where it works, so scikit-learn (and hasattr) see the truth.
-        refusal = self._block_refusal()
+        refusal = block_refusal(self, one_pass=True)
         if refusal:
             raise AttributeError(refusal)
         return True
@@ -280,10 +333,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             if self.classes_.shape[0] < 2:
                 raise ValueError(f"classes holds {list(self.classes_)}; a classifier needs at least 2 classes.")
             y_codes = self._encode_labels(y, X.shape[0])
-            _check_feature_names(self, X, reset=True)
-            self.encoder_ = self._encoder().fit(X, y_codes)
-            self.n_features_in_ = X.shape[1]
-            running = None
+            names = _get_feature_names(X)
+            self._take_encoding(Encoding(self.classes_, self._encoder().fit(X, y_codes), X.shape[1], names))
+            running, moves = None, None
         else:
             if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
                 raise ValueError(f"classes={list(classes)} differs from the classes of the first call, "
@@ -294,10 +346,16 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             running = self.counts_
             if moves is not None:  # new levels: pad the counts to the grown encoding
                 running = remap_counts(running, moves, self.encoder_.cardinalities_)
-        block = count(self.encoder_.transform(X), y_codes, self.encoder_.cardinalities_, len(self.classes_),
-                      pairs=self._counts_pairs)
+        codes = self.encoder_.transform(X)
+        block = self._count(codes, y_codes)
         self.counts_ = block if running is None else running + block
+        self._absorb_block(codes, y_codes, moves, first=running is None)
         return self.counts_
+
+    def _absorb_block(self, codes, y_codes, moves, first: bool) -> None:
+        """Add a coded block to statistics of this model's own beyond the counts (none
+        here; AnDE's three-way counts). ``moves`` (from :func:`pybnc.encode.grow_encoder`)
+        says where the levels of a grown encoding went; ``first``: the first block."""
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.
@@ -307,6 +365,18 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             self.family_counts_ = families
         no_rows = np.empty((0, counts.n_features), dtype=np.int32)
         self._fit_encoded(no_rows, np.empty(0, dtype=np.int64), counts)
+
+    def _learn_in_passes(self, counts: Counts):
+        """Out of core: learn from the counts of a first pass over the rows, reading them
+        again as the model needs (:func:`run_passes` drives it; a generator).
+
+        Each ``yield`` gives a function of one coded block ``(codes, y)``; what it returns
+        for every block, summed, comes back from the ``yield``. A model that learns from
+        the counts alone reads nothing more (this default); Sahami's kDB counts its
+        families in a second pass, SKDB also its leave-one-out losses in a third.
+        """
+        self._fit_from_counts(counts)
+        yield from ()
 
     @abstractmethod
     def _fit_encoded(self, codes: np.ndarray, y: np.ndarray, counts: Counts) -> None:

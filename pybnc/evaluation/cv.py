@@ -21,9 +21,9 @@ The first two are reproduced exactly: the whole-table codes and counts are
 restricted to the levels and classes the training fold holds (codes of absent
 levels become missing, as the fold's encoder would make them). The third cannot
 be, so the fast path is used only when every column of the table is categorical
-under the model's encoder, and only for estimators whose ``fit`` is
-:meth:`BaseBNC.fit <pybnc.estimators.base.BaseBNC.fit>` (encode, count,
-``_fit_encoded``). Every other model is refitted on the raw training rows.
+under the model's encoder, and only for estimators that learn from the coded table
+alone (:attr:`Capabilities.learns_from_codes <pybnc.estimators.capabilities.Capabilities>`).
+Every other model is refitted on the raw training rows.
 ``tests/test_cv.py`` checks that both paths give identical probabilities.
 
 Timing: ``fit_time`` is the model's own learning from the fold's counts (fast
@@ -42,12 +42,12 @@ import pandas as pd
 import scipy.sparse
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils.validation import _check_feature_names
 
 from .._utils.progress import progress
 from ..counts.tables import count
 from ..encode import _as_frame
-from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
+from ..estimators.base import BaseBNC, Encoding, _check_labels, _check_table, log_posterior
+from ..estimators.capabilities import capabilities
 from .metrics import accuracy, brier_score, log_loss, log_score
 from .stats import win_tie_loss
 
@@ -180,16 +180,12 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     if restriction is None:
         return None
     present, class_present = restriction
-    est = clone(model)
-    _check_feature_names(est, X, reset=True)
-    est.classes_ = classes[class_present]
-    est.encoder_ = copy.copy(enc.encoder)
-    est.encoder_.categories_ = [cats[keep] for cats, keep in zip(enc.encoder.categories_, present)]
-    est.encoder_.cardinalities_ = np.array([keep.sum() for keep in present], dtype=np.int64)
-    est.n_features_in_ = codes.shape[1]
+    encoder = copy.copy(enc.encoder)
+    encoder.categories_ = [cats[keep] for cats, keep in zip(enc.encoder.categories_, present)]
+    encoder.cardinalities_ = np.array([keep.sum() for keep in present], dtype=np.int64)
     class_rank = np.cumsum(class_present) - 1
-    est._fit_encoded(_restrict_codes(codes, present), class_rank[y],
-                     _restrict_counts(counts, present, class_present))
+    est = clone(model)._fit_coded(Encoding.of(X, classes[class_present], encoder), _restrict_codes(codes, present),
+                                  class_rank[y], _restrict_counts(counts, present, class_present))
     fit_time = time.perf_counter() - start
     start = time.perf_counter()
     jll = est._jll_encoded(_restrict_codes(enc.codes[test], present))
@@ -200,7 +196,7 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
 
 
 def _uses_fast_path(model) -> bool:
-    return isinstance(model, BaseBNC) and type(model).fit is BaseBNC.fit
+    return isinstance(model, BaseBNC) and capabilities(model).learns_from_codes
 
 
 def _encodings(models, X, y_codes, n_classes) -> dict:
@@ -213,12 +209,12 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
             continue
         encoder = model._encoder()
         # Models that need the pair counts get their own shared encoding with them.
-        key = (type(encoder), repr(sorted(vars(encoder).items())), model._counts_pairs)
+        pairs = capabilities(model).pair_counts
+        key = (type(encoder), repr(sorted(vars(encoder).items())), pairs)
         if key not in by_key:
             encoder.fit(X, y_codes)
             ok = all(kind == "categorical" for kind in encoder.kinds_) and not encoder.dropped_columns_
-            by_key[key] = (_Encoded(encoder, X, y_codes, n_classes, categorical_dtype, model._counts_pairs)
-                           if ok else None)
+            by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype, pairs) if ok else None
         if by_key[key] is not None:
             out[name] = by_key[key]
     return out

@@ -28,6 +28,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from ..estimators.capabilities import capabilities
+
 
 def _sanitise(label, prefix: str) -> str:
     text = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", str(label))).strip("_")
@@ -50,18 +52,17 @@ def _unique(names, taken=()) -> list:
 def _check_model(model) -> None:
     from sklearn.utils.validation import check_is_fitted
 
-    needed = ("structure_", "class_log_prior_", "log_cpts_", "encoder_", "classes_")
-    if not all(hasattr(model, a) for a in needed):
-        check_is_fitted(model)
+    check_is_fitted(model)
+    found = capabilities(model)
+    if not found.one_network:
         raise TypeError(
             f"{type(model).__name__} has no single network to export: BIF/XMLBIF export needs a "
             "classifier with one structure (NaiveBayes, TAN, FAN, kDB, ...). Model-averaging "
             "classifiers (AODE, TBMATAN, MANB) average over many networks."
         )
-    weighting = getattr(model, "weighting", None)
-    if weighting not in (None, "none", False):
+    if not found.tables_are_probabilities:
         raise ValueError(
-            f"{type(model).__name__}(weighting={weighting!r}) raises its tables to feature weights, "
+            f"{type(model).__name__}(weighting={model.weighting!r}) raises its tables to feature weights, "
             "which no Bayesian network can express; BIF export would change its predictions. "
             "Export the model fitted with weighting=None."
         )

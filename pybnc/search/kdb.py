@@ -7,7 +7,8 @@ import numbers
 
 import numpy as np
 
-from ..estimators.augmented import _FITTED_DOC
+from ..counts.families import count_families
+from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
 from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams
@@ -17,29 +18,51 @@ from .tan_hc import _ArcSearch, addable_arcs
 _SEARCH_ARGS_DOC = "\n    epsilon" + _WRAPPER_DOC.split("\n    epsilon", 1)[1]
 
 
+def sahami_order(class_mi: np.ndarray) -> np.ndarray:
+    """Features in decreasing ``I(X_i; C)`` (ties: lower index first): Sahami's order."""
+    return np.lexsort((np.arange(class_mi.shape[0]), -class_mi))
+
+
+def ranked_parents(order: np.ndarray, cmi: np.ndarray, k: int, n_pair: np.ndarray | None = None) -> list:
+    """Each feature's (up to) ``k`` earlier features in ``order`` of highest
+    ``I(X_i; X_j | C)`` (``cmi``), highest first (ties: lower index first).
+
+    With ``n_pair`` (rows where both are observed), a feature never observed in the same
+    row as ``X_i`` is not among its candidates: it cannot inform it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cmi = np.array([[0, .5, .1], [.5, 0, .3], [.1, .3, 0]])
+    >>> ranked_parents(np.array([2, 0, 1]), cmi, 1)
+    [(2,), (0,), ()]
+    """
+    ranked = [()] * len(order)
+    for position, i in enumerate(order):
+        earlier = order[:position]
+        if n_pair is not None:
+            earlier = earlier[n_pair[i, earlier] > 0]
+        best = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
+        ranked[i] = tuple(int(j) for j in best[:k])
+    return ranked
+
+
 def sahami_ranking(counts, k: int) -> tuple[np.ndarray, list]:
     """Sahami's order and each feature's candidate parents, strongest first.
 
     Returns
     -------
     order : ndarray of shape (n_features,)
-        Features in decreasing ``I(X_i; C)`` (ties: lower index first).
+        Features in decreasing ``I(X_i; C)`` (:func:`sahami_order`).
     ranked_parents : list of tuple of int
         ``ranked_parents[i]``: the (up to) ``k`` features before ``i`` in ``order``
-        with the highest ``I(X_i; X_j | C)``, highest first (ties: lower index first).
+        with the highest ``I(X_i; X_j | C)``, highest first (:func:`ranked_parents`);
+        a feature never observed in the same row as ``X_i`` (nor one never observed at
+        all) is not among them.
     """
-    class_mi = class_mutual_information(counts)
     cmi, n_pair = pairwise_cmi(counts)
-    order = np.lexsort((np.arange(counts.n_features), -class_mi))
-    ranked_parents = [()] * counts.n_features
-    for position, i in enumerate(order):
-        earlier = order[:position]
-        # A feature never observed in the same row as X_i cannot inform it (nor be
-        # informed: a feature never observed at all gets no parent).
-        earlier = earlier[n_pair[i, earlier] > 0]
-        ranked = earlier[np.lexsort((earlier, -cmi[i, earlier]))]
-        ranked_parents[i] = tuple(int(j) for j in ranked[:k])
-    return order, ranked_parents
+    order = sahami_order(class_mutual_information(counts))
+    return order, ranked_parents(order, cmi, k, n_pair)
 
 
 def sahami_structure(counts, k: int) -> Structure:
@@ -99,7 +122,9 @@ class KDB(_ArcSearch):
 
     _desc = "kDB-HC"
     _folds_name = "n_folds"
-    _smooths_by_hdp = True  # params="hdp" (Petitjean et al. 2018), search="sahami" only
+    # Sahami's structure from the pair counts, then a second pass for its families;
+    # params="hdp" (Petitjean et al. 2018) with search="sahami" only.
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True)
 
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
@@ -109,12 +134,19 @@ class KDB(_ArcSearch):
         self.search = search
         self.n_folds = n_folds
 
-    @property
-    def _counts_pairs(self) -> bool:
-        return self.search != "hc"  # Sahami's order reads the pair counts; the search does not
+    def _refine_capabilities(self, declared):
+        if self.search == "hc":  # the search scores arcs on the rows, by cross-validation
+            return _ArcSearch._capabilities
+        return super()._refine_capabilities(declared)
 
-    def _learns_in_two_passes(self) -> bool:
-        return self.search == "sahami"  # the structure from pair counts, then its families
+    def _learn_in_passes(self, counts):
+        """Sahami's structure from the first pass's counts; a second pass counts the
+        families with several feature parents that it asks for, if any."""
+        structure = self._learn_structure(counts, None, None)
+        wanted = [tuple(p) + (i,) for i, p in enumerate(structure.parents) if len(p) > 1]
+        cards, n_classes = counts.cardinalities, counts.n_classes
+        families = (yield lambda codes, y: count_families(codes, y, cards, n_classes, wanted)) if wanted else None
+        self._fit_from_counts(counts, families)
 
     def _learn_structure(self, counts, codes, y):
         if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:

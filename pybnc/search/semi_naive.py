@@ -28,6 +28,7 @@ import numpy as np
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
 from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
@@ -95,7 +96,8 @@ class _SemiNaiveParams:
 class _SemiNaiveSearch(BaseBNC):
     """Shared search and model of FSSJ and BSEJ."""
 
-    _counts_pairs = False  # supernodes have no parents: class and level counts only
+    # supernodes have no parents: class and level counts only
+    _capabilities = Capabilities(pair_counts=False, joins_features=True, searches_by_cv=True)
 
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError

@@ -36,8 +36,8 @@ import numpy as np
 
 from ..counts.families import FamilyCounts, count_families
 from ..encode import with_encoding_params
-from ..estimators._row_blocks import RowBlocksMixin
 from ..estimators.augmented import AugmentedNaiveBayes
+from ..estimators.base import run_passes
 from ..parameters.hdp import hdp_parameters, ranked_to_sorted
 from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
@@ -75,7 +75,7 @@ def select_candidate(losses: np.ndarray) -> tuple[int, int]:
 
 
 @with_encoding_params
-class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
+class SKDB(AugmentedNaiveBayes):
     """Selective k-dependence Bayesian classifier (Martínez et al., JMLR 2016).
 
     Sahami's kDB (features in decreasing mutual information with the class, each
@@ -145,9 +145,8 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
     0.979
     """
 
-    _learns_from_counts = True  # out of core through fit_blocks / fit_dask
-    _rereads_blocks = True  # fit_blocks makes the three passes
-    _selection_rows_ = 0
+    # out of core through fit_blocks / fit_dask, in the three passes
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=3, smooths_by_hdp=True)
 
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
                  verbose=1, n_bins=5, discretizer="mdl",
@@ -184,49 +183,35 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         return "bayes" if self.params == "hdp" else self.params
 
     # -- the three passes ---------------------------------------------------------------
-    def _rank(self, counts):
-        self.order_, ranked = sahami_ranking(counts, int(self.k))
-        self.ranked_parents_ = cap_parents(ranked, counts.cardinalities, counts.n_classes)
-        return self._families()
-
-    def _families(self):
-        return [self.ranked_parents_[i] + (int(i),) for i in self.order_]
-
-    def _count(self, codes, y, families) -> FamilyCounts:
-        return count_families(codes, y, self.encoder_.cardinalities_, len(self.classes_), families)
-
-    def _losses(self, fc, codes, y, alpha, lookups=None):
-        return loo_losses(fc, self.order_, codes, y, int(self.k), alpha, self.loss, lookups=lookups)
-
     def _fit_encoded(self, codes, y, counts):
-        self._rank(counts)
-        self._fit_ranked(codes, y, counts)
+        order, ranked = sahami_ranking(counts, int(self.k))
+        run_passes(self._passes_from_order(counts, order, ranked), lambda: iter([(codes, y)]))
 
-    def _fit_ranked(self, codes, y, counts):
-        """Passes 2 and 3 for the order and candidate parents already in ``order_`` and
-        ``ranked_parents_`` (ESKDB sets its own)."""
+    def _fit_ranked(self, encoding, codes, y, counts, order, ranked_parents):
+        """Passes 2 and 3 for a given attribute order and candidate parents (strongest
+        first), the hook of ensembles that draw their own orders (ESKDB); ``encoding``
+        is the encoding the rows were coded with. Returns ``self``."""
+        self._take_encoding(encoding)
+        run_passes(self._passes_from_order(counts, order, ranked_parents), lambda: iter([(codes, y)]))
+        return self
+
+    def _learn_in_passes(self, counts):
+        """Out of core: Sahami's order from the first pass's counts, then passes 2 and 3."""
+        order, ranked = sahami_ranking(counts, int(self.k))
+        yield from self._passes_from_order(counts, order, ranked)
+
+    def _passes_from_order(self, counts, order, ranked_parents):
+        """Passes 2 (family counts) and 3 (leave-one-out losses) over the rows, then the
+        selected model (a generator driven by :func:`~pybnc.estimators.base.run_passes`)."""
         alpha = self._check_params()
-        fc = self._count(codes, y, self._families())
-        self._select(fc, self._losses(fc, codes, y, alpha), counts, alpha)
-
-    def _passes(self, read):
-        alpha = self._check_params()
-        families = self._rank(self.counts_)
-        fc = None
-        for codes, y in read():
-            block = self._count(codes, y, families)
-            fc = block if fc is None else fc + block
-        lookups = loo_lookups(fc, int(self.k), alpha)  # once for all the blocks
-        losses = sum(self._losses(fc, codes, y, alpha, lookups) for codes, y in read())
-        self._select(fc, losses, self.counts_, alpha)
-
-    def _block_refusal(self):
-        return ("SKDB reads the rows three times (pair counts, family counts, leave-one-out), which "
-                "partial_fit (one pass) cannot give exactly. Use pybnc.streaming.fit_blocks with a list of "
-                "blocks or a function returning a fresh iterable, or fit_dask.")
-
-    def _check_learns_from_counts(self) -> None:
-        """fit_blocks and fit_dask make the three passes (see ``_passes``)."""
+        self.order_ = np.asarray(order)
+        self.ranked_parents_ = cap_parents(ranked_parents, counts.cardinalities, counts.n_classes)
+        families = [self.ranked_parents_[i] + (int(i),) for i in self.order_]
+        cards, n_classes, k = counts.cardinalities, counts.n_classes, int(self.k)
+        fc = yield lambda codes, y: count_families(codes, y, cards, n_classes, families)
+        lookups = loo_lookups(fc, k, alpha)  # once for all the blocks
+        losses = yield lambda codes, y: loo_losses(fc, self.order_, codes, y, k, alpha, self.loss, lookups=lookups)
+        self._select(fc, losses, counts, alpha)
 
     # -- the selected model -----------------------------------------------------------
     def _select(self, fc: FamilyCounts, losses: np.ndarray, counts, alpha: float) -> None:
@@ -261,9 +246,4 @@ class SKDB(RowBlocksMixin, AugmentedNaiveBayes):
         log_cpts = [None] * len(cards)
         for i, table in zip(in_order, by_position):
             log_cpts[i] = table
-        self.structure_ = Structure(tuple(parents))
-        self.class_log_prior_ = prior
-        self.log_cpts_ = log_cpts
-        self.feature_weights_ = np.ones(len(cards))
-        names = self.feature_names_
-        self.arcs_ = [(names[u], names[v]) for u, v in self.structure_.arcs]
+        self._set_network(Structure(tuple(parents)), prior, log_cpts)

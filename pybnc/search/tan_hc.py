@@ -63,7 +63,7 @@ class _ArcSearch(AugmentedNaiveBayes):
     # The search counts each family it scores and the final tables are counted from the
     # rows (pybnc.parameters.learn.family_counts): counting every pair up front would cost a
     # large part of a fit on a small table.
-    _counts_pairs = False
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(pair_counts=False, searches_by_cv=True)
 
     def _arc_move(self, scorer, state: SearchState, changes: dict, describe):
         if scorer.has_missing:

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .._utils.progress import report_progress
+from ..estimators.capabilities import capabilities
+from ..estimators.registry import BY_SHORT_NAME, MODELS
 from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).
@@ -25,7 +27,7 @@ MAX_COUNT_BYTES = 1e9
 #: Conditional tables listed on the page (the model file has them all).
 MAX_TABLES = 200
 #: Learners that search by an inner cross-validation: slow on big tables.
-SLOW_MODELS = ("tanhc", "tanhcsp", "fssj", "bsej")
+SLOW_MODELS = tuple(entry.short_name for entry in MODELS if entry.capabilities.searches_by_cv)
 #: The model every other one is tested against.
 BASELINE = "nb"
 #: How float columns can be cut (the estimators' ``discretizer``).
@@ -38,10 +40,8 @@ class UserError(ValueError):
 
 
 def model_choices() -> list:
-    """``[(short name, description), ...]`` of the command line's model registry."""
-    from ..cli._common import REGISTRY
-
-    return [(key, description) for key, (_, _, description) in REGISTRY.items()]
+    """``[(short name, description), ...]`` of the model registry."""
+    return [(entry.short_name, entry.description) for entry in MODELS]
 
 
 def dataset_choices() -> list:
@@ -108,12 +108,10 @@ def load_bundled(name: str):
 
 def model_keys(chosen) -> list:
     """The chosen short names, checked, with the naive Bayes baseline first."""
-    from ..cli._common import REGISTRY
-
     keys = [k.strip().lower() for k in chosen if k and k.strip()]
-    unknown = [k for k in keys if k not in REGISTRY]
+    unknown = [k for k in keys if k not in BY_SHORT_NAME]
     if unknown:
-        raise UserError(f"unknown model {unknown[0]!r}; known models: {', '.join(REGISTRY)}.")
+        raise UserError(f"unknown model {unknown[0]!r}; known models: {', '.join(BY_SHORT_NAME)}.")
     if not keys:
         raise UserError("Choose at least one model.")
     return list(dict.fromkeys([BASELINE, *keys]))
@@ -263,17 +261,18 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
 
 def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
     """What the page shows of one fitted model besides its scores."""
-    codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
+    found = capabilities(model)
+    codes = model.encoder_.transform(model._align(X))
     view = {"name": type(model).__name__,
-            "arcs": [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None,
+            "arcs": [(str(u), str(v)) for u, v in model.arcs_] if found.one_network else None,
             "supernodes": ([tuple(map(str, node)) for node in model.supernodes_]
-                           if hasattr(model, "supernodes_") else None),
-            "drawing": network.drawing(model, codes, y_codes) if codes is not None else None,
+                           if found.joins_features else None),
+            "drawing": network.drawing(model, codes, y_codes),
             "domains": network.evidence_domains(model),
             "tables": network.conditional_tables(model)[:MAX_TABLES]}
     view["tables_cut"] = max(0, len(view["domains"]) - MAX_TABLES) if view["tables"] else 0
     if view["drawing"] is None:
-        why = ("joins features into compound nodes (listed below)" if view["supernodes"] is not None
+        why = ("joins features into compound nodes (listed below)" if found.joins_features
                else "averages many networks")
         view["why_no_drawing"] = f"{view['name']} {why}: there is no single network of the features to draw."
     return view

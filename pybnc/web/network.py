@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..estimators.capabilities import capabilities
 from ..scores.information import mutual_information
 
 #: Rows of one conditional table shown on the page; the whole table is in the model file.
@@ -57,7 +58,7 @@ def drawing(model, codes: np.ndarray, y_codes: np.ndarray) -> dict | None:
     """
     from ..plotting import network_layout
 
-    if not hasattr(model, "structure_"):
+    if not capabilities(model).one_network:
         return None
     names = model.feature_names_
     parents = [list(p) for p in model.structure_.parents]
@@ -142,7 +143,7 @@ def posterior(model, domains: list, evidence: dict, influence: bool = True) -> d
 
 def conditional_tables(model) -> list:
     """``[(feature, parent features, html table, rows cut)]`` for models with one network."""
-    if not hasattr(model, "conditional_table"):
+    if not capabilities(model).one_network:
         return []
     tables = []
     parents = model.structure_.parents

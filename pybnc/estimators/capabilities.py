@@ -1,0 +1,187 @@
+"""What each classifier can do, declared once per class: the estimator protocol.
+
+Streaming, cross-validation, the command line, the web page, the model file, the plots
+and the documentation read these declarations instead of asking an instance what
+attributes it happens to have. Each classifier class declares its
+:class:`Capabilities` at its default parameters (the class attribute
+``_capabilities``); where a parameter changes what the model can do (TAN with
+``weighting="awnb"`` reads its rows, so it cannot learn block by block; KDB with
+``search="hc"`` needs no pair counts), the class says so once, in its
+``_refine_capabilities``. :func:`capabilities` gives the answer for a class or an
+instance.
+
+scikit-learn's own tags (``__sklearn_tags__``) say what they can: every pybnc
+classifier takes missing values (``allow_nan``), string and categorical columns, and
+``partial_fit`` exists only where :attr:`Capabilities.learns_from_counts` holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a pybnc classifier can do (see :func:`capabilities`).
+
+    Attributes
+    ----------
+    learns_from_counts : bool
+        The model is a function of additive statistics of the rows (counts), so it
+        learns block by block: ``partial_fit`` exists, and one pass of
+        :func:`pybnc.streaming.fit_blocks` fits it.
+    passes : int
+        Passes over the rows that learning out of core takes
+        (:func:`pybnc.streaming.fit_blocks`, :func:`pybnc.streaming.fit_dask`): 1 for
+        the count learners, 2 for Sahami's kDB (its structure from the pair counts, then
+        the families that structure asks for), 3 for SKDB (then its leave-one-out
+        losses); 0 when the model cannot learn out of core at all.
+    pair_counts : bool
+        The counting stage gives the model every pair's class-conditional counts
+        (False: the class and level counts only; the tables with feature parents are
+        counted from the rows when needed).
+    learns_from_codes : bool
+        Learning needs nothing but the coded table and its counts, so
+        cross-validation codes the table once for every fold
+        (:mod:`pybnc.evaluation.cv`). False for ESKDB, whose members cut the numeric
+        columns from the raw values.
+    sums_missing_exactly : bool
+        A missing value is summed out exactly at prediction (False for AODE and AnDE,
+        which leave out a super-parent whose value is missing, the papers' policy).
+    discretises_numeric : bool
+        Numeric columns are cut into bins by the encoder (``discretizer``, ``n_bins``).
+    one_network : bool
+        The model is one Bayesian network: ``structure_``, ``arcs_``,
+        ``conditional_table``, ``log_likelihood``, plots and BIF export.
+    averages_structures : bool
+        The prediction averages over several structures (AODE, AnDE, TBMATAN,
+        SSTBMATAN, MANB, ESKDB).
+    joins_features : bool
+        Features are joined into compound nodes (FSSJ, BSEJ).
+    searches_by_cv : bool
+        The structure is searched by an inner cross-validation (the wrappers): slower
+        than the learners that read their structure from the counts.
+    smooths_by_hdp : bool
+        ``params="hdp"`` smooths the tables by hierarchical Dirichlet processes.
+    tables_are_probabilities : bool
+        The learned tables are conditional distributions (False when feature weights
+        raise them to a power: AWNB, WANBIA), as a BIF file must hold.
+    discriminative_weights : bool
+        ``weighting="discriminative"`` learns weights for the conditional likelihood.
+    explains : bool
+        ``explain()`` gives exact Shapley values of a prediction.
+
+    Examples
+    --------
+    >>> from pybnc import KDB, TAN, capabilities
+    >>> capabilities(TAN).learns_from_counts, capabilities(TAN(weighting="awnb")).learns_from_counts
+    (True, False)
+    >>> capabilities(KDB).passes, capabilities(KDB(search="hc")).passes
+    (2, 0)
+    """
+
+    learns_from_counts: bool = False
+    passes: int = 0
+    pair_counts: bool = True
+    learns_from_codes: bool = True
+    sums_missing_exactly: bool = True
+    discretises_numeric: bool = True
+    one_network: bool = False
+    averages_structures: bool = False
+    joins_features: bool = False
+    searches_by_cv: bool = False
+    smooths_by_hdp: bool = False
+    tables_are_probabilities: bool = True
+    discriminative_weights: bool = False
+    explains: bool = False
+
+    def replace(self, **changes) -> "Capabilities":
+        """A copy with ``changes`` (for a subclass's declaration or a parameter's refinement)."""
+        return dataclasses.replace(self, **changes)
+
+
+def capabilities(estimator) -> Capabilities:
+    """What a pybnc classifier (a class, or an instance with its parameters) can do.
+
+    A class answers for its default parameters; an instance for the parameters it
+    has, whether fitted or not.
+
+    Parameters
+    ----------
+    estimator : pybnc classifier class or instance
+
+    Returns
+    -------
+    Capabilities
+
+    Examples
+    --------
+    >>> from pybnc import AODE, SKDB, capabilities
+    >>> capabilities(SKDB).passes, capabilities(AODE()).averages_structures
+    (3, True)
+    """
+    declared = getattr(estimator, "_capabilities", None)
+    if not isinstance(declared, Capabilities):
+        raise TypeError(f"{estimator!r} is not a pybnc classifier: it declares no capabilities.")
+    if inspect.isclass(estimator):
+        return declared
+    return estimator._refine_capabilities(declared)
+
+
+def block_refusal(estimator, one_pass: bool) -> str | None:
+    """Why ``estimator`` cannot learn block by block (``one_pass``: in a single pass, as
+    ``partial_fit``; else in as many passes as it needs), or None if it can."""
+    found = capabilities(estimator)
+    name = type(estimator).__name__
+    if found.passes and (found.learns_from_counts or not one_pass):
+        return None
+    if found.passes:
+        return (f"{name} reads the rows {found.passes} times (what the first pass counts decides what the "
+                "next ones count), which partial_fit (one pass) cannot give. Use pybnc.streaming.fit_blocks "
+                "with a list of blocks or a function returning a fresh iterable, or fit_dask.")
+    call = _call(estimator)
+    remedy = _defaults_that_stream(estimator, one_pass)
+    if remedy:
+        return (f"{call} learns from the training rows themselves, not only their counts, so it cannot learn "
+                f"block by block. Use {name}({remedy}), which {'does' if one_pass else 'learns out of core'}, "
+                "or fit() on a sample that fits in memory.")
+    from .registry import MODELS
+
+    learners = ", ".join(m.cls.__name__ for m in MODELS if capabilities(m.cls).learns_from_counts)
+    return (f"{call} reads the training rows themselves (not only their counts), so it cannot learn block by "
+            f"block. Fit it with fit() on a sample that fits in memory, or use a classifier that learns from "
+            f"counts: {learners}.")
+
+
+def _changed(estimator) -> dict:
+    """The parameters of ``estimator`` that differ from its class's defaults."""
+    defaults = type(estimator)().get_params(deep=False)
+    return {k: v for k, v in estimator.get_params(deep=False).items() if not _same(v, defaults.get(k))}
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) if type(a) is type(b) else False
+    except (TypeError, ValueError):  # arrays and other values without a plain truth value
+        return a is b
+
+
+def _call(estimator) -> str:
+    """``Name(param=value, ...)`` with the parameters that differ from the defaults."""
+    changed = _changed(estimator)
+    return f"{type(estimator).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})" if changed \
+        else type(estimator).__name__
+
+
+def _defaults_that_stream(estimator, one_pass: bool) -> str:
+    """``param=default`` for the changed parameters whose default would let the model
+    learn block by block (in one pass, or out of core), or ``""``."""
+    defaults = type(estimator)().get_params(deep=False)
+    back = []
+    for key in _changed(estimator):
+        again = capabilities(type(estimator)(**{**estimator.get_params(deep=False), key: defaults[key]}))
+        if again.learns_from_counts if one_pass else again.passes:
+            back.append(f"{key}={defaults[key]!r}")
+    return ", ".join(back)

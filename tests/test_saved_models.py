@@ -1,0 +1,43 @@
+"""Model files written by pybnc 0.1.0 at commit 01750ec (before the estimator protocol)
+load and predict bit for bit as they did (tests/data/saved_models/make_models.py)."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pybnc
+from pybnc.datasets import load_dataset
+
+FOLDER = Path(__file__).parent / "data" / "saved_models"
+MADE = json.loads((FOLDER / "tables.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(MADE["tables"]))
+def test_an_older_model_file_loads_and_predicts_as_before(name):
+    X, _ = load_dataset(MADE["tables"][name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = pybnc.load(FOLDER / f"{name}.pybnc")
+        proba = model.predict_proba(X.iloc[: MADE["rows"]])
+    np.testing.assert_array_equal(proba, np.load(FOLDER / "expected.npz")[name])
+    assert pybnc.capabilities(model) == pybnc.capabilities(type(model)(**model.get_params()))
+
+
+def test_a_newer_format_is_refused_with_a_versioned_message(tmp_path):
+    import zipfile
+
+    source = FOLDER / "tan_car.pybnc"
+    target = tmp_path / "future.pybnc"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            data = old.read(item)
+            if item.filename == "model.json":
+                header = json.loads(data)
+                header["format_version"] = 99
+                data = json.dumps(header).encode()
+            new.writestr(item, data)
+    with pytest.raises(ValueError, match=r"format version 99 .*reads versions 1 to \d+.*Upgrade pybnc"):
+        pybnc.load(target)
