@@ -80,6 +80,7 @@ def fit_blocks(model, blocks, target=None, classes=None):
     >>> int(model.counts_.n_rows), model.encoder_.categories_[0].tolist()
     (4, ['x', 'y', 'z'])
     """
+    model._validate_params()
     found = capabilities(model)
     refusal = block_refusal(model, one_pass=False)
     if refusal:
@@ -172,6 +173,7 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     """
     import dask
 
+    model._validate_params()
     refusal = block_refusal(model, one_pass=False)
     if refusal:
         raise TypeError(refusal)

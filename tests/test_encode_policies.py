@@ -251,10 +251,11 @@ def test_integer_measurement_with_200_values_is_a_number():
 def test_feature_lists_are_validated_in_fit():
     X, y = _integer_measurement()
     for params, match in [({"categorical_features": ["nope"]}, "lists 'nope', which is not a column"),
-                          ({"numeric_features": "m"}, "must be a list of column names"),
+                          ({"numeric_features": "m"}, "'numeric_features' parameter of NaiveBayes must be an "
+                                                      "array-like or None"),
                           ({"categorical_features": ["m"], "numeric_features": ["m"]}, "both in"),
-                          ({"missing": "drop"}, "missing='drop' is not one of"),
-                          ({"id_columns": "yes"}, "id_columns='yes' is not one of")]:
+                          ({"missing": "drop"}, r"'missing' parameter of NaiveBayes must be a str among \{"),
+                          ({"id_columns": "yes"}, "'id_columns' parameter of NaiveBayes must be a str among")]:
         with pytest.raises(ValueError, match=match):
             pybnc.NaiveBayes(**params).fit(X, y)
     with pytest.raises(ValueError, match=r"Column 'k' is numeric in this model but holds the value 'x'"):

@@ -144,8 +144,10 @@ def test_large_counts_stay_finite():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"alpha": 0.0}, "alpha must be"), ({"alpha": -1}, "alpha must be"), ({"alpha": "x"}, "numbers"),
-    ({"arc_prior": 1.5}, "arc_prior must be"), ({"arc_prior": -0.1}, "arc_prior must be"),
+    ({"alpha": 0.0}, r"'alpha' parameter of MANB must be a float in the range \(0.0, inf\)"),
+    ({"alpha": -1}, "'alpha' parameter"), ({"alpha": "x"}, "'alpha' parameter"),
+    ({"arc_prior": 1.5}, r"'arc_prior' parameter of MANB must be a float in the range \[0.0, 1.0\]"),
+    ({"arc_prior": -0.1}, "'arc_prior' parameter"),
 ])
 def test_invalid_hyperparameters_are_named(kwargs, match):
     X, y = load_dataset("car")

@@ -236,7 +236,7 @@ def test_awnb_tan_marginalises_missing_values_exactly():
 
 def test_estimator_parameters():
     X, y = frame([[0, 1, 0, 1], [1, 1, 0, 0]]), [0, 1, 0, 1]
-    with pytest.raises(ValueError, match="weighting='bogus' is not one of"):
+    with pytest.raises(ValueError, match="The 'weighting' parameter of NaiveBayes must be a str among"):
         NaiveBayes(weighting="bogus").fit(X, y)
     plain = NaiveBayes().fit(X, y)
     np.testing.assert_array_equal(plain.feature_weights_, [1.0, 1.0])

@@ -27,9 +27,10 @@ is not in ``Q(x)``, as AODE drops a missing super-parent (Webb et al.'s policy).
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..counts.tables import _blas_controller
 from ..encode import with_encoding_params
@@ -217,6 +218,8 @@ class AnDE(AODE):
     0.986
     """
 
+    _parameter_constraints = {**AODE._parameter_constraints, "n": [Interval(Integral, 1, 2, closed="both")]}
+
     def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.n = n
@@ -224,13 +227,8 @@ class AnDE(AODE):
                          id_columns=id_columns, missing=missing, categorical_features=categorical_features,
                          numeric_features=numeric_features)
 
-    def _check_n(self) -> int:
-        if isinstance(self.n, bool) or not isinstance(self.n, numbers.Integral) or self.n not in (1, 2):
-            raise ValueError(f"n must be 1 (AODE) or 2 (A2DE), got {self.n!r}.")
-        return int(self.n)
-
     def _fit_encoded(self, codes, y, counts):
-        if self._check_n() == 2:
+        if self.n == 2:
             triples = count_triples(codes, y, counts.cardinalities, counts.n_classes)
         self._fit_tables(counts, triples if self.n == 2 else None)
 
@@ -248,7 +246,7 @@ class AnDE(AODE):
         self.pair_ok_ = joint.sum(axis=0) >= self.min_count
 
     def _absorb_block(self, codes, y, moves, first):
-        if self._check_n() == 1:
+        if self.n == 1:
             return
         cards = self.encoder_.cardinalities_
         block = count_triples(codes, y, cards, len(self.classes_))
@@ -264,20 +262,20 @@ class AnDE(AODE):
     def _fit_from_counts(self, counts, families=None):
         """From the running counts and the three-way counts absorbed block by block."""
         self.counts_ = counts
-        self._fit_tables(counts, self.triple_counts_ if self._check_n() == 2 else None)
+        self._fit_tables(counts, self.triple_counts_ if self.n == 2 else None)
 
     def _learn_in_passes(self, counts):
         """fit_dask's second pass: the three-way counts."""
         self.counts_ = counts
         triples = None
-        if self._check_n() == 2:
+        if self.n == 2:
             cards, n_classes = counts.cardinalities, counts.n_classes
             triples = yield lambda codes, y: count_triples(codes, y, cards, n_classes)
         self._fit_tables(counts, triples)
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
-        if self._check_n() == 2:
+        if self.n == 2:
             k, width = len(self.classes_), int(self.encoder_.cardinalities_.sum())
             fitted_array(self, "log_pair_", (k, width, width))
             fitted_array(self, "log_pair_child_", (k, width, width, width))

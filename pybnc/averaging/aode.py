@@ -35,12 +35,16 @@ over super-parents.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..counts.tables import Counts, _blas_controller
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.learn import learn_parameters, resolve_alpha
@@ -244,6 +248,8 @@ class AODE(BaseBNC):
     # every table comes from the pairwise counts; a missing super-parent is left out
     _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
                                  averages_structures=True)
+    _parameter_constraints = {**ENCODING_CONSTRAINTS, "min_count": [Interval(Real, 0, None, closed="left")],
+                              "params": params_options("bayes", "mle"), "alpha": ALPHA}
 
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
@@ -262,12 +268,6 @@ class AODE(BaseBNC):
 
     def _fit_super_parents(self, counts):
         """The one-dependence estimators' tables and naive Bayes's (AnDE's fallback too)."""
-        if self.params not in ("bayes", "mle"):
-            raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle' (AODE's parameter learners).")
-        if isinstance(self.min_count, bool) or not (
-            isinstance(self.min_count, (int, np.integer, float)) and np.isfinite(self.min_count) and self.min_count >= 0
-        ):
-            raise ValueError(f"min_count must be a number of rows >= 0, got {self.min_count!r}.")
         alpha = resolve_alpha(self.params, self.alpha)
         self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.params, alpha)
         value_counts = counts.levels.sum(axis=0)

@@ -29,22 +29,25 @@ iterations, concentrations tied per level).
 from __future__ import annotations
 
 import copy
-import numbers
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 
 from .._utils.progress import progress
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, Encoding, log_posterior
+from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..search.kdb import ranked_parents, sahami_order
-from ..search.skdb import SKDB
+from ..search.skdb import SKDB, SKDB_CONSTRAINTS
 from .member_bins import NumericValues, member_statistics
 
 
@@ -174,7 +177,10 @@ class ESKDB(BaseBNC):
 
     # Members with their own bins draw them from the raw values, not the codes.
     _capabilities = Capabilities(learns_from_codes=False, averages_structures=True, smooths_by_hdp=True)
+    _parameter_constraints = {**SKDB_CONSTRAINTS, "n_estimators": POSITIVE_INT,
+                              "member_bins": [StrOptions(set(MEMBER_BINS))], "n_jobs": [Integral, None]}
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Learn the members from a table ``X`` and labels ``y``; returns ``self``.
 
@@ -190,11 +196,6 @@ class ESKDB(BaseBNC):
         self._fit_members(None, codes, y, counts)
 
     def _fit_members(self, rows, codes, y, counts):
-        if (isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, numbers.Integral)
-                or self.n_estimators < 1):
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}.")
-        if self.member_bins not in MEMBER_BINS:
-            raise ValueError(f"member_bins must be one of {MEMBER_BINS}, got {self.member_bins!r}.")
         rng = check_random_state(self.random_state)
         draw_bins = (self.member_bins == "sampled" and rows is not None and self.n_estimators > 1
                      and "discretised" in self.encoder_.kinds_)
@@ -220,7 +221,6 @@ class ESKDB(BaseBNC):
             member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,
                           hdp_iterations=self.hdp_iterations, random_state=int(rng.randint(2**31 - 1)),
                           verbose=0, **self._encoder_params())
-            member._check_params()  # a bad parameter fails here, not in a worker
             members.append((member, Encoding.of_model(self, encoder), member_codes, member_counts, order,
                             ranked_parents(order, cmi, int(self.k))))
             orders.append(order)

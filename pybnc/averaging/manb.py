@@ -36,11 +36,14 @@ time a missing feature's averaged factor sums to one over its levels and drops o
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from scipy.special import gammaln, log_expit
 
 from ..counts.tables import Counts
-from ..encode import ENCODING_PARAMS_DOC
+from ..encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS_DOC
 from ..estimators.augmented import _FITTED_DOC, NaiveBayes
 from ..parameters.learn import class_log_prior, conditional_log_table
 
@@ -160,6 +163,9 @@ class MANB(NaiveBayes):
     """
 
     _capabilities = NaiveBayes._capabilities.replace(averages_structures=True)
+    # alpha also enters the marginal likelihoods: a pseudo-count of 0 has none
+    _parameter_constraints = {**ENCODING_CONSTRAINTS, "arc_prior": [Interval(Real, 0, 1, closed="both")],
+                              "alpha": [Interval(Real, 0, None, closed="neither")]}
 
     def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
@@ -172,24 +178,7 @@ class MANB(NaiveBayes):
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
 
-    def _check_hyperparameters(self) -> tuple[float, float]:
-        try:
-            alpha, arc_prior = float(self.alpha), float(self.arc_prior)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"alpha and arc_prior must be numbers, got alpha={self.alpha!r}, "
-                f"arc_prior={self.arc_prior!r}."
-            ) from None
-        if not (np.isfinite(alpha) and alpha > 0):
-            raise ValueError(
-                f"alpha must be a finite number > 0 (the Dirichlet pseudo-count of the "
-                f"marginal likelihood), got {self.alpha!r}."
-            )
-        if not 0.0 <= arc_prior <= 1.0:
-            raise ValueError(f"arc_prior must be a probability in [0, 1], got {self.arc_prior!r}.")
-        return alpha, arc_prior
-
     def _set_parameters(self, counts, codes, y):
-        alpha, arc_prior = self._check_hyperparameters()
-        class_log_prior, log_cpts, self.arc_posterior_ = manb_log_tables(counts, alpha, arc_prior)
+        class_log_prior, log_cpts, self.arc_posterior_ = manb_log_tables(counts, float(self.alpha),
+                                                                         float(self.arc_prior))
         self._set_network(self.structure_, class_log_prior, log_cpts)  # averaged tables, not weighted ones

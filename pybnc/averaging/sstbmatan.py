@@ -10,7 +10,10 @@ classifier (its posterior over trees is flatter), for comparison.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..encode import with_encoding_params
 from .tbmatan import TBMATAN
@@ -85,6 +88,8 @@ class SSTBMATAN(TBMATAN):
     (0.0, -inf)
     """
 
+    _parameter_constraints = {**TBMATAN._parameter_constraints, "decades": [Interval(Real, 0, None, closed="neither")]}
+
     def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
         self.decades = decades
@@ -96,11 +101,6 @@ class SSTBMATAN(TBMATAN):
         self.missing = missing
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
-
-    def _validate_params(self):
-        super()._validate_params()
-        if not (isinstance(self.decades, (int, float, np.number)) and np.isfinite(self.decades) and self.decades > 0):
-            raise ValueError(f"decades must be a finite number > 0 (the paper's K = 5), got {self.decades!r}.")
 
     def _posterior_edge_weights(self, log_w):
         return stubborn_log_weights(log_w, float(self.decades))

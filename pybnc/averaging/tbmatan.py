@@ -38,7 +38,10 @@ from __future__ import annotations
 import itertools
 import warnings
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 import pandas as pd
 from scipy.special import gammaln
 
@@ -47,6 +50,7 @@ from ..counts.tables import Counts, segment_sums
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators._constraints import ENCODING_CONSTRAINTS, POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
 
@@ -197,6 +201,8 @@ class TBMATAN(BaseBNC):
 
     # every table comes from the pairwise counts
     _capabilities = Capabilities(learns_from_counts=True, passes=1, averages_structures=True)
+    _parameter_constraints = {**ENCODING_CONSTRAINTS, "ess": [Interval(Real, 0, None, closed="neither")],
+                              "max_missing_combinations": POSITIVE_INT}
 
     def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
@@ -210,15 +216,7 @@ class TBMATAN(BaseBNC):
         self.numeric_features = numeric_features
 
     # -- learning -----------------------------------------------------------------
-    def _validate_params(self):
-        if not (isinstance(self.ess, (int, float, np.number)) and np.isfinite(self.ess) and self.ess > 0):
-            raise ValueError(f"ess must be a finite number > 0 (the paper uses 10), got {self.ess!r}.")
-        bound = self.max_missing_combinations
-        if not (isinstance(bound, (int, np.integer)) and bound >= 1):
-            raise ValueError(f"max_missing_combinations must be an integer >= 1, got {bound!r}.")
-
     def _fit_encoded(self, codes, y, counts):
-        self._validate_params()
         ess = float(self.ess)
         k = counts.n_classes
         self.class_log_prior_ = np.log(ess / k + counts.class_counts) - np.log(ess + counts.n_rows)

@@ -62,13 +62,14 @@ from ._columns import (
 )
 from ._levels import MISSING, sort_levels
 from .grow import finish_encoder, grow_encoder, plan_encoder
-from .table import MISSING_LABEL, TableEncoder, as_frame, float_values, interval_labels
+from .table import ENCODING_CONSTRAINTS, MISSING_LABEL, TableEncoder, as_frame, float_values, interval_labels
 
 # Model files name the encoder's class by module: keep the public one.
 TableEncoder.__module__ = __name__
 
-#: The encoding parameters every classifier takes (and passes to its :class:`TableEncoder`).
-ENCODING_PARAMS = ("n_bins", "discretizer", "id_columns", "missing", "categorical_features", "numeric_features")
+#: The encoding parameters every classifier takes (and passes to its :class:`TableEncoder`);
+#: their scikit-learn constraints are :data:`ENCODING_CONSTRAINTS`, their docs :data:`ENCODING_PARAMS_DOC`.
+ENCODING_PARAMS = tuple(ENCODING_CONSTRAINTS)
 
 ENCODING_PARAMS_DOC = """\
     n_bins : int, default=5

@@ -6,6 +6,7 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from .discretize import cut_points
 from ._columns import (
@@ -40,6 +41,16 @@ TEXT_BLOCK_MAX_ROWS = 4096
 ID_POLICIES = ("drop", "error", "keep")
 MISSING_POLICIES = ("sum", "category")
 DISCRETIZERS = ("quantile", "uniform", "mdl")
+#: scikit-learn constraints of the encoding parameters, which every classifier shares
+#: (:data:`pybnc.encode.ENCODING_PARAMS_DOC` documents them).
+ENCODING_CONSTRAINTS = {
+    "n_bins": [Interval(Integral, 2, None, closed="left")],
+    "discretizer": [StrOptions(set(DISCRETIZERS))],
+    "id_columns": [StrOptions(set(ID_POLICIES))],
+    "missing": [StrOptions(set(MISSING_POLICIES))],
+    "categorical_features": ["array-like", None],
+    "numeric_features": ["array-like", None],
+}
 
 
 def as_array(X) -> np.ndarray:
@@ -220,13 +231,9 @@ class TableEncoder:
 
     # -- parameters ---------------------------------------------------------------------
     def _validate(self, frame: pd.DataFrame) -> tuple[set, set]:
-        for param, allowed in (("discretizer", DISCRETIZERS), ("id_columns", ID_POLICIES),
-                               ("missing", MISSING_POLICIES)):
-            if getattr(self, param) not in allowed:
-                raise ValueError(f"{param}={getattr(self, param)!r} is not one of "
-                                 f"{', '.join(repr(a) for a in allowed)}.")
-        if not (isinstance(self.n_bins, Integral) and not isinstance(self.n_bins, bool) and self.n_bins >= 2):
-            raise ValueError(f"n_bins must be an integer >= 2, got {self.n_bins!r}.")
+        validate_parameter_constraints(
+            {**ENCODING_CONSTRAINTS, "max_levels": [Interval(Integral, 1, None, closed="left")]},
+            {name: getattr(self, name) for name in (*ENCODING_CONSTRAINTS, "max_levels")}, "TableEncoder")
         categorical = _feature_set(self.categorical_features, frame, "categorical_features")
         numeric = _feature_set(self.numeric_features, frame, "numeric_features")
         if categorical & numeric:

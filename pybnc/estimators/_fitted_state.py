@@ -22,6 +22,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import scipy.sparse
+from sklearn.utils._param_validation import InvalidParameterError
 
 from ..counts.tables import Counts
 from ..encode import TableEncoder
@@ -221,6 +222,10 @@ def _float_leaves(value, where: str, depth: int = 0):
 
 def check_fitted_state(model) -> None:
     """The generic part of ``BaseBNC._check_fitted_state``; raises :class:`InconsistentState`."""
+    try:
+        model._validate_params()  # the parameters a fit would accept
+    except InvalidParameterError as exc:
+        raise InconsistentState("get_params()", str(exc)) from None
     classes = fitted_array(model, "classes_", (None,), "biufOUS")
     n_classes = classes.size
     if n_classes < 2:

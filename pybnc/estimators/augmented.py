@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..counts.tables import Counts
@@ -12,7 +13,8 @@ from ..parameters.learn import check_table_size, family_counts, learn_parameters
 from ..scores.penalties import penalised
 from ..structure import Structure, chow_liu
 from ..inference.forest import joint_log_likelihood
-from ..parameters.weighting import weight_tables
+from ..parameters.weighting import AWNB_TREES, WEIGHTINGS, weight_tables
+from ._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
 from .base import BaseBNC
 from .capabilities import Capabilities, capabilities
 
@@ -205,6 +207,16 @@ class AugmentedNaiveBayes(BaseBNC):
         return bundle
 
 
+#: The parameters of NaiveBayes, TAN and FAN.
+_NETWORK_CONSTRAINTS = {
+    **ENCODING_CONSTRAINTS,
+    "params": params_options(),
+    "alpha": ALPHA,
+    "weighting": [StrOptions({w for w in WEIGHTINGS if w is not None}), None],
+    "awnb_tree": [StrOptions(set(AWNB_TREES))],
+    "random_state": ["random_state"],
+}
+
 #: NaiveBayes, TAN and FAN: at most one feature parent, so every table is read from the
 #: class, level or pair counts, which are additive.
 _FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1)
@@ -227,6 +239,7 @@ class NaiveBayes(AugmentedNaiveBayes):
 
     # every table is a feature given the class: level counts only
     _capabilities = _FROM_COUNTS.replace(pair_counts=False)
+    _parameter_constraints = _NETWORK_CONSTRAINTS
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
@@ -268,6 +281,7 @@ class TAN(AugmentedNaiveBayes):
     """
 
     _capabilities = _FROM_COUNTS
+    _parameter_constraints = {**_NETWORK_CONSTRAINTS, "criterion": [StrOptions({"loglik", "aic", "bic", "mdl"})]}
 
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
@@ -286,8 +300,6 @@ class TAN(AugmentedNaiveBayes):
         self.random_state = random_state
 
     def _learn_structure(self, counts, codes, y):
-        if self.criterion not in ("loglik", "aic", "bic", "mdl"):
-            raise ValueError(f"criterion={self.criterion!r} is not one of 'loglik', 'aic', 'bic', 'mdl'.")
         return chow_liu(counts, self.criterion)
 
 
@@ -311,6 +323,7 @@ class FAN(AugmentedNaiveBayes):
     """
 
     _capabilities = _FROM_COUNTS
+    _parameter_constraints = _NETWORK_CONSTRAINTS
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,

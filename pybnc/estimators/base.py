@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, _get_feature_names, check_is_fitted
 
@@ -145,6 +145,8 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     #: What the class can do at its default parameters (:mod:`pybnc.estimators.capabilities`).
     _capabilities = Capabilities()
+    #: Every parameter's scikit-learn constraints, checked at fit (:mod:`pybnc.estimators._constraints`).
+    _parameter_constraints: dict = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -253,6 +255,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return [str(c) for c in self.encoder_.columns_]
 
     # -- the contract -------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
         codes, y_codes, counts = self._encode_fit(X, y)
@@ -277,6 +280,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return True
 
     @available_if(_has_partial_fit)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
         """Add a block of rows to the running counts and re-learn the model from them.
 

@@ -99,6 +99,8 @@ def _check_models(models) -> dict:
     for name, model in models.items():
         if not (hasattr(model, "fit") and hasattr(model, "predict_proba")):
             raise TypeError(f"models[{name!r}] = {model!r} has no fit/predict_proba; pass a classifier.")
+        if isinstance(model, BaseBNC):
+            model._validate_params()  # before any fold, and for the fast path, which calls no fit
     return models
 
 

@@ -19,7 +19,6 @@ exactly what a user would not expect from a structure search.
 
 from __future__ import annotations
 
-import numbers
 import sys
 import warnings
 
@@ -102,15 +101,11 @@ class WrapperParams:
 
 
 def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k"):
-    """Check the common search arguments; returns the random generator."""
-    if not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, bool) or n_folds < 2:
-        raise ValueError(f"{n_folds_name} (cross-validation folds) must be an integer >= 2, got {n_folds!r}.")
+    """Check the folds against the rows (the parameters' types and ranges are checked at
+    fit, ``_parameter_constraints``); returns the random generator."""
     if n_folds > n_rows:
         raise ValueError(f"{n_folds_name}={n_folds} folds need at least as many rows; X has {n_rows}. "
                          f"Lower {n_folds_name}.")
-    eps = estimator.epsilon
-    if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
-        raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}.")
     return check_random_state(estimator.random_state)
 
 

@@ -3,12 +3,15 @@ hill-climbing ``kdb`` (arcs added by cross-validated accuracy)."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..counts.families import count_families
+from ..estimators._constraints import FOLDS, WRAPPER_CONSTRAINTS, params_options
 from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
+from ..parameters.learn import METHODS
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
 from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams
@@ -125,6 +128,13 @@ class KDB(_ArcSearch):
     # Sahami's structure from the pair counts, then a second pass for its families;
     # params="hdp" (Petitjean et al. 2018) with search="sahami" only.
     _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True)
+    _parameter_constraints = {
+        **WRAPPER_CONSTRAINTS,
+        "k": [Interval(Integral, 0, None, closed="left")],
+        "search": [StrOptions({"sahami", "hc"})],
+        "n_folds": FOLDS,
+        "params": params_options(*METHODS, "hdp"),
+    }
 
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
@@ -149,15 +159,12 @@ class KDB(_ArcSearch):
         self._fit_from_counts(counts, families)
 
     def _learn_structure(self, counts, codes, y):
-        if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
-            raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
         if self.search == "sahami":
             return sahami_structure(counts, int(self.k))
-        if self.params == "hdp":
-            raise ValueError("params='hdp' needs search='sahami': the hill-climbing scores candidate arcs "
-                             "by cross-validation with the Dirichlet estimates ('bayes' or 'mle').")
-        if self.search != "hc":
-            raise ValueError(f"search={self.search!r} is not one of 'sahami', 'hc'.")
+        searched = WRAPPER_CONSTRAINTS["params"][0].options
+        if self.params not in searched:
+            raise ValueError(f"params={self.params!r} needs search='sahami': the hill-climbing scores candidate "
+                             f"arcs by cross-validation with one of {sorted(searched)}.")
 
         def step(scorer, state, rng):
             return self._arc_candidates(scorer, state, addable_arcs(state.structure, int(self.k)))

@@ -25,9 +25,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC
+from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
@@ -98,6 +100,7 @@ class _SemiNaiveSearch(BaseBNC):
 
     # supernodes have no parents: class and level counts only
     _capabilities = Capabilities(pair_counts=False, joins_features=True, searches_by_cv=True)
+    _parameter_constraints = {**WRAPPER_CONSTRAINTS, "join_smoothing": [StrOptions(set(JOIN_SMOOTHINGS))]}
 
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError
@@ -117,8 +120,6 @@ class _SemiNaiveSearch(BaseBNC):
         return describe, scorer.accuracy_of(state.total, plus, minus), apply
 
     def _fit_encoded(self, codes, y, counts):
-        if self.join_smoothing not in JOIN_SMOOTHINGS:
-            raise ValueError(f"join_smoothing={self.join_smoothing!r} is not one of {JOIN_SMOOTHINGS}.")
         rng = validate_search(self, codes.shape[0], self.k)
         scorer = make_scorer(self, codes, y, counts, self.k, rng)
         init = self._initial_supernodes(counts.n_features)

@@ -30,12 +30,14 @@ variable elimination (:func:`pybnc.inference.forest.joint_log_likelihood`).
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..counts.families import FamilyCounts, count_families
 from ..encode import with_encoding_params
+from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, POSITIVE_INT, params_options
 from ..estimators.augmented import AugmentedNaiveBayes
 from ..estimators.base import run_passes
 from ..parameters.hdp import hdp_parameters, ranked_to_sorted
@@ -48,6 +50,19 @@ LOSSES = ("rmse", "log_loss", "zero_one")
 #: Largest family table (cells, missing slots included): a candidate parent that would
 #: make it larger is not taken (adult's 40-level columns as 5 parents: 10^9 cells).
 MAX_FAMILY_CELLS = 1 << 22
+
+
+#: The parameters of SKDB (and of ESKDB's members).
+SKDB_CONSTRAINTS = {
+    **ENCODING_CONSTRAINTS,
+    "k": [Interval(Integral, 0, None, closed="left")],
+    "loss": [StrOptions(set(LOSSES))],
+    "params": params_options("bayes", "mle", "hdp"),
+    "alpha": ALPHA,
+    "hdp_iterations": POSITIVE_INT,
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
 
 
 def cap_parents(ranked_parents, cardinalities, n_classes: int) -> list:
@@ -147,6 +162,7 @@ class SKDB(AugmentedNaiveBayes):
 
     # out of core through fit_blocks / fit_dask, in the three passes
     _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=3, smooths_by_hdp=True)
+    _parameter_constraints = SKDB_CONSTRAINTS
 
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
                  verbose=1, n_bins=5, discretizer="mdl",
@@ -164,19 +180,6 @@ class SKDB(AugmentedNaiveBayes):
         self.missing = missing
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
-
-    # -- validation -------------------------------------------------------------------
-    def _check_params(self) -> float:
-        if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
-            raise ValueError(f"k (the most feature parents per feature) must be an integer >= 0, got {self.k!r}.")
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss={self.loss!r} is not one of {LOSSES}.")
-        if self.params not in ("bayes", "mle", "hdp"):
-            raise ValueError(f"params={self.params!r} is not one of 'bayes', 'mle', 'hdp' (SKDB's parameter learners).")
-        if self.params == "hdp" and (isinstance(self.hdp_iterations, bool) or not isinstance(
-                self.hdp_iterations, numbers.Integral) or self.hdp_iterations < 1):
-            raise ValueError(f"hdp_iterations must be an integer >= 1, got {self.hdp_iterations!r}.")
-        return resolve_alpha(self._selection_params, self.alpha)
 
     @property
     def _selection_params(self) -> str:
@@ -203,7 +206,7 @@ class SKDB(AugmentedNaiveBayes):
     def _passes_from_order(self, counts, order, ranked_parents):
         """Passes 2 (family counts) and 3 (leave-one-out losses) over the rows, then the
         selected model (a generator driven by :func:`~pybnc.estimators.base.run_passes`)."""
-        alpha = self._check_params()
+        alpha = resolve_alpha(self._selection_params, self.alpha)
         self.order_ = np.asarray(order)
         self.ranked_parents_ = cap_parents(ranked_parents, counts.cardinalities, counts.n_classes)
         families = [self.ranked_parents_[i] + (int(i),) for i in self.order_]

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..structure.dag import Structure
 from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, pick_best,
@@ -131,6 +132,7 @@ class TANHC(WrapperParams, _ArcSearch):
 
     _desc = "TAN-HC"
     _folds_name = "k"
+    _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
         def step(scorer, state, rng):
@@ -162,6 +164,7 @@ class TANHCSP(WrapperParams, _ArcSearch):
 
     _desc = "TAN-HCSP"
     _folds_name = "k"
+    _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
         def step(scorer, state, rng):

@@ -1,0 +1,45 @@
+"""scikit-learn parameter constraints shared by several classifiers.
+
+Every classifier lists each of its parameters in ``_parameter_constraints``
+(scikit-learn's :mod:`sklearn.utils._param_validation` vocabulary); ``fit``,
+``partial_fit``, :mod:`pybnc.streaming` and cross-validation check them before
+anything is read, so a wrong value raises scikit-learn's ``InvalidParameterError``
+(a ``ValueError`` and a ``TypeError``) naming the parameter and what it may be. The
+encoding parameters' constraints are declared with their documentation in
+:mod:`pybnc.encode` (:data:`~pybnc.encode.ENCODING_CONSTRAINTS`).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..encode import ENCODING_CONSTRAINTS
+from ..parameters.learn import METHODS
+
+#: A smoothing strength: a pseudo-count, ``N0`` or ``lambda`` (None: the method's default).
+ALPHA = [Interval(Real, 0, None, closed="left"), None]
+#: A number of something that must be at least one.
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+#: Cross-validation folds.
+FOLDS = [Interval(Integral, 2, None, closed="left")]
+
+
+def params_options(*methods: str) -> list:
+    """The constraint of ``params``: one of ``methods`` (default: every method of
+    :mod:`pybnc.parameters.learn`)."""
+    return [StrOptions(set(methods or METHODS))]
+
+
+#: The parameters of the greedy wrappers that bnclassify shares (TAN-HC, TAN-HCSP, FSSJ, BSEJ).
+WRAPPER_CONSTRAINTS = {
+    **ENCODING_CONSTRAINTS,
+    "k": FOLDS,
+    "epsilon": [Interval(Real, 0, None, closed="left")],
+    # the search scores candidates with these estimates (pybnc.search._engine)
+    "params": params_options("mle", "bayes", "friedman", "ms"),
+    "alpha": ALPHA,
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
