@@ -496,12 +496,12 @@ def test_search_reaching_accuracy_one_does_not_warn():
     assert model.search_trace_[-1]["reason"] == "the accuracy is 1"
 
 
-@pytest.mark.parametrize("kwargs, message", [({"k": 1}, "k .cross-validation folds."),
-                                             ({"epsilon": -0.1}, "epsilon"),
+@pytest.mark.parametrize("kwargs, message", [({"k": 1}, r"'k' parameter of TANHC must be an int in the range \[2, inf\)"),
+                                             ({"epsilon": -0.1}, "'epsilon' parameter of TANHC"),
                                              ({"k": 1000}, "Lower k")])
 def test_clear_errors(kwargs, message):
     X, y = _xor_frame(n=48)
     with pytest.raises(ValueError, match=message):
         TANHC(verbose=0, **kwargs).fit(X, y)
-    with pytest.raises(ValueError, match="search="):
+    with pytest.raises(ValueError, match="'search' parameter of KDB must be a str among"):
         KDB(search="tabu").fit(X, y)

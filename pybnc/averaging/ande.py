@@ -32,9 +32,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..counts.tables import _blas_controller
+from ..counts.tables import _blas_controller, column_features, moved_columns, one_hot_offsets
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
+from ..estimators.base import keep_arguments
 from ..parameters.learn import resolve_alpha
 from .aode import AODE, child_log_estimate, log_estimate, log_mean_exp, observed_onehot
 
@@ -73,8 +74,7 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     >>> t[1, 0, 3, 5].item(), t[1, 5, 0, 3].item()   # N(c=1, x0=0, x1=1, x2=1), in any order
     (1.0, 1.0)
     """
-    cards = np.asarray(cardinalities, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(cards)])
+    offsets = one_hot_offsets(cardinalities)
     width = int(offsets[-1])
     _check_triple_size(n_classes, width)
     codes = np.asarray(codes)
@@ -115,7 +115,7 @@ def pair_log_tables(joint: np.ndarray, triples: np.ndarray, cardinalities, metho
         ``log P(x_l = e | c, x_i = a, x_j = b)``; zero where ``l`` is ``i`` or ``j``.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
-    column = np.repeat(np.arange(cards.shape[0]), cards)
+    column = column_features(cards)
     r = cards[column]  # levels of each column's feature
     k = joint.shape[0]
     member = (column[:, None] == np.arange(cards.shape[0])[None, :]).astype(np.float64)  # (W, d)
@@ -222,10 +222,7 @@ class AnDE(AODE):
 
     def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.n = n
-        super().__init__(min_count=min_count, params=params, alpha=alpha, n_bins=n_bins, discretizer=discretizer,
-                         id_columns=id_columns, missing=missing, categorical_features=categorical_features,
-                         numeric_features=numeric_features)
+        keep_arguments(self, locals())
 
     def _fit_encoded(self, codes, y, counts):
         if self.n == 2:
@@ -252,8 +249,7 @@ class AnDE(AODE):
         block = count_triples(codes, y, cards, len(self.classes_))
         running = None if first else self.__dict__.get("triple_counts_")
         if running is not None and moves is not None:
-            offsets = np.concatenate([[0], np.cumsum(cards)])
-            cols = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)])
+            cols = moved_columns(moves, cards)
             padded = np.zeros_like(block)
             padded[np.ix_(np.arange(block.shape[0]), cols, cols, cols)] = running
             running = padded
@@ -284,7 +280,7 @@ class AnDE(AODE):
     def _jll_encoded(self, codes):
         if self.n == 1:
             return self._super_parent_jll(codes)
-        offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)
+        offsets = one_hot_offsets(self.encoder_.cardinalities_)
         jll, has_pair = a2de_log_joint(codes, offsets, self.log_pair_, self.log_pair_child_, self.pair_ok_)
         if not has_pair.all():  # the paper's fallback to A(n-1)DE
             jll[~has_pair] = self._super_parent_jll(codes[~has_pair])

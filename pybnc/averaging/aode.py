@@ -40,14 +40,14 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..counts.tables import Counts, _blas_controller
+from ..counts.tables import Counts, _blas_controller, one_hot_offsets
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import fitted_array
-from ..estimators.base import BaseBNC
+from ..estimators.base import BaseBNC, keep_arguments
 from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
-from ..parameters.learn import learn_parameters, resolve_alpha
+from ..parameters.learn import learn_parameters, log_ratio, pseudo_counts, resolve_alpha
 from ..structure import Structure
 
 # Bound on the (K, rows, W) block of super-parent sums held at once (float64 cells).
@@ -119,11 +119,8 @@ def log_estimate(n, total, cells, method: str, alpha: float) -> np.ndarray:
     where the denominator is 0, floored at ``1e-300`` (as :mod:`pybnc.parameters.learn`).
 
     ``total`` is the count summed over the ``cells`` outcomes that ``n`` is one of."""
-    a = 0.0 if method == "mle" else alpha
-    bottom = total + cells * a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(bottom > 0, (n + a) / np.where(bottom > 0, bottom, 1.0), 1.0 / cells)
-    return np.log(np.maximum(theta, 1e-300))
+    a = pseudo_counts(method, alpha, cells, 1, 1)[0]
+    return log_ratio(n + a, total + cells * a, cells)
 
 
 def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.ndarray, np.ndarray]:
@@ -222,11 +219,8 @@ class AODE(BaseBNC):
 
     Attributes
     ----------
-    classes_ : ndarray
-        Class labels.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
+    classes_, n_features_in_, feature_names_in_
+        The class labels and the input columns, as :class:`pybnc.NaiveBayes`.
     log_joint_ : ndarray of shape (n_classes, W)
         ``log P(c, x_j = a)`` per one-hot column ``offsets[j] + a``.
     log_child_ : ndarray of shape (n_classes, W, W)
@@ -253,15 +247,7 @@ class AODE(BaseBNC):
 
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.min_count = min_count
-        self.params = params
-        self.alpha = alpha
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     def _fit_encoded(self, codes, y, counts):
         self._fit_super_parents(counts)
@@ -287,7 +273,7 @@ class AODE(BaseBNC):
 
     def _super_parent_jll(self, codes):
         """The average over super-parents, naive Bayes where none qualifies (AnDE's fallback too)."""
-        offsets = np.concatenate([[0], np.cumsum(self.encoder_.cardinalities_)]).astype(np.int64)
+        offsets = one_hot_offsets(self.encoder_.cardinalities_)
         jll, has_parent = aode_log_joint(codes, offsets, self.log_joint_, self.log_child_, self.super_parent_ok_)
         if not has_parent.all():
             naive = Structure.naive_bayes(codes.shape[1])

@@ -39,7 +39,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .._utils.progress import progress
 from ..estimators._fitted_state import fitted_array
-from ..estimators.base import BaseBNC, Encoding, log_posterior
+from ..estimators.base import BaseBNC, Encoding, keep_arguments, log_posterior
 from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
@@ -158,22 +158,7 @@ class ESKDB(BaseBNC):
     def __init__(self, n_estimators=20, k=5, loss="rmse", params="hdp", alpha=None, hdp_iterations=1000,
                  member_bins="sampled", random_state=None, n_jobs=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.n_estimators = n_estimators
-        self.k = k
-        self.loss = loss
-        self.params = params
-        self.alpha = alpha
-        self.hdp_iterations = hdp_iterations
-        self.member_bins = member_bins
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     # Members with their own bins draw them from the raw values, not the codes.
     _capabilities = Capabilities(learns_from_codes=False, averages_structures=True, smooths_by_hdp=True)

@@ -45,6 +45,7 @@ from scipy.special import gammaln, log_expit
 from ..counts.tables import Counts
 from ..encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS_DOC
 from ..estimators.augmented import _FITTED_DOC, NaiveBayes
+from ..estimators.base import keep_arguments
 from ..parameters.learn import class_log_prior, conditional_log_table
 
 
@@ -169,14 +170,7 @@ class MANB(NaiveBayes):
 
     def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.arc_prior = arc_prior
-        self.alpha = alpha
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     def _set_parameters(self, counts, codes, y):
         class_log_prior, log_cpts, self.arc_posterior_ = manb_log_tables(counts, float(self.alpha),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts.tables import Counts, count, segment_sums
+from ..counts.tables import Counts, count, one_hot_offsets, segment_sums
 from ..encode.discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
 from ..encode import MISSING, as_frame, float_values
 from ..scores.information import _xlogx, class_mutual_information, pairwise_cmi
@@ -112,7 +112,7 @@ def cmi_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, ro
     ``sum N log N + N_c log N_c - sum N_ca log N_ca - sum N_cb log N_cb`` over its
     block, over its total."""
     cards = np.asarray(cardinalities, dtype=np.int64)
-    off = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+    off = one_hot_offsets(cards)
     width, d = int(off[-1]), len(cards)
     rows = np.asarray(rows, dtype=np.int64)
     per_pair, n_pair = np.zeros((rows.size, d)), np.zeros((rows.size, d))
@@ -122,7 +122,7 @@ def cmi_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, ro
     for group in np.unique(groups):
         where = np.flatnonzero(groups == group)
         mine = rows[where]
-        local = np.concatenate([[0], np.cumsum(cards[mine])]).astype(np.int64)
+        local = one_hot_offsets(cards[mine])
         picked = np.concatenate([np.arange(off[i], off[i + 1]) for i in mine])
         for c in range(n_classes):
             coded = codes[y == c]

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from ..encode import with_encoding_params
+from ..estimators.base import keep_arguments
 from .tbmatan import TBMATAN
 
 _LN10 = np.log(10.0)
@@ -92,15 +93,7 @@ class SSTBMATAN(TBMATAN):
 
     def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.decades = decades
-        self.ess = ess
-        self.max_missing_combinations = max_missing_combinations
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     def _posterior_edge_weights(self, log_w):
         return stubborn_log_weights(log_w, float(self.decades))

@@ -46,10 +46,10 @@ import pandas as pd
 from scipy.special import gammaln
 
 from .._utils.logsumexp import logsumexp
-from ..counts.tables import Counts, segment_sums
+from ..counts.tables import Counts, one_hot_offsets, segment_sums
 from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
-from ..estimators.base import BaseBNC
+from ..estimators.base import BaseBNC, keep_arguments
 from ..estimators._constraints import ENCODING_CONSTRAINTS, POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
@@ -206,14 +206,7 @@ class TBMATAN(BaseBNC):
 
     def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.ess = ess
-        self.max_missing_combinations = max_missing_combinations
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     # -- learning -----------------------------------------------------------------
     def _fit_encoded(self, codes, y, counts):
@@ -252,7 +245,7 @@ class TBMATAN(BaseBNC):
         fitted_array(self, "feature_log_prob_", (k, width))
         fitted_array(self, "log_dependence_", (k, width, width))
         fitted_array(self, "log_edge_weights_", (n, n), finite=False)  # log 0 = -inf: no edge
-        if not np.array_equal(fitted_array(self, "column_offsets_", (n,), kinds="iu"), np.cumsum(cards) - cards):
+        if not np.array_equal(fitted_array(self, "column_offsets_", (n,), kinds="iu"), one_hot_offsets(cards)[:-1]):
             raise InconsistentState("column_offsets_", "differ from the encoding's column offsets")
         normaliser = np.asarray(getattr(self, "log_tree_normaliser_", None))
         fitted_array(self, "log_tree_normaliser_", (), value=normaliser)  # a finite float

@@ -6,7 +6,7 @@ import click
 import pandas as pd
 
 from ..estimators.capabilities import capabilities
-from . import cli
+from ._group import cli
 from ._common import (MODEL_HELP, build_models, console, data_options, load_data, mean_std,
                       model_options, print_table, quiet_option, verbosity, write_table)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..estimators.capabilities import capabilities
-from . import cli
+from ._group import cli
 from ._common import (MODEL_HELP, DataChoice, build_models, console, data_options, file_options, load_data,
                       load_model, model_options, print_table, read_file, save_model, write_table)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import cli
+from ._group import cli
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 

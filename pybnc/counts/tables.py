@@ -54,6 +54,23 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+def one_hot_offsets(cardinalities) -> np.ndarray:
+    """Where each feature's levels start among the one-hot columns (every level of every
+    feature, in order), then the width ``W``: shape ``(d + 1,)``, int64.
+
+    Examples
+    --------
+    >>> one_hot_offsets([2, 3]).tolist(), column_features([2, 3]).tolist()
+    ([0, 2, 5], [0, 0, 1, 1, 1])
+    """
+    return np.concatenate([[0], np.cumsum(np.asarray(cardinalities, dtype=np.int64))]).astype(np.int64)
+
+
+def column_features(cardinalities) -> np.ndarray:
+    """The feature of each one-hot column (length ``W``)."""
+    cardinalities = np.asarray(cardinalities, dtype=np.int64)
+    return np.repeat(np.arange(cardinalities.shape[0]), cardinalities)
+
 class ClassTotals:
     """What every table of counts derives from its ``class_counts``."""
 
@@ -119,12 +136,13 @@ class Counts(ClassTotals):
 
     @property
     def offsets(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.cardinalities)]).astype(np.int64)
+        """:func:`one_hot_offsets` of the features."""
+        return one_hot_offsets(self.cardinalities)
 
     @property
     def column_feature(self) -> np.ndarray:
-        """Feature index of each one-hot column (length ``W``)."""
-        return np.repeat(np.arange(self.n_features), self.cardinalities)
+        """Feature index of each one-hot column (length ``W``): :func:`column_features`."""
+        return column_features(self.cardinalities)
 
     @property
     def has_pairs(self) -> bool:
@@ -494,7 +512,7 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     ('sparse', [[0.0, 1.0], [0.0, 0.0]])
     """
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(cardinalities)]).astype(np.int64)
+    offsets = one_hot_offsets(cardinalities)
     width = int(offsets[-1])
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
@@ -552,6 +570,13 @@ def _level_counts(codes: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_class
     return counted.astype(np.float64).reshape(n_classes, width)
 
 
+def moved_columns(moves: list, cardinalities) -> np.ndarray:
+    """The one-hot column (of the grown encoding of ``cardinalities``) where each old
+    one-hot column goes, for the ``moves`` of :func:`pybnc.encode.grow_encoder`."""
+    offsets = one_hot_offsets(cardinalities)
+    return np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)]).astype(np.int64)
+
+
 def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
     """Counts re-indexed to a grown encoding: old level ``a`` of feature ``i`` moves to
     ``moves[i][a]``; new levels get zero counts (they were never seen).
@@ -565,9 +590,8 @@ def remap_counts(counts: Counts, moves: list, cardinalities) -> Counts:
     """
     counts = counts.with_full_pairs()  # the left-out last levels move: count them back first
     cards = np.asarray(cardinalities, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(cards)])
-    columns = np.concatenate([offsets[i] + np.asarray(m) for i, m in enumerate(moves)]).astype(np.int64)
-    width = int(offsets[-1])
+    columns = moved_columns(moves, cards)
+    width = int(cards.sum())
     levels = np.zeros((counts.n_classes, width))
     levels[:, columns] = counts.levels
     pairs = {}

@@ -15,7 +15,7 @@ from ..structure import Structure, chow_liu
 from ..inference.forest import joint_log_likelihood
 from ..parameters.weighting import AWNB_TREES, WEIGHTINGS, weight_tables
 from ._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
-from .base import BaseBNC
+from .base import BaseBNC, keep_arguments
 from .capabilities import Capabilities, capabilities
 
 _PARAMS_DOC = """
@@ -244,17 +244,7 @@ class NaiveBayes(AugmentedNaiveBayes):
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
-        self.params = params
-        self.alpha = alpha
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
-        self.weighting = weighting
-        self.awnb_tree = awnb_tree
-        self.random_state = random_state
+        keep_arguments(self, locals())
 
     def _learn_structure(self, counts, codes, y):
         return Structure.naive_bayes(counts.n_features)
@@ -286,18 +276,7 @@ class TAN(AugmentedNaiveBayes):
     def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None):
-        self.criterion = criterion
-        self.params = params
-        self.alpha = alpha
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
-        self.weighting = weighting
-        self.awnb_tree = awnb_tree
-        self.random_state = random_state
+        keep_arguments(self, locals())
 
     def _learn_structure(self, counts, codes, y):
         return chow_liu(counts, self.criterion)
@@ -324,21 +303,7 @@ class FAN(AugmentedNaiveBayes):
 
     _capabilities = _FROM_COUNTS
     _parameter_constraints = _NETWORK_CONSTRAINTS
-
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
-                 weighting=None, awnb_tree="c45", random_state=None):
-        self.params = params
-        self.alpha = alpha
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
-        self.weighting = weighting
-        self.awnb_tree = awnb_tree
-        self.random_state = random_state
+    __init__ = NaiveBayes.__init__  # the same parameters
 
     def _learn_structure(self, counts, codes, y):
         return chow_liu(counts, "mdl")

@@ -117,6 +117,14 @@ class Encoding:
                    model.__dict__.get("feature_names_in_"))
 
 
+def keep_arguments(estimator, arguments: dict) -> None:
+    """Keep an ``__init__``'s arguments (its ``locals()``, taken first thing) as the
+    estimator's parameters, unchanged: scikit-learn's convention (they are checked at fit)."""
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
 def run_passes(passes, read=None, total=None) -> None:
     """Drive a model's passes over its rows (:meth:`BaseBNC._learn_in_passes`).
 

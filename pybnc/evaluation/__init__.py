@@ -11,6 +11,7 @@ Examples
 [0.849, 0.938]
 """
 
+from . import stats
 from .cv import compare_to_baseline, cross_validate, learning_curve, summarize
 from .metrics import accuracy, brier_score, error_rate, log_loss, log_score
 from .stats import (
@@ -22,20 +23,5 @@ from .stats import (
     win_tie_loss,
 )
 
-__all__ = [
-    "cross_validate",
-    "learning_curve",
-    "summarize",
-    "compare_to_baseline",
-    "accuracy",
-    "error_rate",
-    "log_loss",
-    "log_score",
-    "brier_score",
-    "TTestResult",
-    "paired_t_test",
-    "corrected_resampled_t_test",
-    "win_tie_loss",
-    "significant_wins",
-    "HIGHER_IS_BETTER",
-]
+__all__ = ["cross_validate", "learning_curve", "summarize", "compare_to_baseline", "accuracy", "error_rate",
+           "log_loss", "log_score", "brier_score", *stats.__all__]

@@ -108,26 +108,45 @@ def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=No
     return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))
 
 
-def _log_normalise(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    r = max(numerator.shape[-1], 1)  # a feature never observed has no level (r = 0): an empty table
+def pseudo_counts(method: str, alpha: float, r, q, n_classes: int, marginal=None) -> tuple:
+    """The estimators' Dirichlet pseudo-counts for a table of ``r`` outcomes given ``q``
+    parent configurations and ``n_classes`` classes: ``(per cell, per configuration)``,
+    the second the sum of the first over the outcomes. The one definition of ``"mle"``,
+    ``"bayes"``, ``"friedman"`` (``marginal``: ``N_i(k) / N``) and ``"ms"`` (``alpha``
+    spread evenly over the family's cells) for every learner.
+
+    Examples
+    --------
+    >>> pseudo_counts("ms", 10.0, 2, 5, 2)
+    (0.5, 1.0)
+    """
+    if method == "mle":
+        return 0.0, 0.0
+    if method == "bayes":
+        return alpha, alpha * r
+    if method == "friedman":
+        return alpha * marginal, alpha
+    if method == "ms":
+        return alpha / (r * q * n_classes), alpha / (q * n_classes)
+    raise ValueError(f"params={method!r} has no Dirichlet pseudo-counts; it is one of 'mle', 'bayes', "
+                     "'friedman', 'ms'.")
+
+
+def log_ratio(numerator, denominator, n_outcomes) -> np.ndarray:
+    """``log(numerator / denominator)``: an estimated probability's logarithm, the
+    uniform ``1 / n_outcomes`` where the denominator is 0 (a parent configuration never
+    seen), floored at ``1e-300`` so that nothing is ``-inf``."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 1.0 / r)
+        theta = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 1.0 / n_outcomes)
     return np.log(np.maximum(theta, 1e-300))
 
 
 def conditional_log_table(n_ijk: np.ndarray, method: str, alpha: float, marginal=None) -> np.ndarray:
     """Log of ``P(x_i | class, parents)`` from family counts ``(K, q, r)``."""
     k, q, r = n_ijk.shape
-    if method == "mle":
-        prior = np.zeros(r)
-    elif method == "bayes":
-        prior = np.full(r, alpha)
-    elif method == "friedman":
-        prior = alpha * marginal
-    else:  # "ms": lambda spread evenly over the cells of the family
-        prior = np.full(r, alpha / (r * q * k))
-    numerator = n_ijk + prior
-    return _log_normalise(numerator, numerator.sum(axis=-1, keepdims=True))
+    numerator = n_ijk + pseudo_counts(method, alpha, r, q, k, marginal)[0]
+    # a feature never observed has no level (r = 0): an empty table
+    return log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
 
 
 def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.0) -> np.ndarray:
@@ -146,7 +165,7 @@ def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.n
     k = class_counts.shape[0]
     pseudo = {"bayes": alpha, "backoff": alpha, "ms": alpha / k}.get(method, 0.0)
     numerator = class_counts + pseudo
-    return _log_normalise(numerator, numerator.sum())
+    return log_ratio(numerator, numerator.sum(), max(k, 1))
 
 
 #: Most cells the conditional tables of one network may hold (float64: 2 GiB).

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..inference.forest import _forest_rows_jll, parent_configuration
 from ..inference.elimination import eliminate_rows_jll
-from ..parameters.learn import class_log_prior, resolve_alpha
+from ..parameters.learn import class_log_prior, pseudo_counts, resolve_alpha
 from ..structure.dag import Structure
 from ._forest_messages import ForestMessages
 from ._rows import correct_per_fold, correct_per_fold_swapped, fold_counts, gather_rows, training_counts
@@ -72,22 +72,10 @@ def sum_terms(terms, start=0):
     return total
 
 
-def _prior(method: str, alpha: float, r_full: float, q_full: float, n_classes: int, marginal=None):
-    """Pseudo-counts ``(per cell, per parent configuration)`` of :mod:`pybnc.parameters.learn`."""
-    if method == "mle":
-        return 0.0, 0.0
-    if method == "bayes":
-        return alpha, alpha * r_full
-    if method == "friedman":
-        return alpha * marginal, alpha
-    return alpha / (r_full * q_full * n_classes), alpha / (q_full * n_classes)  # "ms"
-
-
 def _log_ratio(numerator, denominator, r_full: float, overwrite: bool = False) -> np.ndarray:
-    """``log(numerator / denominator)``, floored at ``log(1e-300)``, uniform ``1 / r_full``
-    where the denominator is 0 (a parent configuration never seen). Two logs and a
-    difference: fewer passes than dividing first, over the many large tables a search
-    builds; ``overwrite`` writes them into ``numerator`` (no new array)."""
+    """:func:`pybnc.parameters.learn.log_ratio` computed as two logs and a difference:
+    fewer passes than dividing first, over the many large tables a search builds (equal
+    to rounding); ``overwrite`` writes them into ``numerator`` (no new array)."""
     empty = denominator <= 0
     any_empty = bool(empty.any())
     with np.errstate(divide="ignore"):
@@ -109,7 +97,7 @@ def log_theta(n_ijk, method: str, alpha: float, r_full: float, q_full: float, n_
     ``overwrite`` computes the table in the memory of ``n_ijk`` (a search's tables can be
     as large as its per-row arrays).
     """
-    prior, prior_total = _prior(method, alpha, r_full, q_full, n_classes, marginal)
+    prior, prior_total = pseudo_counts(method, alpha, r_full, q_full, n_classes, marginal)
     denominator = n_ijk.sum(axis=-1, keepdims=True) + prior_total
     numerator = np.add(n_ijk, prior, out=n_ijk if overwrite else None)
     return _log_ratio(numerator, denominator, r_full, overwrite=True)
@@ -497,7 +485,7 @@ class CVScorer:
             if self.method == "friedman":
                 marginal = self._fold_marginal(child, r)[:, 0, 0, :][self.fold, np.maximum(child, 0)]
             q_full = float(np.prod(self.cardinalities[list(members[:-1])].astype(float)))
-            prior, prior_total = _prior(self.method, self.alpha, float(r), q_full, K, marginal)
+            prior, prior_total = pseudo_counts(self.method, self.alpha, float(r), q_full, K, marginal)
             np.add(n_parent, prior_total, out=n_parent)
             out = _log_ratio(np.add(n_cell, prior, out=n_cell), n_parent, float(r), overwrite=True)
             if self.has_missing:

@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 
 from .._utils.progress import progress
 from ..encode import ENCODING_PARAMS_DOC
+from ..estimators.base import keep_arguments
 from ._engine import CVScorer
 
 _WRAPPER_DOC = """
@@ -86,18 +87,7 @@ class WrapperParams:
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
                  n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.k = k
-        self.epsilon = epsilon
-        self.params = params
-        self.alpha = alpha
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
 
 def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k"):
@@ -169,9 +159,10 @@ def report_stop(estimator, trace: list, start_model: str, folds: int) -> None:
 
 
 def _caller_level() -> int:
-    """``stacklevel`` pointing at the first frame outside pybnc (the user's ``fit``)."""
+    """``stacklevel`` pointing at the first frame outside pybnc and scikit-learn (the
+    user's ``fit``, not scikit-learn's wrapper that checks the parameters)."""
     level, frame = 2, sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("pybnc."):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(("pybnc.", "sklearn.")):
         frame, level = frame.f_back, level + 1
     return level
 

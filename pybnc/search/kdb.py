@@ -14,7 +14,8 @@ from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..parameters.learn import METHODS
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
-from ._greedy import _TRACE_DOC, _WRAPPER_DOC, WrapperParams
+from ..estimators.base import keep_arguments
+from ._greedy import _TRACE_DOC, _WRAPPER_DOC
 from .tan_hc import _ArcSearch, addable_arcs
 
 # The wrappers' argument docs without their ``k`` (here the number of parents).
@@ -139,10 +140,7 @@ class KDB(_ArcSearch):
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        WrapperParams.__init__(self, k, epsilon, params, alpha, random_state, verbose, n_bins, discretizer,
-                               id_columns, missing, categorical_features, numeric_features)
-        self.search = search
-        self.n_folds = n_folds
+        keep_arguments(self, locals())
 
     def _refine_capabilities(self, declared):
         if self.search == "hc":  # the search scores arcs on the rows, by cross-validation

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts.families import FamilyCounts
+from ..parameters.learn import log_ratio
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
 _BLOCK_CELLS = 1 << 22
@@ -23,10 +24,7 @@ _BLOCK_CELLS = 1 << 22
 def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.ndarray:
     """``log((N + a) / (N_parent + r a))``, uniform where the denominator is 0 (as
     :func:`pybnc.parameters.learn.conditional_log_table`)."""
-    bottom = den + r * alpha
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.where(bottom > 0, (num + alpha) / np.where(bottom > 0, bottom, 1.0), 1.0 / max(r, 1))
-    return np.log(np.maximum(theta, 1e-300))
+    return log_ratio(num + alpha, den + r * alpha, max(r, 1))
 
 
 def _sub_tables(full: np.ndarray, n_parents: int):

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
-from ..estimators.base import BaseBNC
+from ..estimators.base import BaseBNC, keep_arguments
 from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
@@ -80,19 +80,7 @@ class _SemiNaiveParams:
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.k = k
-        self.epsilon = epsilon
-        self.params = params
-        self.alpha = alpha
-        self.join_smoothing = join_smoothing
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
 
 class _SemiNaiveSearch(BaseBNC):

@@ -39,7 +39,7 @@ from ..counts.families import FamilyCounts, count_families
 from ..encode import with_encoding_params
 from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, POSITIVE_INT, params_options
 from ..estimators.augmented import AugmentedNaiveBayes
-from ..estimators.base import run_passes
+from ..estimators.base import keep_arguments, run_passes
 from ..parameters.hdp import hdp_parameters, ranked_to_sorted
 from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
@@ -167,19 +167,7 @@ class SKDB(AugmentedNaiveBayes):
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
                  verbose=1, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
-        self.k = k
-        self.loss = loss
-        self.params = params
-        self.alpha = alpha
-        self.hdp_iterations = hdp_iterations
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_bins = n_bins
-        self.discretizer = discretizer
-        self.id_columns = id_columns
-        self.missing = missing
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        keep_arguments(self, locals())
 
     @property
     def _selection_params(self) -> str:

@@ -1,0 +1,86 @@
+"""No import circle between pybnc's modules, and the modules that start the circles a
+careless import would close load first in a fresh interpreter."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "pybnc"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level_imports(path: Path, modules: set) -> set:
+    """The pybnc modules a module imports when it is loaded (not inside functions)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & modules  # `from . import stats`
+            found |= submodules
+            if len(submodules) < len(node.names):  # names defined in the module itself
+                found.add(base)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph() -> dict:
+    paths = [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _top_level_imports(p, modules) for p in paths}
+
+
+def find_circle(graph: dict):
+    """One circle of the graph as a list of modules, or None."""
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                circle = visit(nxt)
+                if circle:
+                    return circle
+        state[node] = "done"
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            circle = visit(node)
+            if circle:
+                return circle
+    return None
+
+
+def test_the_finder_finds_a_circle():
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_circle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_imports_itself_through_others():
+    graph = import_graph()
+    assert len(graph) > 90 and "pybnc.estimators.registry" in graph["pybnc.cli._common"]
+    assert find_circle(graph) is None, " -> ".join(find_circle(graph))
+
+
+@pytest.mark.parametrize("module", ["pybnc.estimators.capabilities", "pybnc.estimators.registry",
+                                    "pybnc.search.skdb", "pybnc.averaging.eskdb", "pybnc.streaming",
+                                    "pybnc.evaluation.cv", "pybnc.io.model_file", "pybnc.web.analysis"])
+def test_a_module_imports_alone_in_a_fresh_interpreter(module):
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True, capture_output=True)
