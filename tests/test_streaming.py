@@ -320,3 +320,17 @@ def test_kdb_from_blocks_equals_kdb_from_all_rows_exactly():
     with pytest.raises(TypeError, match="reads the blocks 2 times.*lambda: pd.read_csv"):
         fit_blocks(KDB(k=2), iter(blocks), classes=np.unique(y))
     assert not hasattr(KDB(), "partial_fit")  # one pass cannot count the final structure's families
+
+
+def test_which_classifiers_table_is_what_they_declare():
+    """docs/large-data.md's table of which classifier streams how, read from the classifiers."""
+    from pybnc import (AODE, BSEJ, ESKDB, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TANHC, TANHCSP, TBMATAN, AnDE,
+                       NaiveBayes, capabilities)
+
+    assert capabilities(TAN).learns_from_counts and capabilities(KDB).passes == 2
+    assert capabilities(TAN(weighting="awnb")).passes == 0
+    one_pass = [NaiveBayes, TAN, FAN, MANB, AODE, AnDE, TBMATAN, SSTBMATAN]
+    rows_only = [KDB(search="hc"), TANHC, TANHCSP, FSSJ, BSEJ, ESKDB, NaiveBayes(weighting="wanbia")]
+    assert all(capabilities(c).learns_from_counts and capabilities(c).passes == 1 for c in one_pass)
+    assert [capabilities(c).passes for c in (KDB, SKDB)] == [2, 3]
+    assert all(capabilities(c).passes == 0 for c in rows_only)

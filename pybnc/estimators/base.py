@@ -177,7 +177,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
     # -- encoding ---------------------------------------------------------------------
     def _encoder_params(self) -> dict:
         """This estimator's encoding parameters (:data:`pybnc.encode.ENCODING_PARAMS`)."""
-        params = self.get_params(deep=False)
+        params = vars(self)  # scikit-learn keeps the parameters as they were given (get_params is slower)
         return {name: params[name] for name in ENCODING_PARAMS if name in params}
 
     def _encoder(self) -> TableEncoder:
