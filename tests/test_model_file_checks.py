@@ -179,7 +179,7 @@ def _bad_states(model):
     yield "classes_", dict(classes_=np.array(list(model.classes_) * 2, dtype=object)[:6]), "repeated|shape"
     yield "classes_", dict(classes_=model.classes_[:1]), "classes_: 1 label"
     yield "prior", dict(class_log_prior_=np.r_[np.nan, model.class_log_prior_[1:]]), "class_log_prior_: holds nan"
-    yield "tables", dict(log_cpts_=[]), "log_cpts_: not a list of n_features_in_=6"
+    yield "tables", dict(log_cpts_=[]), "log_cpts_: not a list of 6 tables"
     yield "tables", dict(log_cpts_=[np.empty((k, 1, 0))] + cpts[1:]), r"log_cpts_\[0\]: shape \(4, 1, 0\)"
     yield "tables", dict(log_cpts_=cpts[:2] + [cpts[2][:, :, :-1]] + cpts[3:]), r"log_cpts_\[2\]: shape"
     yield "tables", dict(log_cpts_=[c.astype(int) for c in cpts]), r"log_cpts_\[0\]: dtype int64"

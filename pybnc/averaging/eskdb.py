@@ -38,7 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
 from .._utils.progress import progress
-from ..estimators._fitted_state import fitted_array
+from ..estimators._fitted_state import InconsistentState, check_structure, check_tables, fitted_array, fitted_list
 from ..estimators.base import BaseBNC, Encoding, keep_arguments, log_posterior
 from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
@@ -229,16 +229,29 @@ class ESKDB(BaseBNC):
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
-        n_members, n_classes = len(self.structures_), len(self.classes_)
+        n_classes, columns = len(self.classes_), self.encoder_.columns_
+        structures = fitted_list(self, "structures_")
+        n_members = len(structures)
+        if n_members == 0:
+            raise InconsistentState("structures_", "an ensemble without members")
         fitted_array(self, "class_log_priors_", (n_members, n_classes))
         # The order runs over the kept columns: an identifier the encoder left out has no place.
-        fitted_array(self, "orders_", (n_members, len(self.encoder_.columns_)), kinds="iu")
-        for m, (structure, tables, encoder) in enumerate(zip(self.structures_, self.member_log_cpts_,
-                                                              self.member_encoders())):
-            cards = encoder.cardinalities_
-            for i, table in enumerate(tables):
-                q = int(np.prod(cards[list(structure.parents[i])]))
-                fitted_array(self, f"member_log_cpts_[{m}][{i}]", (n_classes, q, int(cards[i])), value=table, finite=False)
+        fitted_array(self, "orders_", (n_members, len(columns)), kinds="iu")
+        if hasattr(self, "member_cut_points_"):
+            for m, cuts in enumerate(fitted_list(self, "member_cut_points_", n_members)):
+                fitted_list(None, f"member_cut_points_[{m}]", len(columns), value=cuts)
+                for j, (kind, c) in enumerate(zip(self.encoder_.kinds_, cuts)):
+                    if c is None:
+                        continue
+                    c = fitted_array(None, f"member_cut_points_[{m}][{j}]", (None,), value=c)
+                    if kind != "discretised" or np.any(np.diff(c) <= 0):
+                        raise InconsistentState(f"member_cut_points_[{m}][{j}]",
+                                                "cut points of a categorical column, or not increasing")
+        tables = fitted_list(self, "member_log_cpts_", n_members)
+        for m, (structure, encoder) in enumerate(zip(structures, self.member_encoders())):
+            parents = check_structure(structure, len(columns), f"structures_[{m}]")
+            check_tables(tables[m], parents, encoder.cardinalities_, n_classes, f"member_log_cpts_[{m}]",
+                         finite=False)
 
     def member_log_joint(self, member_codes) -> list:
         """Each member's ``log P(x, c)``, exact with missing values, from each member's

@@ -169,6 +169,46 @@ def check_counts(counts, cards: np.ndarray, n_classes: int) -> None:
             raise InconsistentState(f"counts_.sparse[{c}]", f"not a ({width}, {width}) table of counts")
 
 
+def fitted_list(model, name: str, length: int | None = None, value=None, items: str = "entries") -> list:
+    """The attribute ``name`` (or ``value``, named ``name``): a list, of ``length`` ``items``
+    if given."""
+    value = getattr(model, name, None) if value is None else value
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        size = "a list" if length is None else f"a list of {length} {items}"
+        raise InconsistentState(name, f"not {size} (found {type(value).__name__}"
+                                      f"{f' of {len(value)}' if isinstance(value, (list, tuple)) else ''})")
+    return value
+
+
+def check_structure(structure, n: int, where: str = "structure_") -> tuple:
+    """The parents of a :class:`~pybnc.structure.Structure` over ``n`` features, once
+    they are other features' indices and the arcs have no cycle."""
+    if not isinstance(structure, Structure):
+        raise InconsistentState(where, f"a {type(structure).__name__}, not a Structure")
+    parents = structure.parents
+    if not isinstance(parents, tuple) or len(parents) != n:
+        raise InconsistentState(f"{where}.parents", f"not a tuple of {n} entries (one per feature)")
+    for i, ps in enumerate(parents):
+        if not isinstance(ps, tuple) or not all(type(p) is int and 0 <= p < n and p != i for p in ps) \
+                or len(set(ps)) != len(ps):
+            raise InconsistentState(f"{where}.parents[{i}]", f"{str(ps)[:60]} is not a tuple of other features")
+    try:
+        structure.topological_order()
+    except ValueError as exc:
+        raise InconsistentState(where, str(exc)) from None
+    return parents
+
+
+def check_tables(tables, parents: tuple, cards: np.ndarray, n_classes: int, where: str = "log_cpts_",
+                 finite: bool = True) -> None:
+    """One ``(classes, parent configurations, levels)`` table of log-probabilities per feature."""
+    fitted_list(None, where, len(parents), value=tables, items="tables (one per feature)")
+    for i, ps in enumerate(parents):
+        configurations = int(np.prod([int(cards[p]) for p in ps], dtype=object))
+        fitted_array(None, f"{where}[{i}]", (n_classes, configurations, int(cards[i])), value=tables[i],
+                     finite=finite)
+
+
 def check_network(model, cards: np.ndarray, n_classes: int, required: bool = False) -> None:
     """``structure_`` (naive Bayes when absent and not ``required``) against ``log_cpts_``
     and the encoding."""
@@ -178,25 +218,8 @@ def check_network(model, cards: np.ndarray, n_classes: int, required: bool = Fal
         if required:
             raise InconsistentState("structure_", "missing")
         structure = Structure.naive_bayes(n)
-    elif not isinstance(structure, Structure):
-        raise InconsistentState("structure_", f"a {type(structure).__name__}, not a Structure")
-    parents = structure.parents
-    if not isinstance(parents, tuple) or len(parents) != n:
-        raise InconsistentState("structure_.parents", f"not a tuple of n_features_in_={n} entries")
-    for i, ps in enumerate(parents):
-        if not isinstance(ps, tuple) or not all(type(p) is int and 0 <= p < n and p != i for p in ps) \
-                or len(set(ps)) != len(ps):
-            raise InconsistentState(f"structure_.parents[{i}]", f"{str(ps)[:60]} is not a tuple of other features")
-    try:
-        structure.topological_order()
-    except ValueError as exc:
-        raise InconsistentState("structure_", str(exc)) from None
-    tables = vars(model).get("log_cpts_")
-    if not isinstance(tables, list) or len(tables) != n:
-        raise InconsistentState("log_cpts_", f"not a list of n_features_in_={n} tables")
-    for i, ps in enumerate(parents):
-        configurations = int(np.prod([int(cards[p]) for p in ps], dtype=object))
-        fitted_array(None, f"log_cpts_[{i}]", (n_classes, configurations, int(cards[i])), value=tables[i])
+    parents = check_structure(structure, n)
+    check_tables(vars(model).get("log_cpts_"), parents, cards, n_classes)
 
 
 def _float_leaves(value, where: str, depth: int = 0):

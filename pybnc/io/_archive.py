@@ -96,11 +96,11 @@ class Archive:
     def has(self, name) -> bool:
         return isinstance(name, str) and name in self.infos
 
-    def _open(self, name: str):
+    def _open(self, name: str, label: str | None = None):
         try:
             return self.zip.open(self.infos[name])
         except Exception as exc:  # a damaged local header, encryption, an unknown method...
-            raise self.error(name, f"unreadable ({type(exc).__name__}: {exc})") from exc
+            raise self.error(label or name, f"unreadable ({type(exc).__name__}: {exc})") from exc
 
     def read_bytes(self, name: str, cap: int = MAX_HEADER_BYTES) -> bytes:
         """The whole member (its declared size checked against ``cap`` first)."""
@@ -120,20 +120,23 @@ class Archive:
             raise self.error(name, f"truncated ({len(data):,} of {n:,} bytes)")
         return data
 
-    def read_array(self, name: str, dtype: str | None = None, shape: list | None = None) -> np.ndarray:
+    def read_array(self, name: str, dtype: str | None = None, shape: list | None = None,
+                   field: str | None = None) -> np.ndarray:
         """A ``.npy`` member, its header checked against its size (and ``dtype``/``shape``
-        when given) before its data are read. Never unpickles anything."""
+        when given) before its data are read. Never unpickles anything. Errors name the
+        member, and ``field`` (the model's attribute it holds) when given."""
         size = self.infos[name].file_size
-        with self._open(name) as handle:
-            head = self._read(handle, name, min(size, _NPY_HEADER_MAX + 12))
-            found_dtype, found_shape, fortran, offset = self._npy_header(name, head)
+        label = f"{name} ({field})" if field else name
+        with self._open(name, label) as handle:
+            head = self._read(handle, label, min(size, _NPY_HEADER_MAX + 12))
+            found_dtype, found_shape, fortran, offset = self._npy_header(label, head)
             if dtype is not None and found_dtype.str != dtype:
-                raise self.error(name, f"the array has dtype {found_dtype.str}, the header declares {dtype}")
+                raise self.error(label, f"the array has dtype {found_dtype.str}, the header declares {dtype}")
             if shape is not None and list(found_shape) != list(shape):
-                raise self.error(name, f"the array has shape {found_shape}, the header declares {tuple(shape)}")
+                raise self.error(label, f"the array has shape {found_shape}, the header declares {tuple(shape)}")
             n_items = int(np.prod(found_shape, dtype=object))
             if offset + n_items * found_dtype.itemsize != size:
-                raise self.error(name, f"a {found_dtype.str} array of shape {found_shape} needs "
+                raise self.error(label, f"a {found_dtype.str} array of shape {found_shape} needs "
                                        f"{offset + n_items * found_dtype.itemsize:,} bytes, the member has {size:,}")
             flat = np.empty(n_items, dtype=found_dtype)
             if flat.nbytes:  # straight into the array, a chunk at a time: no second copy
@@ -142,9 +145,9 @@ class Archive:
                 target[:done] = np.frombuffer(head, dtype=np.uint8, offset=offset)
                 while done < flat.nbytes:
                     step = min(_CHUNK, flat.nbytes - done)
-                    target[done:done + step] = np.frombuffer(self._read(handle, name, step), dtype=np.uint8)
+                    target[done:done + step] = np.frombuffer(self._read(handle, label, step), dtype=np.uint8)
                     done += step
-            self._read(handle, name, 0, exact=True)  # reach the end: the CRC is checked there
+            self._read(handle, label, 0, exact=True)  # reach the end: the CRC is checked there
         return flat.reshape(found_shape, order="F" if fortran else "C")
 
     def _npy_header(self, name: str, head: bytes):

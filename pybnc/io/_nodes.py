@@ -228,6 +228,8 @@ class Reader:
                 raise Malformed(where, f"{cls.__name__} does not accept these fields ({exc})") from exc
         if kind == "object":
             cls = self._resolve(node, self.helpers, "helper", where)
+            if dataclasses.is_dataclass(cls):  # built from its fields, never attribute by attribute
+                raise Malformed(where, f"{cls.__name__} is stored as a 'dataclass' node, not an 'object' one")
             obj = cls.__new__(cls)
             for key, value in self._names(node, "attributes", cls, where).items():
                 setattr(obj, key, self.decode(value, f"{where}.{key}", depth + 1))
@@ -264,8 +266,8 @@ class Reader:
             raise Malformed(where, f"missing array {name!r}")
         if self.declared_arrays:
             dtype, shape = _expect(node, "dtype", str, where), _expect(node, "shape", list, where)
-            return self.archive.read_array(name, dtype, shape)
-        return self.archive.read_array(name)
+            return self.archive.read_array(name, dtype, shape, field=where)
+        return self.archive.read_array(name, field=where)
 
     def _object_array(self, node, where, depth):
         shape, items = _expect(node, "shape", list, where), _expect(node, "items", list, where)

@@ -28,6 +28,8 @@ _NOT_TEXT = {  # magic numbers of files people upload by mistake
     b"\xff\xd8\xff": "a JPEG image",
     b"BZh": None,  # bzip2 when followed by a block size digit: checked below
 }
+#: What a damaged gzip stream raises (bad header, bad data, truncated, bad CRC).
+GZIP_ERRORS = (zlib.error, EOFError, gzip.BadGzipFile)
 _ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with BOM", "utf-16": "UTF-16 (BOM)",
                    "utf-32": "UTF-32 (BOM)", "utf-16-le": "UTF-16 LE (no BOM)", "utf-16-be": "UTF-16 BE (no BOM)",
                    "cp1252": "Windows-1252", "latin-1": "Latin-1"}
@@ -81,11 +83,17 @@ def undecodable(name: str, encoding: str, exc: UnicodeDecodeError) -> ValueError
                       "(encoding=... or --encoding), or save the file as UTF-8.")
 
 
+def damaged_gzip(name: str, exc: Exception) -> ValueError:
+    """The error for a gzip file that does not decompress."""
+    return ValueError(f"{name} is a damaged gzip file ({str(exc) or type(exc).__name__}); it cannot be "
+                      "decompressed. Compress the table again, or give it uncompressed.")
+
+
 def _gunzip(raw: bytes, name: str) -> bytes:
     try:
         return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ValueError(f"{name} is a damaged gzip file ({exc}).") from None
+    except GZIP_ERRORS as exc:
+        raise damaged_gzip(name, exc) from None
 
 
 def source_name(source, name=None) -> str:
@@ -116,7 +124,12 @@ def sniff(source, name=None, encoding=None) -> Sniffed:
     compression = None
     if raw[:2] == b"\x1f\x8b":
         compression = "gzip"
-        raw = zlib.decompressobj(wbits=31).decompress(raw, HEAD_BYTES)
+        try:
+            raw = zlib.decompressobj(wbits=31).decompress(raw, HEAD_BYTES)
+        except zlib.error as exc:
+            raise damaged_gzip(name, exc) from None
+        if not raw.strip():
+            raise ValueError(f"{name} is an empty or damaged gzip file (nothing decompresses from its start).")
         size = None  # unknown until decompressed
     if raw[:4] == b"PAR1":
         return Sniffed(name, path, data, compression, "parquet", "", False, None, False)

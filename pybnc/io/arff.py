@@ -30,6 +30,7 @@ _TOKEN = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^\s{},'"
 _ESCAPE = re.compile(r"\\(.)")
 _VALUE = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'\s*|"((?:[^"\\]|\\.)*)"\s*|([^,]*))""")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _unescape(text: str) -> str:
@@ -197,7 +198,8 @@ def _typed(frame, attributes, numbers, name) -> pd.DataFrame:
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             expected = "a number" if kind == "numeric" else f"one of {values[:8]}{' ...' if len(values) > 8 else ''}"
-            raise ArffError(f"{name}, line {numbers[row]}: attribute {attribute!r} holds {raw.iloc[row]!r}, "
+            value = raw.iloc[row] if len(str(raw.iloc[row])) <= 60 else f"{str(raw.iloc[row])[:60]}..."
+            raise ArffError(f"{name}, line {numbers[row]}: attribute {attribute!r} holds {value!r}, "
                             f"expected {expected} or ? for missing.")
         out[attribute] = column.to_numpy() if kind != "nominal" else column.array
     return pd.DataFrame(out)
@@ -257,7 +259,7 @@ def read_arff(source, *, encoding=None, name=None) -> pd.DataFrame:
 
 def parse_arff(text: str, name: str) -> pd.DataFrame:
     """:func:`read_arff` of decoded text."""
-    lines = text.splitlines()
+    lines = _LINE_END.split(text)  # not str.splitlines, which also splits at form feeds and others
     relation, attributes, start = _parse_header(lines, name)
     names = [a for a, _, _ in attributes]
     if len(set(names)) != len(names):

@@ -199,8 +199,6 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     except (Malformed, InconsistentState) as exc:
         raise ValueError(f"{source} is not a valid pybnc model file: {exc}. Save the model again "
                          "with pybnc.save(model, path).") from exc
-    except ValueError:
-        raise
-    except Exception as exc:  # RecursionError, MemoryError, or a check this code lacks
-        raise ValueError(f"{source} is not a valid pybnc model file: it could not be loaded "
-                         f"({type(exc).__name__}: {str(exc)[:200]}).") from exc
+    except MemoryError as exc:  # arrays within the caps that still do not fit in this machine's memory
+        raise ValueError(f"{source}: the model's arrays do not fit in memory ({str(exc)[:200]}). Load it on a "
+                         "machine with more memory.") from exc

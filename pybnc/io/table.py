@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import csv
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._sniff import encoding_name, sniff, undecodable
+from ._fields import count_fields
+from ._sniff import GZIP_ERRORS, damaged_gzip, encoding_name, sniff, undecodable
 from .arff import parse_arff
 
 #: Delimiters tried, in the order that breaks ties: a file whose rows all hold as many
@@ -32,6 +34,13 @@ _SAMPLE_CELLS = 200_000  # wide tables: fewer rows, so the header vote stays qui
 NA_VALUES = ["?"]
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", WHITESPACE: "whitespace"}
 _MISSING_WORDS = {"?", "na", "n/a", "nan", "null", "none", "-"}
+#: Characters of a cell the header vote looks at (a cell of megabytes is still one cell).
+_CELL_CHARS = 100
+#: Line ends as pandas sees them (``str.splitlines`` also splits at form feeds and others).
+_SPACES = re.compile(r"[ \t]+")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+#: The name of a first column that a header one field short leaves unnamed (R's row names).
+ROW_NAMES = "Unnamed: 0"
 
 
 @dataclass
@@ -43,6 +52,7 @@ class ReadReport:
     encoding: str | None = None
     delimiter: str | None = None
     header: bool | None = None  # the first row held the column names
+    row_names: bool = False  # the header was one field short: the first column is unnamed
     header_detected: bool = False  # decided from the file (not given)
     comment_lines: int = 0  # leading % or # lines skipped
     n_rows: int = 0
@@ -57,7 +67,10 @@ class ReadReport:
         if self.format == "arff":
             return f"{self.name}: ARFF ({encoding_name(self.encoding)}); {size}"
         how = "detected" if self.header_detected else "as told"
-        if self.header:
+        if self.row_names:
+            first = (f"first row taken as column names ({how}), one fewer than the fields below: the "
+                     f"first column (row names) named {ROW_NAMES!r}")
+        elif self.header:
             first = f"first row taken as column names ({how})"
         else:
             first = f"no header row ({how}): columns named col1 ... col{self.n_columns}"
@@ -150,29 +163,44 @@ def _read_parquet(sniffed) -> pd.DataFrame:
 
 
 def _is_arff(head: str) -> bool:
-    for line in head.splitlines():
+    """ARFF when the first line past the comments is an ``@`` declaration (a damaged
+    ``@relation`` too: the ARFF reader then says what is wrong with it)."""
+    for line in _LINE_END.split(head):
         text = line.strip()
         if text and not text.startswith("%"):
-            return text[:9].lower() == "@relation"
+            return text[:1] == "@"
     return False
 
 
 def _sample_lines(sniffed) -> tuple:
     """``(leading comment lines, the first lines of the table)``: a block of ``%`` or ``#``
-    lines before the table (as in MLC++ and UCI files) is skipped."""
-    lines = sniffed.head.splitlines()
-    if not sniffed.head_is_all and len(lines) > 1:
+    lines before the table (as in MLC++ and UCI files), then of ``|`` lines (C4.5), is skipped."""
+    lines = _LINE_END.split(sniffed.head)
+    if lines and lines[-1] == "":
+        lines.pop()  # the end of the last line
+    elif not sniffed.head_is_all and len(lines) > 1:
         lines = lines[:-1]  # cut at the end of the head: not a whole line
     skip = 0
     while skip < len(lines) and (not lines[skip].strip() or lines[skip].lstrip()[:1] in ("%", "#")):
         skip += 1
+    # C4.5's comments (UCI's adult.test) start with '|'; a table whose every line does is pipe-separated.
+    piped = skip
+    while piped < len(lines) and lines[piped].lstrip()[:1] == "|" and lines[piped].count("|") == 1:
+        piped += 1
+    if skip < piped < len(lines) and lines[piped].strip():
+        skip = piped
     return skip, [line for line in lines[skip:] if line.strip()][:SAMPLE_ROWS]
 
 
 def _field_counts(lines: list, delimiter: str) -> np.ndarray:
+    return np.array([len(row) for row in _split(lines, delimiter)], dtype=int)
+
+
+def _split(lines: list, delimiter: str) -> list:
+    """The sample lines' fields, split as pandas splits them."""
     if delimiter == WHITESPACE:
-        return np.array([len(line.split()) for line in lines], dtype=int)
-    return np.array([len(row) for row in csv.reader(lines, delimiter=delimiter, skipinitialspace=True)], dtype=int)
+        return [_SPACES.split(line.strip(" \t")) for line in lines]
+    return list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True))
 
 
 def sniff_delimiter(lines: list) -> str:
@@ -198,11 +226,10 @@ def _consistency(counts: np.ndarray) -> float:
 
 def _cells(lines: list, delimiter: str, width: int) -> np.ndarray:
     """The sample lines split into a ``(rows, width)`` array of stripped strings."""
-    rows = ([line.split() for line in lines] if delimiter == WHITESPACE
-            else list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True)))
+    rows = _split(lines, delimiter)
     cells = np.full((len(rows), width), "", dtype=object)
-    for i, row in enumerate(rows):  # the sample only: at most SAMPLE_ROWS short lines
-        cells[i, :min(len(row), width)] = row[:width]
+    for i, row in enumerate(rows):  # the sample only: at most SAMPLE_ROWS lines
+        cells[i, :min(len(row), width)] = [cell[:_CELL_CHARS] for cell in row[:width]]
     return np.char.strip(cells.astype(str))
 
 
@@ -240,26 +267,32 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
     report.comment_lines, lines = _sample_lines(sniffed)
     skip = report.comment_lines
     report.delimiter = sep = sep if sep is not None else sniff_delimiter(lines)
-    counts = _field_counts(lines, sep) if lines else np.array([1])
-    width = int(np.bincount(counts).argmax())  # the rows' usual number of fields
-    options = dict(sep=sep, na_values=NA_VALUES, skipinitialspace=True, compression=sniffed.compression,
-                   engine="c", skiprows=skip)
+    records = count_fields(sniffed, sep, skip)
+    if records.widths.size == 0:
+        raise ValueError(f"{sniffed.name} holds no rows.")
+    width = int(np.bincount(records.widths[1:] if records.widths.size > 1 else records.widths).argmax())
+    first = int(records.widths[0])
     report.header_detected = header is None
     if header is None:
-        cells = _cells(lines[:max(20, _SAMPLE_CELLS // width)], sep, width)
-        # A first line with another number of fields is no header of this table.
-        header = bool(detect_header(cells)[0] and counts[0] == width)
-    elif header and counts[0] != width:
-        raise ValueError(f"{sniffed.name}, line {skip + 1}: the header row has {counts[0]} fields, the "
+        header = _detect_header(lines, sep, width, first)
+    if header and first == width - 1 and width > 1:
+        report.row_names = True
+    elif header and first != width:
+        raise ValueError(f"{sniffed.name}, line {records.lines[0]}: the header row has {first} fields, the "
                          f"rows below {width}; fix the header, or read the file with header=False "
                          "(--no-header).")
     report.header = header
-    if not header:
+    body = slice(1, None) if header else slice(None)
+    _check_widths(sniffed, records.widths[body], records.lines[body], width, sep)
+    options = dict(sep=sep, na_values=NA_VALUES, skipinitialspace=True, compression=sniffed.compression,
+                   engine="c", skiprows=skip, index_col=False)
+    if report.row_names:
+        options.update(header=None, skiprows=skip + 1, names=_names([ROW_NAMES, *_split(lines[:1], sep)[0]]))
+    elif not header:
         options.update(header=None, names=[f"col{i + 1}" for i in range(width)])
     for encoding in sniffed.encodings():
         try:
-            with sniffed.open() as handle:
-                frame = _parse(sniffed, handle, dict(options, encoding=encoding))
+            frame = _parse(sniffed, dict(options, encoding=encoding))
             report.encoding = encoding
             return frame
         except UnicodeDecodeError as exc:
@@ -267,12 +300,68 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
     raise undecodable(sniffed.name, sniffed.encoding, error)
 
 
-def _parse(sniffed, handle, options) -> pd.DataFrame:
+def _detect_header(lines: list, sep: str, width: int, first: int) -> bool:
+    """Is the first line a header? Only a line with the rows' number of fields (or one
+    fewer: names over a first column of row names) can be."""
+    if first not in (width, width - 1) or len(lines) < 2:
+        return first == width and len(lines) < 2
+    cells = _cells(lines[:max(20, _SAMPLE_CELLS // width)], sep, width)
+    if first == width - 1:  # the names shifted right, over the columns they name
+        cells[0] = ["", *cells[0, :-1]]
+    return bool(detect_header(cells)[0])
+
+
+def _check_widths(sniffed, widths: np.ndarray, lines: np.ndarray, width: int, sep: str) -> None:
+    """Refuse rows with another number of fields than the table's, naming their lines."""
+    bad = np.flatnonzero(widths != width)
+    if bad.size == 0:
+        return
+    i = bad[0]
+    more = f" (also line{'s' if bad.size > 2 else ''} {', '.join(map(str, lines[bad[1:6]]))}" \
+           f"{', ...' if bad.size > 6 else ''})" if bad.size > 1 else ""
+    if i == widths.size - 1 and widths[i] < width:
+        hint = "the file may be truncated: complete or remove the last line"
+    elif i == 0 and not sniffed.head.strip().startswith(("%", "#")) and widths.size > 1 and \
+            np.all(widths[1:] == width):
+        hint = "the first line is neither a header of this table nor one of its rows: fix or remove it"
+    else:
+        hint = "quote values that hold the delimiter, check for a stray quote, or give the delimiter (sep=... or --sep)"
+    fields = f"{widths[i]} field{'s' if widths[i] != 1 else ''}"
+    raise ValueError(f"{sniffed.name}: line {lines[i]} has {fields} where the {'rows above' if i else 'other rows'} "
+                     f"have {width} (delimiter {_DELIMITER_NAMES.get(sep, repr(sep))}){more}; {hint}.")
+
+
+def _names(names: list) -> list:
+    """Column names as pandas makes them from a header: empty ones ``Unnamed: i``, repeated
+    ones ``name.1``, ``name.2``..."""
+    out, seen = [], {}
+    for i, name in enumerate(names):
+        name = name.strip() or f"Unnamed: {i}"
+        base, k = name, seen.get(name, 0)
+        while name in seen:
+            k += 1
+            name = f"{base}.{k}"
+        seen[base], seen[name] = k, 0
+        out.append(name)
+    return out
+
+
+def _parse(sniffed, options) -> pd.DataFrame:
     """``pd.read_csv`` whose errors name the file and the line."""
     try:
-        return pd.read_csv(handle, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.DtypeWarning)
+            with sniffed.open() as handle:
+                frame = pd.read_csv(handle, **options)
+        if any(issubclass(w.category, pd.errors.DtypeWarning) for w in caught):
+            # A column typed block by block came out mixed (numbers, then text): type it whole.
+            with sniffed.open() as handle:
+                frame = pd.read_csv(handle, low_memory=False, **options)
+        return frame
     except pd.errors.EmptyDataError:
         raise ValueError(f"{sniffed.name} holds no rows.") from None
+    except GZIP_ERRORS as exc:
+        raise damaged_gzip(sniffed.name, exc) from None
     except pd.errors.ParserError as exc:
         message = " ".join(str(exc).split())
         found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)

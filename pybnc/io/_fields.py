@@ -1,0 +1,161 @@
+"""How many fields each record of a delimited text file holds, and on which line it starts.
+
+pandas' parser fills a row that is short of fields with missing values, drops or
+moves into the row index what a first line lacks or has too much, and says nothing:
+a truncated or misaligned file would be read as a different table. So
+:func:`pybnc.io.read_table` counts every record's fields itself first (this module)
+and refuses a file whose rows disagree, naming the lines.
+
+The count follows pandas' rules: records end at ``\\n``, ``\\r\\n`` or ``\\r``; a
+line of only spaces and tabs is skipped; ``"`` quotes a field that starts with it
+(after spaces), ``""`` inside is a quote, and a quoted field may run over lines;
+with the whitespace delimiter, runs of spaces and tabs separate fields. A file
+without a ``"`` is counted on its bytes with numpy, a chunk at a time; one with
+quotes goes through Python's C ``csv`` module; either streams.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import itertools
+import re
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._sniff import GZIP_ERRORS, damaged_gzip
+
+WHITESPACE = r"\s+"
+#: Encodings whose delimiters, quotes and line ends are the ASCII bytes themselves.
+_ASCII_COMPATIBLE = {"utf-8", "utf-8-sig", "cp1252", "latin-1", "ascii"}
+_CHUNK = 1 << 23
+_RUNS = re.compile(r"[ \t]+")
+
+
+@dataclass
+class Records:
+    """The non-blank records of a file after its skipped lines, in order."""
+
+    widths: np.ndarray  # fields of each record
+    lines: np.ndarray  # the physical line (1-based, the skipped lines counted) where it starts
+
+
+def count_fields(sniffed, delimiter: str, skip: int) -> Records:
+    """Fields of every record of ``sniffed`` (:class:`~._sniff.Sniffed`) after its first
+    ``skip`` lines, split by ``delimiter`` (one character, or ``"\\s+"``)."""
+    try:
+        if sniffed.encoding in _ASCII_COMPATIBLE:
+            records = _count_bytes(sniffed, delimiter, skip)
+            if records is not None:
+                return records
+        return _count_text(sniffed, delimiter, skip)
+    except GZIP_ERRORS as exc:
+        raise damaged_gzip(sniffed.name, exc) from None
+
+
+def _binary(sniffed):
+    handle = sniffed.open()
+    return gzip.GzipFile(fileobj=handle) if sniffed.compression == "gzip" else handle
+
+
+def _count_bytes(sniffed, delimiter: str, skip: int) -> Records | None:
+    """The numpy count of a file without quotes; ``None`` as soon as a ``"`` shows up."""
+    widths, lines, line, carry = [], [], 0, b""
+    with _binary(sniffed) as stream:
+        while True:
+            chunk = stream.read(_CHUNK)
+            if b'"' in chunk:
+                return None
+            data = carry + chunk
+            if chunk:
+                # Complete lines only; a \r at the very end may be half of a \r\n.
+                end = max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1))
+                carry, data = data[end + 1:], data[:end + 1]
+            else:
+                carry = b""
+            if data:
+                w, first = _line_fields(np.frombuffer(data, dtype=np.uint8), delimiter)
+                skipped = max(0, min(skip - line, first.size))
+                widths.append(w[skipped:])
+                lines.append(first[skipped:] + line + 1)
+                line += first.size
+            if not chunk:
+                break
+    widths = np.concatenate(widths) if widths else np.zeros(0, dtype=np.int64)
+    lines = np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
+    keep = widths > 0  # blank lines
+    return Records(widths[keep], lines[keep])
+
+
+def _line_fields(a: np.ndarray, delimiter: str) -> tuple:
+    """``(fields per line, 0 for blank lines; line index of each)`` of a block of whole
+    lines (the file's last line may lack its end)."""
+    cr, lf = a == 13, a == 10
+    lone_cr = cr.copy()
+    lone_cr[:-1] &= ~lf[1:]
+    ends = np.flatnonzero(lf | lone_cr)
+    if ends.size == 0 or ends[-1] != a.size - 1:
+        ends = np.append(ends, a.size)  # the file's last line, without its end
+    starts = np.concatenate(([0], ends[:-1] + 1))
+
+    def per_line(mask):  # how many of the marked bytes each line holds (positions: no cumsum of bytes)
+        at = np.flatnonzero(mask)
+        return np.searchsorted(at, ends) - np.searchsorted(at, starts)
+
+    blank = (a == 32) | cr | lf  # spaces, tabs unless they separate fields, and line ends
+    if delimiter != "\t":
+        blank |= a == 9
+    has_content = ends - starts > per_line(blank)
+    if delimiter == WHITESPACE:
+        opens = ~blank
+        opens[1:] &= blank[:-1]  # a field starts after a space, a tab or a line end
+        fields = per_line(opens)
+    else:
+        fields = per_line(a == ord(delimiter)) + 1
+    return np.where(has_content, fields, 0), np.arange(ends.size)
+
+
+def _count_text(sniffed, delimiter: str, skip: int) -> Records:
+    """The count of a file with quotes (or in UTF-16/32), through the ``csv`` module."""
+    widths, lines = [], []
+    with io.TextIOWrapper(_binary(sniffed), encoding=sniffed.encoding, errors="replace", newline="") as text:
+        raw = _Remember(itertools.islice(text, skip, None))
+        if delimiter == WHITESPACE:
+            for number, line in enumerate(raw, start=skip + 1):
+                content = line.rstrip("\r\n").strip(" \t")
+                if content:
+                    widths.append(len(_RUNS.split(content)))
+                    lines.append(number)
+        else:
+            limit = csv.field_size_limit()
+            csv.field_size_limit(sys.maxsize)  # a long cell is the table's business, not an error here
+            try:
+                reader = csv.reader(raw, delimiter=delimiter, skipinitialspace=True)
+                start = skip + 1
+                for row in reader:
+                    if len(row) > 1 or (row and raw.last.strip(" \t\r\n")):
+                        widths.append(len(row))
+                        lines.append(start)
+                    start = skip + reader.line_num + 1
+            except csv.Error as exc:
+                raise ValueError(f"{sniffed.name}, line {skip + reader.line_num}: {exc}.") from None
+            finally:
+                csv.field_size_limit(limit)
+    return Records(np.array(widths, dtype=np.int64), np.array(lines, dtype=np.int64))
+
+
+class _Remember:
+    """An iterator of lines that remembers the last one it gave (the csv reader's input)."""
+
+    def __init__(self, lines):
+        self.lines, self.last = iter(lines), ""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.last = next(self.lines)
+        return self.last
