@@ -1,4 +1,5 @@
-"""Pictures: the network of a classifier, learning curves and model comparisons.
+"""Pictures: the network of a classifier, learning curves, model comparisons and
+explanations (:func:`plot_waterfall`, :func:`plot_importance`).
 
 matplotlib is imported only when a function draws (``pip install pybnc[plot]``), so
 ``import pybnc`` stays light and works headless.
@@ -20,6 +21,8 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
+from ._explanation_plots import explanation_svg, plot_importance, plot_waterfall  # noqa: F401  (Shapley values)
 
 CLASS_COLOUR = "#f2b84b"
 FEATURE_COLOUR = "#e8eef8"

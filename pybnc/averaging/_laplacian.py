@@ -253,7 +253,11 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
     if log_extra is None:
         log_extra = np.full(np.shape(log_beta), -np.inf)
     if _KERNELS.available and engine != "numpy" and columns.shape[1] > 1:
-        eliminate_rows = _KERNELS.ready()["_eliminate_rows_compiled"]
+        # A parallel launch costs a thread-pool handshake (tens of ms on a loaded machine):
+        # small batches, such as one missing-value pattern's completions, run serially.
+        n_cells = columns.shape[0] * log_h.shape[0] * columns.shape[1] ** 2
+        eliminate_rows = _KERNELS.ready()["_eliminate_rows_compiled" if n_cells > _SERIAL_CELLS
+                                          else "_eliminate_rows_serial"]
         return eliminate_rows(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
                               np.ascontiguousarray(drop), np.ascontiguousarray(log_extra, dtype=np.float64))
     log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
@@ -268,4 +272,7 @@ _KERNELS = Kernels(globals(), [
     ("_eliminate", "_eliminate", {}),
     ("_log_tree_sum_compiled", "_eliminate_all", {"parallel": True}),
     ("_eliminate_rows_compiled", "_eliminate_rows", {"parallel": True}),
+    ("_eliminate_rows_serial", "_eliminate_rows", {}),
 ])
+#: Below this many (row, class, edge) cells the row eliminations run on one thread.
+_SERIAL_CELLS = 1 << 18

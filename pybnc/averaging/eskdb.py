@@ -276,6 +276,13 @@ class ESKDB(BaseBNC):
         return [codes if all(c is None for c in cuts) else numeric.code(codes, cuts, encoder.missing_codes_)
                 for cuts, encoder in zip(cut_points, self.member_encoders())]
 
+    def _explain_rows(self, X):
+        coded = self.member_codes(self._align(X))
+        return coded, coded[0] >= 0  # a value is missing in every member's coding alike
+
+    def _masked_jll(self, coded, rows, keep):
+        return self._mean_posterior(self.member_log_joint([np.where(keep, c[rows], -1) for c in coded]))
+
     def _jll_encoded(self, codes):
         """From rows coded by ``encoder_``: only when no member drew its own bins."""
         if any(c is not None for cuts in getattr(self, "member_cut_points_", []) for c in cuts):

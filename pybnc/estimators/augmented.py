@@ -129,6 +129,18 @@ class AugmentedNaiveBayes(BaseBNC):
                                     self.encoder_.cardinalities_,
                                     normalise_missing=self.weighting == "wanbia")
 
+    def _independent_groups(self):
+        # Given the class, the features of separate components of the network are
+        # independent: log P(x_observed, c) sums one term per component.
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = self.structure_.n_features
+        arcs = np.array(self.structure_.arcs, dtype=np.int64).reshape(-1, 2)
+        graph = coo_matrix((np.ones(len(arcs)), (arcs[:, 0], arcs[:, 1])), shape=(n, n))
+        _, label = connected_components(graph, directed=False)
+        return [np.flatnonzero(label == g) for g in range(label.max() + 1)]
+
     # -- scores -------------------------------------------------------------------
     def n_parameters(self) -> int:
         """Number of free parameters: ``(K - 1) + sum_i K q_i (r_i - 1)``."""

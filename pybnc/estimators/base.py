@@ -409,6 +409,72 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""
         return np.exp(self.predict_log_proba(X))
 
+    def explain(self, X, target=None, output="log_odds", method="auto", max_evals=None, random_state=None):
+        """Shapley values of each row's prediction, from the model's own marginalisation.
+
+        The value of a set ``S`` of features is ``logit P(target | x_S)`` (or ``P``), the
+        other features missing and summed out by the model itself: no background sample.
+        See :mod:`pybnc.estimators.explain` for the game of each kind of classifier.
+
+        Parameters
+        ----------
+        X : table of shape (n_samples, n_features)
+        target : class label, default=None
+            The class explained for every row; None: each row's predicted class.
+        output : {"log_odds", "probability"}, default="log_odds"
+        method : {"auto", "exact", "sampling"}, default="auto"
+            ``auto`` enumerates every subset when ``2^p <= max_evals`` (``p`` the row's
+            observed features, or those of one independent group: with two classes and
+            log-odds the components of a network are solved apart, naive Bayes' features
+            one by one) and samples paired permutations beyond.
+        max_evals : int, default=None
+            Model evaluations per row (and group); None is 4096 (exact up to 12 features).
+        random_state : int, Generator or None
+            Seeds the sampled permutations.
+
+        Returns
+        -------
+        Explanation
+            A DataFrame indexed like ``X``: one column per input feature, in order, then
+            ``base_value``; ``base_value`` plus a row's values is the logit (or
+            probability) of ``target`` given the whole row. A feature missing in the row
+            gets 0. Attributes ``target``, ``standard_error`` (0 where exact) and ``method``.
+
+        Examples
+        --------
+        >>> from pybnc import TAN
+        >>> from pybnc.datasets import load_dataset
+        >>> X, y = load_dataset("car")
+        >>> model = TAN().fit(X, y)
+        >>> values = model.explain(X.iloc[[0]])
+        >>> list(values.columns)
+        ['buying', 'maint', 'doors', 'persons', 'lug_boot', 'safety', 'base_value']
+        >>> p = model.predict_proba(X.iloc[[0]])[0, list(model.classes_).index(values.target.iloc[0])]
+        >>> bool(abs(values.sum(axis=1).iloc[0] - np.log(p / (1 - p))) < 1e-9), values.method
+        (True, 'exact')
+        """
+        from .explain import explain
+
+        return explain(self, X, target, output, method, max_evals, random_state)
+
+    def _explain_rows(self, X):
+        """``(coded, observed)``: the rows of ``X`` as :meth:`_masked_jll` reads them, and
+        which coded columns each row observes (the players of its game)."""
+        codes = self._encode(X)
+        return codes, codes >= 0
+
+    def _masked_jll(self, coded, rows, keep) -> np.ndarray:
+        """``log P(x_kept, c)`` of rows ``rows`` of ``coded`` with the columns outside
+        ``keep`` (bool ``(m, d)``) left out as missing values, shape ``(m, K)``."""
+        return self._jll_encoded(np.where(keep, coded[rows], -1))
+
+    def _independent_groups(self):
+        """Groups of coded columns over which ``log P(x_observed, c)`` is a sum of one term
+        per group, each reading only its group's values (a column in no group is never
+        read), or None when no such split is known. :meth:`explain` solves the groups of a
+        two-class model apart."""
+        return None
+
     def predict(self, X) -> np.ndarray:
         """Most probable class of each row (ties go to the first class in ``classes_``).
 

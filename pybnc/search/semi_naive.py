@@ -173,6 +173,9 @@ class _SemiNaiveSearch(BaseBNC):
                 n_child = int(cards[members[child_step]]) if self.join_smoothing == "per_table" else levels[-1]
                 fitted_array(self, f"log_tables_[{s}][{t}]", (k, n_parent, n_child), value=tables[t])
 
+    def _independent_groups(self):
+        return [np.array(members) for members in self.supernode_indices_]  # features in none are not read
+
     def _jll_encoded(self, codes):
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))
         cards = self.encoder_.cardinalities_
