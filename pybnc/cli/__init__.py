@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 from ._group import cli
-from . import evaluate, model, serve  # the commands register themselves on `cli`
+from . import evaluate, explain, model, serve  # the commands register themselves on `cli`
 
 
 def main(argv=None):
