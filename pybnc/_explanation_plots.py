@@ -168,7 +168,7 @@ def plot_importance(explanation, kind="bar", max_display=15, ax=None, path=None,
     >>> X, y = load_dataset("car")
     >>> ax = plot_importance(NaiveBayes().fit(X, y).explain(X.head(100)), kind="beeswarm")
     >>> ax.get_yticklabels()[0].get_text()
-    'safety'
+    'persons'
     """
     import matplotlib.pyplot as plt
 

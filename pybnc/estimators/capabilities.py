@@ -71,7 +71,10 @@ class Capabilities:
     discriminative_weights : bool
         ``weighting="discriminative"`` learns weights for the conditional likelihood.
     explains : bool
-        ``explain()`` gives exact Shapley values of a prediction.
+        ``explain()`` gives the Shapley values of a prediction, from the model's own answers
+        with features left out as missing (:mod:`pybnc.estimators.explain`): every
+        classifier whose ``_jll_encoded`` reads ``-1`` as missing, which the base class
+        assumes; exact by enumeration, by independent groups, or sampled with a standard error.
 
     Examples
     --------
@@ -95,7 +98,7 @@ class Capabilities:
     smooths_by_hdp: bool = False
     tables_are_probabilities: bool = True
     discriminative_weights: bool = False
-    explains: bool = False
+    explains: bool = True
 
     def replace(self, **changes) -> "Capabilities":
         """A copy with ``changes`` (for a subclass's declaration or a parameter's refinement)."""
