@@ -40,7 +40,7 @@ class Panel:
 
 
 #: The evidence view's extra panels, in page order, below the posterior.
-PANELS: list = []
+PANELS: list = [Panel("ask/contributions.html", "contributions.js")]  # each value's Shapley value
 
 
 def parse_evidence(question, domains: list) -> dict:
