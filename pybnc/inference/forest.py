@@ -50,7 +50,8 @@ def _forest_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, gro
     and row ``m`` reads group ``groups[m]`` (cross-validation: each row its own
     training folds' tables, all in one pass).
     """
-    if groups is None:
+    shared = groups is None  # one set of tables for every row: read them without a per-row copy
+    if shared:
         groups = np.zeros(codes.shape[0], dtype=np.int64)
         class_log_prior, log_cpts = np.asarray(class_log_prior)[None], [np.asarray(t)[None] for t in log_cpts]
     m, k = codes.shape[0], class_log_prior.shape[1]
@@ -60,18 +61,30 @@ def _forest_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, gro
     for v in reversed(structure.topological_order()):
         table = log_cpts[v]  # (G, K, q, r)
         # An observed value is a gather; only rows missing v need a sum over its levels.
-        message = np.empty((m, k, table.shape[2]))
+        # Zeros: a row whose parent is observed fills only that parent value's entry.
+        message = np.zeros((m, k, table.shape[2]))
         obs = codes[:, v] >= 0
         x = codes[obs, v]
-        message[obs] = table.transpose(0, 3, 1, 2)[groups[obs], x]
+        message[obs] = table[0].transpose(2, 0, 1)[x] if shared else table.transpose(0, 3, 1, 2)[groups[obs], x]
         if incoming[v] is not None:
             message[obs] += incoming[v][obs, :, x][:, :, None]
         mis = ~obs
         if mis.any():
-            summand = table[groups[mis]]
-            if incoming[v] is not None:
-                summand = summand + incoming[v][mis][:, :, None, :]
-            message[mis] = logsumexp(summand)
+            # v missing, its parent observed: the sum over v's levels for that parent value only
+            known = np.flatnonzero(mis & (codes[:, parent[v]] >= 0)) if parent[v] >= 0 else np.empty(0, np.int64)
+            if known.size:
+                a = codes[known, parent[v]]
+                own = table[0].transpose(1, 0, 2)[a] if shared else table.transpose(0, 2, 1, 3)[groups[known], a]
+                message[known, :, a] = logsumexp(own + incoming[v][known] if incoming[v] is not None else own)
+            rest = mis.copy()
+            rest[known] = False
+            if not rest.any():
+                pass
+            elif shared and incoming[v] is None:  # no observed descendant: the same sum in every row
+                message[rest] = logsumexp(table[0])
+            else:
+                own = table[0][None] if shared else table[groups[rest]]
+                message[rest] = logsumexp(own + incoming[v][rest][:, :, None, :] if incoming[v] is not None else own)
         if parent[v] < 0:
             total += message[:, :, 0]
         elif incoming[parent[v]] is None:
