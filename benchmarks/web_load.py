@@ -4,8 +4,8 @@ A ``pybnc serve`` process (2 job slots, the default queue) on 127.0.0.1 and simu
 people (``_web_users.py``), each running the page's whole loop again and again: upload
 car (1,728 rows) and start a TAN job, poll it as the page does, open the result, set
 random evidence, predict a second file (300 rows). First one person alone (the
-reference loop), then ``--users`` people at once for ``--seconds``; loops started
-before the end are finished. Everything stops by itself: the server is stopped at
+reference loop), then ``--users`` people at once for ``--seconds`` (loops started
+before the end are finished), then one person alone again. Everything stops by itself: the server is stopped at
 the end, and every request has a timeout.
 
 Printed: loops, the loop's median, p95 and maximum, p95 over the single person's
@@ -64,8 +64,8 @@ def resident_mb(pid: int) -> float:
 
 
 def cpu_seconds(pid: int) -> tuple:
-    """``(server, jobs)`` CPU seconds so far: the server's threads, and the jobs its
-    forkserver has run and reaped."""
+    """``(server, jobs)`` CPU seconds so far: the server's threads, and its forkserver
+    with the workers it has forked (those alive and those reaped)."""
     tick = os.sysconf("SC_CLK_TCK")
 
     def stat(p):
@@ -76,18 +76,23 @@ def cpu_seconds(pid: int) -> tuple:
         except (OSError, IndexError, ValueError):
             return 0, 0
     own = stat(pid)[0]
-    jobs = sum(sum(stat(k)) for k in _children(pid))
+    jobs = 0
+    for forkserver in _children(pid):
+        jobs += sum(stat(forkserver)) + sum(stat(worker)[0] for worker in _kids(forkserver))
     return own / tick, jobs / tick
 
 
-def _children(pid: int) -> list:
+def _kids(pid: int) -> list:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as children:
-            kids = [int(c) for c in children.read().split()]
+            return [int(c) for c in children.read().split()]
     except OSError:
         return []
-    # The forkserver's own children are the jobs: they come and go, so they are not counted.
-    return [k for k in kids if "forkserver" in _cmdline(k)]
+
+
+def _children(pid: int) -> list:
+    """The server's forkserver (its own children, the workers, are not in its memory)."""
+    return [k for k in _kids(pid) if "forkserver" in _cmdline(k)]
 
 
 def _cmdline(pid: int) -> str:
@@ -167,19 +172,23 @@ def main() -> None:
         memory_after = resident_mb(server.pid)
         cpu_after, people_after = cpu_seconds(server.pid), time.process_time()
         wall = time.monotonic() - wall_before
+        # Alone again: the machine's other load may have changed meanwhile.
+        single_after = run_users(base, table, new_rows, 1, args.single_seconds, args.seed + 2000)
     finally:
         server.terminate()
         try:
             server.wait(10)
         except subprocess.TimeoutExpired:
             server.kill()
-    reference = float(np.median([loop.seconds for loop in single]))
+    reference = float(np.median([loop.seconds for loop in single + single_after]))
     print(f"load average after:  {os.getloadavg()[0]:.2f}")
     print()
     print(f"{'people':<12}{'loops':>7}{'median':>9}{'p95':>9}{'max':>9}{'p95/ref':>8}   (seconds per loop)")
-    print(summary("1 (ref.)", single, None))
+    print(summary("1 before", single, None))
     print(summary(f"{args.users}", many, reference))
-    everything = single + many
+    print(summary("1 after", single_after, None))
+    print(f"reference: the median single loop, before and after: {reference:.2f} s")
+    everything = single + many + single_after
     statuses = collections.Counter(s for loop in everything for s in loop.statuses)
     ends = collections.Counter(loop.state or "never ended" for loop in everything)
     errors = [loop.error for loop in everything if loop.error]

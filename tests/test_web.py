@@ -102,6 +102,30 @@ def test_compare_numbers_are_the_out_of_fold_ones(client, car_run):
     assert row["accuracy"].startswith(f"{mean:.4f}")
 
 
+def test_class_report_and_scores_count_as_sklearn_does():
+    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
+
+    from pybnc.web import compare
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        k, n = int(rng.integers(2, 6)), int(rng.integers(1, 40))
+        y, proba = rng.integers(0, k, n), rng.random((n, k))
+        report, predicted = compare.class_report(y, proba, k), proba.argmax(axis=1)
+        precision, recall, _, support = precision_recall_fscore_support(y, predicted, labels=np.arange(k),
+                                                                        zero_division=0)
+        np.testing.assert_allclose(report["precision"], precision)
+        np.testing.assert_allclose(report["recall"], recall)
+        assert report["support"] == support.tolist()
+        assert report["confusion"] == confusion_matrix(y, predicted, labels=np.arange(k)).tolist()
+        classes = [f"c{i}" for i in range(k)]
+        truth = np.array([classes[i] if i < k else "unseen" for i in rng.integers(0, k + 1, n)])
+        score = compare._score(truth, np.array(classes)[predicted], classes)
+        labels = classes + sorted(set(truth) - set(classes))
+        assert score["confusion"] == confusion_matrix(truth, np.array(classes)[predicted],
+                                                      labels=labels)[:, :k].tolist()
+
+
 def test_downloads_give_models_and_predictions(client, car_run):
     from pybnc.io import load
 
@@ -114,6 +138,14 @@ def test_downloads_give_models_and_predictions(client, car_run):
     predictions = client.get(links["tan-predictions.csv"]).get_data(as_text=True).splitlines()
     assert predictions[0] == "verdict,prediction,P(acc),P(good),P(unacc),P(vgood)"
     assert len(predictions) == 1729
+    # Made when first asked for, from the run's rows; then served as written.
+    X, y = load_dataset("car")
+    first = pd.read_csv(io.StringIO("\n".join(predictions)))
+    np.testing.assert_allclose(first.iloc[:, 2:].to_numpy(), model.predict_proba(X), rtol=0, atol=1e-12)
+    assert (first["verdict"] == y.to_numpy()).all()
+    assert client.get(links["tan-predictions.csv"]).get_data(as_text=True).splitlines() == predictions
+    assert client.get(links["tan-predictions.csv"].replace("tan-", "kdb-")).status_code == 404  # no such model
+    assert client.get(f"/download/{run}/rows.pkl").status_code == 404  # the rows themselves are no download
     assert client.get("/download/../tan.pybnc").status_code == 404
     assert client.get(f"/download/{run}/..%2Ftan.pybnc").status_code == 404
     assert client.get("/download/" + "0" * 32 + "/tan.pybnc").status_code == 404

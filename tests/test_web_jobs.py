@@ -180,3 +180,23 @@ def test_report_progress_sees_bars_even_when_silent():
     assert seen == [("cv x", 0, 3, ""), ("cv x", 1, 3, ""), ("cv x", 2, 3, ""), ("cv x", 3, 3, ""),
                     ("search", 1, None, ""), ("search", 2, None, "cv_accuracy 0.9")]
     assert list(progress(range(2), verbose=0)) == [0, 1]  # no listener: a plain bar
+
+
+def test_workers_serve_job_after_job_and_a_stopped_one_is_replaced(tmp_path, monkeypatch):
+    from pybnc.web import _workers
+
+    client, manager = make(tmp_path, max_jobs=1)
+    quick = {"dataset": "car", "models": "nb"}
+    first = manager.wait(start(client, **quick), timeout=60)
+    second = manager.wait(start(client, **quick), timeout=60)
+    assert first.state == second.state == "done" and first.pid == second.pid  # the same process
+    stopped = start(client)
+    manager.cancel(stopped)
+    job = ended(manager, stopped)
+    assert job.state == "cancelled" and job.pid == first.pid and gone(job.pid)  # killed with its job
+    third = manager.wait(start(client, **quick), timeout=60)
+    assert third.state == "done" and third.pid != first.pid
+    monkeypatch.setattr(_workers, "RETIRE_GROWTH_MB", -1.0)  # any growth: retired after its job
+    fourth = manager.wait(start(client, **quick), timeout=60)
+    assert fourth.state == "done" and fourth.pid == third.pid and gone(third.pid)
+    assert manager.wait(start(client, **quick), timeout=60).pid != third.pid

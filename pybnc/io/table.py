@@ -245,15 +245,19 @@ def detect_header(cells: np.ndarray) -> tuple:
     """
     if cells.shape[0] < 2:
         return True, 0, 0
+    # Each distinct cell is classified once (a table repeats its values; this runs on
+    # every upload of the web page), then the answers are spread back by code.
+    values, codes = np.unique(cells, return_inverse=True)
+    codes = codes.reshape(cells.shape)
     blank = cells == ""
-    word = np.isin(np.char.lower(cells), list(_MISSING_WORDS))
-    number = pd.to_numeric(pd.Series(cells.ravel()), errors="coerce").notna().to_numpy().reshape(cells.shape)
+    word = np.isin(np.char.lower(values), list(_MISSING_WORDS))[codes]
+    number = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()[codes]
     first, rest, observed = cells[0], cells[1:], ~(blank | word)[1:]
     n_observed = observed.sum(axis=0)
     numeric = (n_observed > 0) & ((number[1:] & observed).sum(axis=0) >= 0.99 * n_observed)
-    recurs = ((rest == first) & observed).any(axis=0)
-    ordered = np.sort(np.where(observed, rest, ""), axis=0)  # "" sorts first: unobserved cells
-    distinct = (ordered[1:] != ordered[:-1]).sum(axis=0) + (ordered[0] != "")
+    recurs = ((codes[1:] == codes[0]) & observed).any(axis=0)
+    ordered = np.sort(np.where(observed, codes[1:], -1), axis=0)  # -1 sorts first: unobserved cells
+    distinct = (ordered[1:] != ordered[:-1]).sum(axis=0) + (ordered[0] != -1)
     repeated = distinct <= 0.5 * n_observed
     voting = ~blank[0] & (n_observed > 0)
     data_votes = voting & (word[0] | np.where(numeric, number[0], recurs))

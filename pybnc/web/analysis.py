@@ -30,6 +30,9 @@ MAX_TABLES = 200
 SLOW_MODELS = tuple(entry.short_name for entry in MODELS if entry.capabilities.searches_by_cv)
 #: The model every other one is tested against.
 BASELINE = "nb"
+#: The file of a run's folder that keeps its rows (features and class) for the in-sample
+#: predictions; written by the job itself into the server's private run folder.
+ROWS = "rows.pkl"
 #: How float columns can be cut (the estimators' ``discretizer``).
 DISCRETIZERS = {"quantile": "equal-frequency bins", "uniform": "equal-width bins",
                 "mdl": "Fayyad-Irani MDL cuts (supervised)"}
@@ -203,8 +206,8 @@ def load_input(payload: dict):
 
 def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
     """Fit every chosen model on all rows, cross-validate each on the same folds, and
-    describe each for the page; the model files and in-sample predictions are written
-    to ``payload["folder"]``.
+    describe each for the page; the rows the in-sample predictions are made from
+    (:data:`ROWS`) are written to ``payload["folder"]``.
 
     Parameters
     ----------
@@ -219,7 +222,6 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
     Learned
     """
     from ..evaluation import cross_validate
-    from ..io import save
 
     keys = model_keys(payload.get("models") or ["tan"])
     encoding = dict(discretizer=payload.get("discretizer") or None, n_bins=payload.get("n_bins") or None)
@@ -250,9 +252,10 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
             results.append(res)
             out_of_fold.update(proba)
             views[key] = describe(model, X, y_codes)
-            save(model, folder / f"{key}.pybnc")
-            compare.predict_table(model, X.assign(**{target: y}), target)[0].to_csv(
-                folder / f"{key}-predictions.csv", index=False)
+    # The rows, for the in-sample predictions a download asks for (pages/download.py). Those,
+    # and the model files, are written when first asked for: most runs never want them, and
+    # writing them for every model was a third of a small job (TAN on car).
+    X.assign(**{target: y}).to_pickle(folder / ROWS)
     notes += list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
     summary = compare.summarise(pd.concat(results, ignore_index=True), out_of_fold, y_codes, classes.size)
     return Learned(source, str(target), [str(c) for c in classes], len(X), [str(c) for c in X.columns],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
 from ..evaluation import corrected_resampled_t_test
 
@@ -53,12 +52,18 @@ def class_report(y_codes: np.ndarray, proba: np.ndarray, n_classes: int) -> dict
     """Precision, recall and support per class, and the confusion matrix (rows: true
     class, columns: predicted), of the predictions ``argmax(proba)``."""
     predicted = np.argmax(proba, axis=1)
-    labels = np.arange(n_classes)
-    precision, recall, _, support = precision_recall_fscore_support(
-        y_codes, predicted, labels=labels, zero_division=0)
+    confusion = _confusion(y_codes, predicted, n_classes)
+    right, support, called = np.diag(confusion), confusion.sum(axis=1), confusion.sum(axis=0)
+    # 0 where a class is never predicted (precision) or never present (recall), as sklearn's zero_division=0
+    precision = np.divide(right, called, out=np.zeros(n_classes), where=called > 0)
+    recall = np.divide(right, support, out=np.zeros(n_classes), where=support > 0)
     return {"precision": precision.tolist(), "recall": recall.tolist(), "support": support.tolist(),
-            "confusion": confusion_matrix(y_codes, predicted, labels=labels).tolist(),
-            "accuracy": float(np.mean(predicted == y_codes))}
+            "confusion": confusion.tolist(), "accuracy": float(np.mean(predicted == y_codes))}
+
+
+def _confusion(truth: np.ndarray, predicted: np.ndarray, n_labels: int) -> np.ndarray:
+    """Counts of (true, predicted) code pairs: rows true, columns predicted."""
+    return np.bincount(truth * n_labels + predicted, minlength=n_labels * n_labels).reshape(n_labels, n_labels)
 
 
 def reliability(y_codes: np.ndarray, proba: np.ndarray, n_bins: int = CALIBRATION_BINS) -> dict:
@@ -150,7 +155,8 @@ def _labels(values: pd.Series) -> np.ndarray:
 
 def _score(truth: np.ndarray, predicted: np.ndarray, classes: list) -> dict:
     labels = classes + sorted(set(truth) - set(classes))
-    matrix = confusion_matrix(truth, predicted, labels=labels)[:, : len(classes)]
+    index = pd.Index(labels)
+    matrix = _confusion(index.get_indexer(truth), index.get_indexer(predicted), len(labels))[:, : len(classes)]
     return {"accuracy": float(np.mean(truth == predicted)), "n": int(truth.size),
             "labels": labels, "confusion": matrix.tolist()}
 

@@ -19,23 +19,20 @@ with :class:`Busy`.
 Why processes, not threads: the work is numpy inside single long calls (a fit, a
 fold, a search step). Python cannot stop a thread from outside, so a runaway fit in
 a thread keeps its core and its memory until it ends by itself; a process is killed
-at once and its memory goes back to the system. Children come from a "forkserver"
-that has imported pybnc once, so a job starts in milliseconds and is forked from a
-single-threaded process, never from the multi-threaded web server. Where there is
-no forkserver (Windows) "spawn" is used, which starts a fresh interpreter per job.
+at once and its memory goes back to the system. The processes are reused from job to
+job, and killed (then replaced) to stop one (:mod:`pybnc.web._workers`).
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import threading
 import time
-import traceback
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
+
+from ._workers import PRELOAD, Worker, context, resident_mb as _resident_mb  # noqa: F401 (PRELOAD: as before)
 
 log = logging.getLogger("pybnc.web")
 
@@ -55,10 +52,6 @@ MEMORY_LIMIT = 4096.0
 LEAVE_GRACE = 5.0
 #: Finished jobs remembered for their status pages.
 KEEP_JOBS = 100
-#: Modules the forkserver imports once, so that each job starts without importing them.
-PRELOAD = ["numpy", "pandas", "sklearn", "pybnc", "pybnc.evaluation", "pybnc.search",
-           "pybnc.averaging", "pybnc.web.analysis"]
-
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, TIMED_OUT, ABANDONED, TOO_BIG = (
     "queued", "running", "done", "failed", "cancelled", "timed out", "abandoned", "over memory")
 _ACTIVE = (QUEUED, RUNNING)
@@ -112,52 +105,6 @@ class Job:
                 "result": self.result}
 
 
-def _context():
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _resident_mb(pid) -> float:
-    """Resident memory of process ``pid`` in megabytes; 0 where ``/proc`` cannot tell."""
-    try:
-        with open(f"/proc/{pid}/statm") as statm:
-            return int(statm.read().split()[1]) * _PAGE / 2**20
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _child(target, payload, conn, user_errors):
-    """Run one job in the child process and send what happened through ``conn``."""
-    last = [0.0]
-
-    def report(done, total, text=""):
-        now = time.monotonic()
-        if now - last[0] >= 0.1 or (total and done >= total):  # a few messages per second at most
-            last[0] = now
-            conn.send(("progress", int(done), int(total or 0), str(text)))
-
-    try:
-        result = target(payload, report)
-    except user_errors as exc:
-        conn.send(("error", str(exc), True))
-    except MemoryError:
-        conn.send(("error", "The job ran out of memory. Use fewer columns, fewer levels or a "
-                   "simpler model.", True))
-    except BaseException as exc:  # noqa: BLE001 - reported to the server log and the page
-        conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}", False))
-    else:
-        conn.send(("done", result))
-    finally:
-        conn.close()
-
-
 class JobManager:
     """Start, queue, watch, limit and stop jobs.
 
@@ -206,6 +153,7 @@ class JobManager:
         self.user_errors = tuple(user_errors)
         self._jobs: dict[str, Job] = {}
         self._queue: deque = deque()  # (job, target, payload, on_done), first in first out
+        self._idle: list = []  # workers waiting for a job
         self._lock = threading.Lock()
         self._ctx = None
 
@@ -259,16 +207,25 @@ class JobManager:
                                    True), on_done)
 
     def _start(self, job, target, payload, on_done) -> None:
-        if self._ctx is None:
-            self._ctx = _context()
-        receive, send = self._ctx.Pipe(duplex=False)
-        process = self._ctx.Process(target=_child, args=(target, payload, send, self.user_errors),
-                                    daemon=True, name=f"pybnc-job-{job.id[:8]}")
-        process.start()
-        job.pid = process.pid
-        send.close()  # the child holds the only sending end: its exit is an EOF here
-        threading.Thread(target=self._watch, args=(job, process, receive, on_done), daemon=True,
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is None:
+            if self._ctx is None:
+                self._ctx = context()
+            worker = Worker(self._ctx, self.user_errors)
+        job.pid = worker.pid
+        worker.run(target, payload)
+        threading.Thread(target=self._watch, args=(job, worker, on_done), daemon=True,
                          name=f"pybnc-watch-{job.id[:8]}").start()
+
+    def _release(self, worker) -> None:
+        """A worker whose job has ended well: keep it for the next job, or retire it."""
+        with self._lock:
+            keep = len(self._idle) < self.max_jobs and worker.reusable()
+            if keep:
+                self._idle.append(worker)
+        if not keep:
+            worker.retire()
 
     def _prune(self, now: float) -> None:
         """Take out of the queue the jobs cancelled or abandoned while waiting (lock held)."""
@@ -348,36 +305,34 @@ class JobManager:
             return TOO_BIG
         return self._gone(job, now)
 
-    def _watch(self, job: Job, process, receive, on_done) -> None:
-        outcome, pruned = None, time.monotonic()
-        try:
-            while outcome is None:
-                now = time.monotonic()
-                if self._queue and now - pruned > 0.5:  # waiting jobs whose pages have gone
-                    pruned = now
-                    with self._lock:
-                        self._prune(now)
-                reason = self._why_stop(job, now)
-                if reason:
-                    process.kill()  # SIGKILL: numpy cannot hold it off; the memory is freed
-                    outcome = ("stopped", reason)
-                    break
+    def _watch(self, job: Job, worker, on_done) -> None:
+        outcome, pruned, receive = None, time.monotonic(), worker.conn
+        while outcome is None:
+            now = time.monotonic()
+            if self._queue and now - pruned > 0.5:  # waiting jobs whose pages have gone
+                pruned = now
+                with self._lock:
+                    self._prune(now)
+            reason = self._why_stop(job, now)
+            if reason:
+                worker.kill()  # with the job it runs
+                outcome = ("stopped", reason)
+                break
+            try:
                 if not receive.poll(0.1):
                     continue
-                try:
-                    message = receive.recv()
-                except (EOFError, OSError):  # the child died without a word (killed, crashed)
-                    process.join(5)
-                    outcome = ("error", f"The worker process ended unexpectedly (exit code "
-                               f"{process.exitcode}); it may have run out of memory.", True)
-                    break
-                if message[0] == "progress":
-                    _, job.done, job.total, job.text = message
-                else:
-                    outcome = message
-        finally:
-            process.join(5)
-            receive.close()
+                message = receive.recv()
+            except (EOFError, OSError):  # the worker died without a word (killed, crashed)
+                worker.process.join(5)
+                outcome = ("error", f"The worker process ended unexpectedly (exit code "
+                           f"{worker.process.exitcode}); it may have run out of memory.", True)
+                worker.retire()
+                break
+            if message[0] == "progress":
+                _, job.done, job.total, job.text = message
+            else:
+                outcome = message
+                self._release(worker)
         self._finish(job, outcome, on_done)
 
     def _finish(self, job: Job, outcome, on_done) -> None:

@@ -42,7 +42,8 @@
       const response = await fetch(box.dataset.status, {cache: "no-store"});
       if (response.ok) show(await response.json());
     } catch (err) { /* a dropped request: the next poll tries again */ }
-    if (active) setTimeout(poll, 500);
+    // Twice a second while it runs; a waiting job moves up only as jobs end: once a second.
+    if (active) setTimeout(poll, box.dataset.state === "queued" ? 1000 : 500);
   }
 
   $("cancel-form").addEventListener("submit", async event => {
