@@ -225,7 +225,11 @@ def explain(model, X, target=None, output="log_odds", method="auto", max_evals=N
     sampled = result.sampled[observed]
     out.method = ("sampling" if sampled.all() else "exact+sampling") if sampled.any() else "exact"
     out.standard_error = pd.DataFrame(errors, index=index, columns=columns)
-    out.data = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), index=index, columns=names)
+    if isinstance(X, pd.DataFrame):
+        out.data = X
+    else:  # an array, or an Arrow or polars table
+        out.data = X.to_pandas() if hasattr(X, "to_pandas") else pd.DataFrame(np.asarray(X), columns=names)
+        out.data.index = index
     return out
 
 

@@ -215,7 +215,7 @@ def _solve(value, rows, players, columns, result, max_evals, method, rng):
     if method == "sampling":
         exact = counts <= 1
     else:
-        exact = (method == "exact") | (2.0 ** counts <= max_evals)
+        exact = (method == "exact") | (counts <= int(max_evals).bit_length() - 1)  # 2^p <= max_evals
     if exact.any():
         patterns, which = np.unique(within[exact], axis=0, return_inverse=True)
         exact_rows = rows[exact]
