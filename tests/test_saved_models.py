@@ -26,18 +26,30 @@ def test_an_older_model_file_loads_and_predicts_as_before(name):
     assert pybnc.capabilities(model) == pybnc.capabilities(type(model)(**model.get_params()))
 
 
-def test_a_newer_format_is_refused_with_a_versioned_message(tmp_path):
+def _changed_copy(tmp_path, change):
+    """tan_car.pybnc with its header changed by ``change(header)``."""
     import zipfile
 
-    source = FOLDER / "tan_car.pybnc"
-    target = tmp_path / "future.pybnc"
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+    target = tmp_path / "changed.pybnc"
+    with zipfile.ZipFile(FOLDER / "tan_car.pybnc") as old, zipfile.ZipFile(target, "w") as new:
         for item in old.infolist():
             data = old.read(item)
             if item.filename == "model.json":
                 header = json.loads(data)
-                header["format_version"] = 99
+                change(header)
                 data = json.dumps(header).encode()
             new.writestr(item, data)
+    return target
+
+
+def test_a_newer_format_is_refused_with_a_versioned_message(tmp_path):
+    target = _changed_copy(tmp_path, lambda header: header.update(format_version=99))
     with pytest.raises(ValueError, match=r"format version 99 .*reads versions 1 to \d+.*Upgrade pybnc"):
+        pybnc.load(target)
+
+
+def test_a_parameter_fit_would_refuse_is_refused_at_load(tmp_path):
+    target = _changed_copy(tmp_path, lambda header: header["estimator"]["params"]["criterion"].update(value="gini"))
+    with pytest.raises(ValueError, match=r"not a valid pybnc model file: TAN.get_params\(\): The 'criterion' "
+                                         r"parameter of TAN must be a str among"):
         pybnc.load(target)
