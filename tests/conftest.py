@@ -42,6 +42,9 @@ def registry_classifiers() -> dict:
     # per fit even on 100 rows. Here 3 members of 100; benchmarks/accuracy_vs_forest.py
     # runs the defaults on the full tables.
     models["eskdb"].set_params(n_estimators=3, hdp_iterations=100)
+    # AutoBNC's default rounds cross-validate some twenty candidates; two on three folds
+    # exercise the same machinery (tests/test_autobnc.py runs the defaults)
+    models["auto"].set_params(candidates=[registered("nb").cls(), registered("tan").cls()], cv=3)
     models["awnb"] = registered("nb").cls(weighting="awnb", random_state=0)
     models["wanbia"] = registered("tan").cls(weighting="wanbia")
     return models

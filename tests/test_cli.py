@@ -264,3 +264,15 @@ def test_uci_arff_and_headerless_data_give_the_same_cross_validation(workdir):
     assert _rows_used("a.csv") == {1728}
     np.testing.assert_array_equal(a.accuracy, b.accuracy)
     np.testing.assert_allclose(a.log_loss, b.log_loss, rtol=1e-12)
+
+
+def test_model_auto_fits_chooses_and_info_shows_the_choice(workdir):
+    res = run("fit", "--dataset", "votes", "--model", "auto", "--set", "cv=3", "-o", "auto.pbnc")
+    assert res.exit_code == 0, res.output
+    model = pybnc.load("auto.pbnc")
+    assert isinstance(model, pybnc.AutoBNC) and model.n_splits_ == 3
+    res = run("info", "auto.pbnc")
+    assert res.exit_code == 0, res.output
+    assert f"the choice: {type(model.best_estimator_).__name__}(" in res.output
+    assert f"inner cross-validation: {model.best_candidate_}\n" in res.output
+    assert "candidates cross-validated" in res.output

@@ -179,6 +179,8 @@ def _registry_models():
             model.set_params(random_state=0)  # wrappers' inner folds: seeded to compare
         if name == "eskdb":  # the paper's 20 members of 1000 iterations: seconds a fit
             model.set_params(n_estimators=3, hdp_iterations=100)
+        if name == "auto":  # some twenty candidates by default
+            model.set_params(candidates=[NaiveBayes(), TAN()], cv=3)
         models[name] = model
     return models
 
@@ -189,6 +191,25 @@ def test_fast_path_equals_refit_for_every_registered_classifier(name):
     model = {name: _registry_models()[name]}
     fast = cross_validate(model, X, y, cv=5, verbose=0)
     refit = cross_validate(model, X, y, cv=5, verbose=0, fast=False)
-    # ESKDB's members draw their own bins from the raw rows, so it always refits
-    assert cv_module._uses_fast_path(model[name]) != (name == "eskdb")
+    # ESKDB's members draw their own bins from the raw rows, AutoBNC's candidates encode
+    # the rows their own ways: both always refit
+    assert cv_module._uses_fast_path(model[name]) != (name in ("eskdb", "auto"))
     pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])
+
+
+class _FailsOnFit(NaiveBayes):
+    def fit(self, X, y):
+        raise RuntimeError("this learner always breaks")
+
+
+def test_error_score_turns_a_failing_fold_into_nan_scores():
+    X, y = load_dataset("car")
+    broken = _FailsOnFit()
+    with pytest.raises(RuntimeError, match="always breaks"):
+        cross_validate({"nb": NaiveBayes(), "broken": broken}, X, y, cv=3, verbose=0)
+    with pytest.warns(Warning, match="broken failed on fold 0 .*always breaks"):
+        res = cross_validate({"nb": NaiveBayes(), "broken": broken}, X, y, cv=3, verbose=0, error_score=np.nan)
+    assert res[res["model"] == "broken"][["accuracy", "log_loss", "fit_time"]].isna().all().all()
+    assert res[res["model"] == "nb"]["accuracy"].notna().all()
+    with pytest.raises(ValueError, match="error_score must be 'raise' or a number"):
+        cross_validate({"nb": NaiveBayes()}, X, y, cv=3, verbose=0, error_score="ignore")

@@ -18,6 +18,7 @@ import scipy.sparse
 
 import pybnc
 from pybnc.datasets import load_dataset
+from pybnc.estimators.base import BaseBNC
 from pybnc.io import estimator_classes, load, save
 from pybnc.structure import Structure
 
@@ -220,6 +221,11 @@ def _float_paths(value, path=()):
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             yield from _float_paths(item, path + (i,))
+    elif isinstance(value, BaseBNC):  # a classifier inside another (AutoBNC's best_estimator_)
+        params = value.get_params(deep=False)
+        for name, item in vars(value).items():
+            if name not in params:
+                yield from _float_paths(item, path + (name,))
 
 
 @pytest.mark.parametrize("cls", _concrete(), ids=lambda c: c.__name__)

@@ -32,7 +32,7 @@ def test_the_web_page_and_the_command_line_read_the_registry():
 
     assert model_choices() == [(m.short_name, m.description) for m in MODELS]
     assert all(m.short_name in MODEL_HELP for m in MODELS) and model_class("a2de") is pybnc.AnDE
-    assert set(SLOW_MODELS) == {"tanhc", "tanhcsp", "fssj", "bsej"}
+    assert set(SLOW_MODELS) == {"tanhc", "tanhcsp", "fssj", "bsej", "auto"}
 
 
 @pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.short_name)

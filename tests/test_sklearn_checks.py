@@ -9,7 +9,9 @@ Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pybnc import AODE, ESKDB, AnDE, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN, NaiveBayes
+from pybnc import (AODE, ESKDB, AnDE, AutoBNC, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN,
+                   NaiveBayes)
+from pybnc.selection import AveragedBNC
 
 # The checks' tiny random tables often leave the wrappers at naive Bayes; that is
 # reported (StartModelWarning) and is not what these checks are about.
@@ -43,6 +45,9 @@ ESTIMATORS = [
     ESKDB(n_estimators=2, hdp_iterations=10, verbose=0),
     AnDE(n=1, min_count=0, params="mle"),
     SKDB(k=1, loss="zero_one", params="mle"),
+    # two candidates and three folds keep the checks fast; the default set passes them too
+    AutoBNC(candidates=[NaiveBayes(), TAN()], cv=3, verbose=0),
+    AveragedBNC([NaiveBayes(), TAN()], weights=[0.3, 0.7]),
 ]
 
 

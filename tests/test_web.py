@@ -386,3 +386,20 @@ def test_learn_reports_progress_to_the_end(tmp_path):
     assert done == sorted(done) and done[-1] == seen[-1][1] == 3 * (1 + learned.n_folds)
     texts = " ".join(t for _, _, t in seen)
     assert "folds done" in texts and "TAN-HC search step" in texts  # folds, and the search's steps
+
+
+def test_auto_shows_the_learner_it_chose(client):
+    X, y = load_dataset("car")
+    small = X.assign(verdict=y).sample(80, random_state=0).to_csv(index=False).encode()
+    job, page = finish(client, post(client, small, name="car80.csv", models=("auto",)))
+    assert job.state == "done", job.message
+    from pybnc.io import load
+
+    page = page.get_data(as_text=True)
+    url = re.search(r'href="(/download/[0-9a-f]{32}/auto\.pybnc)"', page).group(1)
+    model = load(io.BytesIO(client.get(url).data))
+    assert "nb, auto on car80.csv" in page
+    chosen = re.search(r'id="auto-choice">(.*?)</p>', page, re.S).group(1)
+    assert f"AutoBNC chose {html.escape(model.best_candidate_)} among" in chosen
+    view = analysis.describe(model, X.head(5), np.zeros(5, dtype=int))
+    assert view["name"] == type(model.best_estimator_).__name__

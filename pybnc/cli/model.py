@@ -113,6 +113,17 @@ def info(model_file, data):
     out.print(f"classes: {', '.join(map(str, model.classes_))}", markup=False, soft_wrap=True)
     out.print(f"features: {model.n_features_in_}", markup=False)
     rows = [["features", model.n_features_in_]]
+    if hasattr(model, "best_estimator_"):  # AutoBNC: what it chose, then the choice itself
+        table = model.cv_results_
+        at = list(table["candidate"]).index(model.best_candidate_)
+        out.print(f"chosen by a {model.n_splits_}-fold inner cross-validation: {model.best_candidate_}", markup=False,
+                  soft_wrap=True)
+        rows += [["candidates cross-validated", int(sum(s == "ok" for s in table["status"]))],
+                 ["inner CV log-loss of the choice", f"{table['mean_test_log_loss'][at]:.4f}"],
+                 ["inner CV accuracy of the choice", f"{table['mean_test_accuracy'][at]:.4f}"]]
+        model = model.best_estimator_
+        out.print(f"the choice: {type(model).__name__}({', '.join(f'{k}={v!r}' for k, v in model.get_params().items())})",
+                  markup=False, soft_wrap=True)
     one_network = capabilities(model).one_network
     arcs = model.arcs_ if one_network else None
     if one_network:

@@ -2,7 +2,10 @@
 web page use, what it is in one line, its class and so its capabilities.
 
 The command line (``--model tan``), the web page's model list and the documentation
-read this table; a new classifier is added here and nowhere else.
+read this table; a new classifier is added here and nowhere else, except one defined
+in a later stage, which this module cannot import: it adds itself with
+:func:`register` when its package is imported (:class:`pybnc.AutoBNC`, whose package
+``pybnc`` imports).
 
 Examples
 --------
@@ -49,7 +52,8 @@ class RegisteredModel:
         return capabilities(self.cls)
 
 
-MODELS = (
+#: A list: :func:`register` adds to it in place, so every module that imported it sees the addition.
+MODELS = [
     RegisteredModel("nb", "naive Bayes", "naive Bayes", NaiveBayes),
     RegisteredModel("tan", "TAN", "tree-augmented naive Bayes (Chow-Liu)", TAN),
     RegisteredModel("fan", "FAN", "MDL-optimal forest-augmented naive Bayes", FAN),
@@ -65,7 +69,7 @@ MODELS = (
     RegisteredModel("tanhcsp", "TAN-HCSP", "TAN-HC with super-parents", TANHCSP),
     RegisteredModel("fssj", "FSSJ", "forward sequential selection and joining", FSSJ),
     RegisteredModel("bsej", "BSEJ", "backward sequential elimination and joining", BSEJ),
-)
+]
 
 #: The registry by short name, in the order above.
 BY_SHORT_NAME = {entry.short_name: entry for entry in MODELS}
@@ -83,3 +87,13 @@ def model(short_name: str) -> RegisteredModel:
     if key not in BY_SHORT_NAME:
         raise KeyError(f"unknown model {short_name!r}; known models: {', '.join(BY_SHORT_NAME)}.")
     return BY_SHORT_NAME[key]
+
+
+def register(entry: RegisteredModel) -> None:
+    """Add a classifier of a later stage to the registry (its package calls this when
+    imported; registering the same short name again replaces the entry)."""
+    if entry.short_name in BY_SHORT_NAME:
+        MODELS[MODELS.index(BY_SHORT_NAME[entry.short_name])] = entry
+    else:
+        MODELS.append(entry)
+    BY_SHORT_NAME[entry.short_name] = entry

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import copy
 import time
-from numbers import Integral
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 import scipy.sparse
 from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import StratifiedKFold
 
 from .._utils.progress import progress
@@ -224,7 +226,7 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
 
 # -- public API ---------------------------------------------------------------------------
 def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
-                   verbose=1, fast=True, return_proba=False):
+                   verbose=1, fast=True, return_proba=False, error_score="raise"):
     """Stratified k-fold cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -249,6 +251,11 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     return_proba : bool, default=False
         Also return the out-of-fold class probabilities (for confusion matrices and
         calibration plots).
+    error_score : "raise" or float, default="raise"
+        What a fold whose fit or prediction fails gets: ``"raise"`` raises the error;
+        a number (``np.nan``) becomes that fold's scores (and its probabilities are
+        uniform), with a ``FitFailedWarning`` naming the model, the fold and the error,
+        as scikit-learn's ``cross_validate`` does.
 
     Returns
     -------
@@ -274,6 +281,8 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     [0.849, 0.938]
     """
     models = _check_models(models)
+    if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(error_score, Real):
+        raise ValueError(f"error_score must be 'raise' or a number (np.nan), got {error_score!r}.")
     if not verbose:  # silent means silent: also the models' own progress (wrappers' searches)
         models = {k: clone(m).set_params(verbose=0) if "verbose" in m.get_params() else m
                   for k, m in models.items()}
@@ -300,16 +309,26 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         train = _subsample(np.asarray(train), y_codes, frac, rng)
         test = np.asarray(test)
         for name, model in models.items():
-            result = None
-            if name in encodings:
-                result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
-            if result is None:
-                result = _refit(model, X, y, classes, train, test)
-            proba, fit_time, predict_time = result
+            try:
+                result = None
+                if name in encodings:
+                    result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
+                if result is None:
+                    result = _refit(model, X, y, classes, train, test)
+            except Exception as exc:
+                if isinstance(error_score, str):
+                    raise
+                warnings.warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
+                              f"{type(exc).__name__}: {exc}", FitFailedWarning, stacklevel=2)
+                proba = np.full((test.size, classes.size), 1.0 / classes.size)
+                scores, fit_time, predict_time = dict.fromkeys(METRICS, error_score), np.nan, np.nan
+            else:
+                proba, fit_time, predict_time = result
+                scores = _scores(y_codes[test], proba, None)
             if frac == max(fractions):
                 out_of_fold[name][test] = proba
             rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
-                         "fold": fold, "train_fraction": frac, **_scores(y_codes[test], proba, None),
+                         "fold": fold, "train_fraction": frac, **scores,
                          "fit_time": fit_time, "predict_time": predict_time,
                          "n_train": train.size, "n_test": test.size})
     results = pd.DataFrame(rows, columns=COLUMNS)

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import scipy.sparse
 
-_ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search")
+_ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search", "pybnc.selection")
 #: Deeper trees than this are refused (pybnc's own are under 10 levels).
 MAX_DEPTH = 64
 

@@ -263,19 +263,30 @@ def learn(payload: dict, report=lambda done, total, text: None) -> Learned:
 
 
 def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
-    """What the page shows of one fitted model besides its scores."""
-    found = capabilities(model)
-    codes = model.encoder_.transform(model._align(X))
+    """What the page shows of one fitted model besides its scores (for AutoBNC, of the
+    learner it chose, and what it chose)."""
+    chosen = getattr(model, "best_estimator_", None)
+    if chosen is not None:
+        view = describe(chosen, X, y_codes)
+        table = model.cv_results_
+        at = list(table["candidate"]).index(model.best_candidate_)
+        tried = int(sum(status == "ok" for status in table["status"]))
+        view["chosen"] = (f"AutoBNC chose {model.best_candidate_} among {tried} candidates by a "
+                          f"{model.n_splits_}-fold cross-validation of the training rows (mean log-loss "
+                          f"{table['mean_test_log_loss'][at]:.4f}, accuracy {table['mean_test_accuracy'][at]:.4f}); "
+                          "what is shown here is that learner.")
+        return view
+    codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
     view = {"name": type(model).__name__,
-            "arcs": [(str(u), str(v)) for u, v in model.arcs_] if found.one_network else None,
+            "arcs": [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None,
             "supernodes": ([tuple(map(str, node)) for node in model.supernodes_]
-                           if found.joins_features else None),
-            "drawing": network.drawing(model, codes, y_codes),
+                           if hasattr(model, "supernodes_") else None),
+            "drawing": network.drawing(model, codes, y_codes) if codes is not None else None,
             "domains": network.evidence_domains(model),
             "tables": network.conditional_tables(model)[:MAX_TABLES]}
     view["tables_cut"] = max(0, len(view["domains"]) - MAX_TABLES) if view["tables"] else 0
     if view["drawing"] is None:
-        why = ("joins features into compound nodes (listed below)" if found.joins_features
+        why = ("joins features into compound nodes (listed below)" if view["supernodes"] is not None
                else "averages many networks")
         view["why_no_drawing"] = f"{view['name']} {why}: there is no single network of the features to draw."
     return view

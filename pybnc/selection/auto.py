@@ -1,0 +1,487 @@
+"""AutoBNC: the learner, its encoding and its parameters chosen on the training rows alone.
+
+``fit`` cross-validates candidate learners on stratified folds of the training rows
+(:func:`pybnc.evaluation.cross_validate`: a learner that learns from counts is fitted
+from the fold's counts, ``total - fold``, where the table's columns are all
+categorical; every other fold is a refit on the raw rows), chooses one by
+:func:`pybnc.selection.rules.choose`, and refits it on all the training rows. The test
+rows a user scores the model on are never seen by the choice: cross-validating
+``AutoBNC`` is nested cross-validation.
+
+The default candidates come in rounds (:mod:`pybnc.selection.candidates`): round 1
+chooses the encoding (discretiser; missing values summed out or a level of their own)
+with naive Bayes and TAN, round 2 compares the learners under that encoding, the
+discriminative variants included where this installation has them. The final choice
+is among every candidate of both rounds.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import _fit_context, clone
+from sklearn.exceptions import FitFailedWarning
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
+
+from .._utils.progress import progress
+from ..encode import ENCODING_CONSTRAINTS, TableEncoder
+from ..encode.labels import class_codes
+from ..estimators._fitted_state import InconsistentState
+from ..estimators.base import BaseBNC, _check_labels, _check_table
+from ..estimators.capabilities import Capabilities
+from ..evaluation import cross_validate
+from .candidates import Candidate, TableFacts, round_one, round_two, user_candidates
+from .blend import ensemble_candidate
+from .rules import RULES, choose
+
+SCORINGS = ("log_loss", "accuracy")
+_METRICS = ("log_loss", "accuracy")
+
+
+def inner_folds(y_codes: np.ndarray, n_splits: int, seed: int) -> list:
+    """Stratified folds of the rows; a class with a single row stays in every training
+    fold (a refit without it would not know the class, and one row cannot be tested).
+
+    Examples
+    --------
+    >>> folds = inner_folds(np.array([0, 0, 0, 0, 1, 1, 1, 1, 2]), 2, seed=0)
+    >>> [sorted(test.tolist()) for _, test in folds]
+    [[2, 3, 4, 6], [0, 1, 5, 7]]
+    >>> all(8 in train for train, _ in folds)
+    True
+    """
+    single = np.bincount(y_codes)[y_codes] < 2
+    rows, kept = np.flatnonzero(~single), np.flatnonzero(single)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a class with fewer rows than folds
+        split = StratifiedKFold(n_splits, shuffle=True, random_state=seed).split(np.zeros((rows.size, 1)),
+                                                                                 y_codes[rows])
+        return [(np.sort(np.concatenate([rows[train], kept])), rows[test]) for train, test in split]
+
+
+class _Folds:
+    """A splitter that gives fixed folds (``cross_validate`` takes any splitter)."""
+
+    def __init__(self, folds):
+        self.folds = folds
+
+    def split(self, X=None, y=None, groups=None):
+        return iter(self.folds)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return len(self.folds)
+
+
+def _cross_validate_quietly(models: dict, X, y, folds) -> tuple:
+    """``cross_validate`` on ``folds``; failing folds score NaN. Returns the long results,
+    the out-of-fold probabilities (zero outside these folds' test rows) and each failing
+    model's first error; the candidates' warnings are not shown (the refitted choice
+    shows its own)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results, proba = cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan,
+                                        return_proba=True)
+    errors = {}
+    for w in caught:
+        if issubclass(w.category, FitFailedWarning):
+            name, _, why = str(w.message).partition(" failed on fold ")
+            errors.setdefault(name, why.split(": ", 1)[-1])
+    return results, proba, errors
+
+
+class AutoBNC(BaseBNC):
+    """A Bayesian network classifier chosen among pybnc's learners on the training rows.
+
+    ``fit`` cross-validates the candidates on ``cv`` stratified folds of the training
+    rows, chooses one by ``scoring`` and ``rule``, and refits it on all the training
+    rows (``best_estimator_``), which then predicts. See :mod:`pybnc.selection.auto`
+    and :mod:`pybnc.selection.candidates` for the default candidates.
+
+    Parameters
+    ----------
+    candidates : None, dict of {str: estimator} or list of estimators, default=None
+        ``None``: the default rounds (encoding, then learners; the discriminative
+        variants where this installation has them). A dict or list: these estimators,
+        compared as given in one round; the one-standard-error rule takes the first
+        listed as the simplest.
+    scoring : {"log_loss", "accuracy"}, default="log_loss"
+        What the choice minimises (log-loss) or maximises (accuracy), averaged over the
+        folds. Log-loss is a proper scoring rule and varies less from fold to fold than
+        accuracy, so the choice is less noisy.
+    rule : {"one_se", "best"}, default="one_se"
+        ``"one_se"``: the simplest candidate within one standard error of the best
+        mean (:func:`pybnc.selection.rules.choose`); ``"best"``: the best mean.
+    cv : int, default=5
+        Stratified folds of the inner cross-validation (fewer when the largest class
+        has fewer rows; with fewer than two rows in every class the simplest candidate
+        is fitted without a choice).
+    time_budget : float, default=None
+        Seconds the choice may take. Round 1 always runs; a later round runs only the
+        candidates that its cost estimate (from round 1's measured time) fits in what
+        is left, cheapest first, and reports the others as skipped. The refit comes
+        on top. ``None``: every candidate runs. A budget makes the choice depend on the
+        machine's speed; without one it depends on ``random_state`` alone.
+    n_jobs : int, default=None
+        Folds cross-validated in parallel (joblib; ``-1``: all cores).
+    random_state : int, RandomState or None, default=None
+        Seeds the folds and the candidates' own randomness.
+    verbose : int, default=1
+        Progress over the folds of every round (see :mod:`pybnc._utils.progress`).
+    id_columns : {"drop", "error", "keep"}, default="drop"
+    categorical_features, numeric_features : list of str, default=None
+        Passed to every default candidate (see the encoding parameters of
+        :class:`pybnc.NaiveBayes`); the discretiser and the treatment of missing values
+        are chosen.
+
+    Attributes
+    ----------
+    best_estimator_ : pybnc classifier
+        The chosen candidate refitted on all the training rows.
+    best_candidate_ : str
+        Its name (a key of ``cv_results_["candidate"]``).
+    best_params_ : dict
+        Its parameters.
+    best_score_ : float
+        Its mean inner cross-validated score (log-loss or accuracy, per ``scoring``).
+    cv_results_ : dict of str to ndarray
+        One entry per candidate, as scikit-learn's ``GridSearchCV.cv_results_``
+        (``pd.DataFrame(model.cv_results_)`` is the table): ``candidate``, ``learner``,
+        ``params``, ``round``, ``complexity``, ``discretizer``, ``n_bins``, ``missing``,
+        ``split{i}_test_log_loss`` and ``split{i}_test_accuracy`` per fold, their
+        ``mean_test_*`` and ``std_test_*``, ``mean_fit_time`` (seconds per fold),
+        ``rank_test_score`` (by ``scoring``; 1 is the best mean), ``within_one_se``
+        (the candidates the rule could choose), ``chosen`` and ``status`` (``"ok"``,
+        ``"failed: ..."``, ``"skipped: time budget"``).
+    n_splits_ : int
+        Folds of the inner cross-validation (0 when there was no choice).
+    choice_time_, refit_time_ : float
+        Seconds spent choosing and refitting.
+    classes_, n_features_in_, feature_names_in_
+        As every classifier.
+
+    Examples
+    --------
+    >>> from pybnc import AutoBNC, NaiveBayes, TAN
+    >>> from pybnc.datasets import load_dataset
+    >>> X, y = load_dataset("car")
+    >>> model = AutoBNC(candidates={"nb": NaiveBayes(), "tan": TAN()}, random_state=0, verbose=0).fit(X, y)
+    >>> model.best_candidate_
+    'tan'
+    >>> import pandas as pd
+    >>> pd.DataFrame(model.cv_results_)[["candidate", "mean_test_accuracy", "chosen"]].round(3)
+      candidate  mean_test_accuracy  chosen
+    0        nb               0.846   False
+    1       tan               0.942    True
+    """
+
+    # It reads the raw table (each candidate encodes it its own way), searches by
+    # cross-validation, and may choose a learner that averages, leaves out a missing
+    # super-parent (AODE) or weighs its tables (discriminative): it promises none of these.
+    _capabilities = Capabilities(learns_from_counts=False, passes=0, pair_counts=False, learns_from_codes=False,
+                                 sums_missing_exactly=False, searches_by_cv=True, tables_are_probabilities=False)
+
+    _parameter_constraints = {
+        "candidates": [None, dict, list, tuple],
+        "scoring": [StrOptions(set(SCORINGS))],
+        "rule": [StrOptions(set(RULES))],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "ensemble": [Interval(Integral, 0, None, closed="left")],
+        "time_budget": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        **{name: ENCODING_CONSTRAINTS[name] for name in ("id_columns", "categorical_features", "numeric_features")},
+    }
+
+    def __init__(self, candidates=None, scoring="log_loss", rule="one_se", cv=5, ensemble=10, time_budget=None,
+                 n_jobs=None, random_state=None, verbose=1, id_columns="drop", categorical_features=None,
+                 numeric_features=None):
+        self.candidates = candidates
+        self.scoring = scoring
+        self.rule = rule
+        self.cv = cv
+        self.ensemble = ensemble
+        self.time_budget = time_budget
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.id_columns = id_columns
+        self.categorical_features = categorical_features
+        self.numeric_features = numeric_features
+
+    # -- fit ---------------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=False)  # the candidates check their own parameters
+    def fit(self, X, y):
+        """Choose a learner on the rows of ``X`` and ``y`` and refit it on all of them.
+
+        Returns
+        -------
+        self
+        """
+        start = time.perf_counter()
+        X = _check_table(X)
+        y = _check_labels(y, X.shape[0])
+        _check_feature_names(self, X, reset=True)
+        classes, y_codes = class_codes(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
+        self.n_features_in_ = X.shape[1]
+        rng = check_random_state(self.random_state)
+        fold_seed, candidate_seed = (int(s) for s in rng.randint(2**31 - 1, size=2))
+        shared = {"id_columns": self.id_columns, "categorical_features": self.categorical_features,
+                  "numeric_features": self.numeric_features}
+        largest = int(np.bincount(y_codes).max())
+        n_splits = min(int(self.cv), largest)
+        if self.candidates is None:
+            facts = self._table_facts(X, y_codes, classes.shape[0])
+            first = round_one(facts, shared)
+        else:
+            first = user_candidates(self.candidates)
+        results = {}
+        if n_splits < 2:  # every class has a single row: nothing to cross-validate
+            chosen, eligible, n_splits = first[0], {first[0].name}, 0
+            self._record(results, first)
+        else:
+            folds = inner_folds(y_codes, n_splits, fold_seed)
+            bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
+                           verbose=self.verbose)
+            with bar:
+                seconds = self._round(results, first, X, y, folds, bar)
+                if self.candidates is None:
+                    encoding = self._choose(results, first, folds)[0].encoding
+                    second = round_two(facts, encoding, shared, candidate_seed)
+                    self._round(results, self._affordable(second, first, seconds, start), X, y, folds, bar)
+                    skipped = [c for c in second if c.name not in results]
+                    self._record(results, skipped, status="skipped: time budget")
+            evaluated = first + (second if self.candidates is None else [])
+            if self.ensemble:
+                blend = ensemble_candidate(results, evaluated, y_codes, folds, self.ensemble)
+                if blend is not None:
+                    results[blend[0].name] = blend[1]
+                    evaluated.append(blend[0])
+            chosen, eligible = self._choose(results, evaluated, folds)
+        self.choice_time_ = time.perf_counter() - start
+        start = time.perf_counter()
+        self.best_estimator_ = clone(chosen.estimator).fit(X, y)
+        self.refit_time_ = time.perf_counter() - start
+        self.classes_ = self.best_estimator_.classes_
+        self.best_candidate_ = chosen.name
+        self.best_params_ = self.best_estimator_.get_params(deep=False)
+        self.n_splits_ = n_splits
+        self.cv_results_ = self._results_table(results, chosen.name, eligible, n_splits)
+        score = results[chosen.name]["scores"][self.scoring]
+        self.best_score_ = float(np.mean(score)) if score is not None else float("nan")
+        return self
+
+    def _table_facts(self, X, y_codes, n_classes) -> TableFacts:
+        # missing as a level shows which columns have missing values; the bins do not matter here
+        encoder = TableEncoder(discretizer="uniform", missing="category", id_columns=self.id_columns,
+                               categorical_features=self.categorical_features,
+                               numeric_features=self.numeric_features)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the refitted choice warns about the columns itself
+            encoder.fit(X, y_codes)
+        return TableFacts(n_rows=len(y_codes), n_classes=n_classes,
+                          cardinalities=tuple(int(r) for r in encoder.cardinalities_),
+                          has_numeric="discretised" in encoder.kinds_,
+                          has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()))
+
+    def _round(self, results: dict, candidates: list, X, y, folds, bar) -> float:
+        """Cross-validate ``candidates`` on ``folds`` into ``results``; returns the seconds taken."""
+        start = time.perf_counter()
+        if not candidates:
+            bar.update(len(folds))
+            return 0.0
+        models = {c.name: c.estimator for c in candidates}
+        n_workers = min(effective_n_jobs(self.n_jobs), len(folds))
+        # contiguous groups of folds: a group shares its table's encoding and counts
+        groups = [list(g) for g in np.array_split(np.arange(len(folds)), n_workers)]
+        jobs = (delayed(_cross_validate_quietly)(models, X, y, [folds[i] for i in group]) for group in groups)
+        parts, errors, proba = [], {}, {}
+        runner = Parallel(n_jobs=n_workers, return_as="generator")
+        for group, (part, part_proba, failed) in zip(groups, runner(jobs)):
+            part["fold"] = np.asarray(group)[part["fold"].to_numpy()]
+            parts.append(part)
+            for name, p in part_proba.items():  # each group fills its own test rows
+                proba[name] = p if name not in proba else proba[name] + p
+            for name, why in failed.items():
+                errors.setdefault(name, why)
+            bar.update(len(group))
+        long = pd.concat(parts, ignore_index=True)
+        self._record(results, candidates, long, errors, proba)
+        return time.perf_counter() - start
+
+    @staticmethod
+    def _record(results, candidates, long=None, errors=None, proba=None, status=None) -> None:
+        for c in candidates:
+            entry = {"candidate": c, "scores": {m: None for m in _METRICS}, "fit_time": np.nan, "proba": None,
+                     "status": status or "not cross-validated: too few rows per class"}
+            if long is not None:
+                rows = long[long["model"] == c.name].sort_values("fold")
+                entry["scores"] = {m: rows[m].to_numpy(dtype=np.float64) for m in _METRICS}
+                entry["fit_time"] = float(rows["fit_time"].mean())
+                entry["status"] = f"failed: {errors[c.name]}" if c.name in errors else "ok"
+                entry["proba"] = proba[c.name] if entry["status"] == "ok" else None
+            results[c.name] = entry
+
+    def _choose(self, results, candidates, folds) -> tuple:
+        """The chosen :class:`Candidate` among ``candidates`` and the names the rule could choose."""
+        scored = [c for c in candidates if results.get(c.name, {}).get("scores", {}).get(self.scoring) is not None]
+        if not scored:
+            raise ValueError("no candidate could be cross-validated")
+        table = np.array([results[c.name]["scores"][self.scoring] for c in scored])
+        try:
+            chosen, _, eligible = choose(table, [c.complexity for c in scored],
+                                         lower_is_better=self.scoring == "log_loss", rule=self.rule)
+        except ValueError:
+            failures = "; ".join(f"{c.name}: {results[c.name]['status']}" for c in scored)
+            raise ValueError(f"AutoBNC: every candidate failed in cross-validation ({failures[:2000]}).") from None
+        return scored[chosen], {c.name for c, ok in zip(scored, eligible) if ok}
+
+    def _affordable(self, candidates: list, done: list, seconds: float, start: float) -> list:
+        """The candidates (in their order) whose estimated cost fits the time left."""
+        if self.time_budget is None:
+            return candidates
+        per_unit = seconds / max(sum(_cost(c) for c in done), 1e-9)
+        left = self.time_budget - (time.perf_counter() - start)
+        kept = []
+        for c in sorted(candidates, key=_cost):
+            if per_unit * _cost(c) <= left:
+                kept.append(c)
+                left -= per_unit * _cost(c)
+        return [c for c in candidates if c in kept]
+
+    def _results_table(self, results: dict, chosen: str, eligible: set, n_splits: int) -> dict:
+        entries = list(results.values())
+        cands = [e["candidate"] for e in entries]
+        n = len(entries)
+
+        def column(values, dtype=object):
+            out = np.empty(n, dtype=dtype)
+            out[:] = values
+            return out
+
+        table = {
+            "candidate": column([c.name for c in cands]),
+            "learner": column([type(c.estimator).__name__ for c in cands]),
+            "params": [_changed_params(c.estimator) for c in cands],
+            "round": column([c.round for c in cands], np.int64),
+            "complexity": column([c.complexity for c in cands], np.float64),
+            "discretizer": column([c.encoding.get("discretizer", "") for c in cands]),
+            "n_bins": column([c.encoding.get("n_bins", 0) for c in cands], np.int64),
+            "missing": column([c.encoding.get("missing", "") for c in cands]),
+        }
+        for metric in _METRICS:
+            fold_scores = np.full((n, n_splits), np.nan)
+            for i, e in enumerate(entries):
+                if e["scores"][metric] is not None:
+                    fold_scores[i] = e["scores"][metric]
+            for f in range(n_splits):
+                table[f"split{f}_test_{metric}"] = fold_scores[:, f].copy()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: skipped candidates
+                table[f"mean_test_{metric}"] = fold_scores.mean(axis=1) if n_splits else np.full(n, np.nan)
+                table[f"std_test_{metric}"] = fold_scores.std(axis=1) if n_splits else np.full(n, np.nan)
+        table["mean_fit_time"] = column([e["fit_time"] for e in entries], np.float64)
+        mean = table[f"mean_test_{self.scoring}"]
+        key = np.where(np.isfinite(mean), mean if self.scoring == "log_loss" else -mean, np.inf)
+        table["rank_test_score"] = (pd.Series(key).rank(method="min").to_numpy().astype(np.int64))
+        table["within_one_se"] = column([c.name in eligible for c in cands], bool)
+        table["chosen"] = column([c.name == chosen for c in cands], bool)
+        table["status"] = column([e["status"] for e in entries])
+        return table
+
+    # -- predict: the refitted choice's ---------------------------------------------------------
+    def _best(self):
+        check_is_fitted(self)
+        return self.best_estimator_
+
+    def _delegate(self, method: str, X):
+        best = self._best()
+        X = self._align(X)
+        with warnings.catch_warnings():
+            # the column names were checked against AutoBNC's own just above
+            warnings.filterwarnings("ignore", message="X (has|does not have) (valid )?feature names")
+            return getattr(best, method)(X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class posterior of the chosen learner, shape ``(n_samples, n_classes)``."""
+        return self._delegate("predict_proba", X)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log of :meth:`predict_proba`, the chosen learner's."""
+        return self._delegate("predict_log_proba", X)
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class of each row, the chosen learner's prediction."""
+        return self._delegate("predict", X)
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        return self._delegate("predict_log_proba", X)
+
+    @property
+    def encoder_(self):
+        """The chosen learner's encoder (what the columns became)."""
+        return self._best().encoder_
+
+    def _fit_encoded(self, codes, y, counts):
+        raise TypeError("AutoBNC compares learners under encodings of their own, so it learns from the raw "
+                        "table: call fit(X, y), not a fit from codes or counts.")
+
+    def _jll_encoded(self, codes):
+        return self._best()._jll_encoded(codes)
+
+    def _check_fitted_state(self) -> None:
+        """The chosen learner's state, its agreement with AutoBNC's and ``cv_results_``."""
+        best = getattr(self, "best_estimator_", None)
+        if not isinstance(best, BaseBNC) or isinstance(best, AutoBNC):
+            raise InconsistentState("best_estimator_", f"a {type(best).__name__}, not a pybnc classifier")
+        try:
+            best._check_fitted_state()
+        except InconsistentState as exc:
+            raise InconsistentState(f"best_estimator_.{exc.field}", str(exc).split(": ", 1)[1]) from None
+        for name in ("classes_", "n_features_in_", "feature_names_in_"):
+            mine, theirs = getattr(self, name, None), getattr(best, name, None)
+            if not np.array_equal(np.asarray(mine, dtype=object), np.asarray(theirs, dtype=object)):
+                raise InconsistentState(name, f"differs from best_estimator_.{name}")
+        table = getattr(self, "cv_results_", None)
+        if not isinstance(table, dict) or not isinstance(table.get("candidate"), np.ndarray):
+            raise InconsistentState("cv_results_", "not a dict of columns with a 'candidate' column")
+        n = table["candidate"].shape[0]
+        for key, value in table.items():
+            if len(value) != n:
+                raise InconsistentState(f"cv_results_[{key!r}]", f"{len(value)} entries, not {n}")
+        if self.best_candidate_ not in set(table["candidate"].tolist()):
+            raise InconsistentState("best_candidate_", "not a candidate of cv_results_")
+
+
+def _cost(candidate: Candidate) -> float:
+    """A relative fit cost, to order and budget the candidates (naive Bayes = 1)."""
+    base = {"NaiveBayes": 1.0, "TAN": 1.5, "FAN": 1.5, "AODE": 2.0, "KDB": 3.0, "SKDB": 4.0, "AnDE": 8.0}
+    cost = base.get(type(candidate.estimator).__name__, 5.0)
+    if getattr(candidate.estimator, "weighting", None) == "discriminative":
+        cost *= 10.0
+    return cost
+
+
+def _changed_params(estimator) -> dict:
+    """The parameters of ``estimator`` that differ from its class's defaults."""
+    defaults = type(estimator)().get_params(deep=False)
+    out = {}
+    for key, value in estimator.get_params(deep=False).items():
+        default = defaults.get(key)
+        try:
+            same = type(value) is type(default) and bool(value == default)
+        except (TypeError, ValueError):  # arrays and other values without one truth value
+            same = value is default
+        if not same:
+            out[key] = value
+    return out

@@ -1,0 +1,170 @@
+"""The learners :class:`~pybnc.selection.AutoBNC` chooses among, in rounds.
+
+Round 1, the encoding: naive Bayes and TAN under every encoding the table calls for:
+the discretiser of the numeric columns (Fayyad-Irani MDL, equal-frequency 5 and 10
+bins) when there are numeric columns, and summing missing values out or making them a
+level (``missing="category"``) when there are missing values. The encoding of the
+round's choice is kept for the next rounds.
+
+Round 2, the learners under that encoding: AODE, kDB with k = 2 (Dirichlet
+smoothing) and k = 1, 2, 3 with back-off smoothing (``params="backoff"``: each table
+shrunk towards the table with one parent fewer, which keeps the higher k from
+overfitting), SKDB (the features and k up to 5 chosen by leave-one-out), and the
+discriminative variant (``weighting="discriminative"``) of every learner that has one
+in this installation: they join the candidates when their class accepts the value.
+A2DE and kDB with k = 5 are left out: on soybean (35 features, 19 classes) a fold of
+either cost 15 to 30 times one of kDB(k=2), and neither was the choice.
+
+Each candidate has a *complexity* rank, used by the one-standard-error rule
+(:mod:`pybnc.selection.rules`): naive Bayes is simplest, then the one-dependence
+models, then the two- and three-dependence ones; a discriminative variant ranks one
+above its generative self (it adds a weight per table cell).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+from sklearn.base import clone
+
+from ..averaging import AODE
+from ..estimators import TAN, NaiveBayes
+from ..search import KDB, SKDB
+
+#: The default encoding first: the one-standard-error rule prefers it.
+DEFAULT_ENCODING = {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}
+DISCRETISERS = ({"discretizer": "mdl", "n_bins": 5}, {"discretizer": "quantile", "n_bins": 5},
+                {"discretizer": "quantile", "n_bins": 10})
+
+
+@dataclass
+class Candidate:
+    """One learner to cross-validate.
+
+    Attributes
+    ----------
+    name : str
+        Unique, readable (``"KDB(k=2)"``, ``"TAN quantile(10) missing=category"``).
+    estimator : estimator
+        Unfitted.
+    complexity : float
+        Rank for the one-standard-error rule (smaller is simpler).
+    round : int
+        The round that evaluates it (1: encoding, 2: learners; 1 for a user's own).
+    encoding : dict
+        ``discretizer``, ``n_bins``, ``missing`` of the default candidates (empty for a
+        user's own).
+    """
+
+    name: str
+    estimator: object
+    complexity: float
+    round: int = 1
+    encoding: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What decides the default candidates: read from the training table's encoding."""
+
+    n_rows: int
+    n_classes: int
+    cardinalities: tuple
+    has_numeric: bool
+    has_missing: bool
+
+
+def encoding_name(encoding: dict) -> str:
+    """``""`` for the default encoding, else what differs: ``"quantile(10) missing=category"``."""
+    parts = []
+    if encoding.get("discretizer", "mdl") != "mdl":
+        parts.append(f"{encoding['discretizer']}({encoding['n_bins']})")
+    if encoding.get("missing", "sum") != "sum":
+        parts.append(f"missing={encoding['missing']}")
+    return " ".join(parts)
+
+
+def encodings(facts: TableFacts) -> list:
+    """The encodings round 1 compares, the default first."""
+    discretisers = DISCRETISERS if facts.has_numeric else DISCRETISERS[:1]
+    missing = ("sum", "category") if facts.has_missing else ("sum",)
+    return [{**d, "missing": m} for m in missing for d in discretisers]
+
+
+def _named(learner: str, encoding: dict) -> str:
+    tag = encoding_name(encoding)
+    return f"{learner} {tag}" if tag else learner
+
+
+def _with(estimator, encoding: dict, shared: dict):
+    params = estimator.get_params(deep=False)
+    return estimator.set_params(**{k: v for k, v in {**encoding, **shared}.items() if k in params})
+
+
+def discriminative(estimator):
+    """The ``weighting="discriminative"`` variant of ``estimator``, or None where its class
+    has none in this installation (its ``weighting`` parameter does not list it)."""
+    if "weighting" not in estimator.get_params(deep=False):
+        return None
+    doc = inspect.getdoc(type(estimator)) or ""
+    if '"discriminative"' not in doc:
+        return None
+    return clone(estimator).set_params(weighting="discriminative")
+
+
+def round_one(facts: TableFacts, shared: dict) -> list:
+    """Naive Bayes and TAN under every encoding of :func:`encodings`."""
+    out = []
+    for e, encoding in enumerate(encodings(facts)):
+        # an encoding other than the default is a little less simple, so the rule keeps the default
+        for learner, estimator, rank in (("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0)):
+            out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared),
+                                 rank + 0.01 * e, 1, dict(encoding)))
+    return out
+
+
+def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int) -> list:
+    """The learners of round 2 under ``encoding``, with their discriminative variants."""
+    learners = [
+        ("AODE", AODE(params="bayes"), 2.0),
+        ("KDB(k=1) backoff", KDB(k=1, params="backoff", verbose=0), 2.0),
+        ("KDB(k=2)", KDB(k=2, params="bayes", verbose=0), 3.0),
+        ("KDB(k=2) backoff", KDB(k=2, params="backoff", verbose=0), 3.0),
+        ("SKDB(k=5)", SKDB(k=5, params="bayes", verbose=0), 3.0),
+        ("KDB(k=3) backoff", KDB(k=3, params="backoff", verbose=0), 4.0),
+    ]
+    out = []
+    for learner, estimator, rank in learners:
+        out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared), rank, 2,
+                             dict(encoding)))
+    for learner, estimator, rank in [("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0),
+                                     *learners]:
+        variant = discriminative(_with(estimator, encoding, shared))
+        if variant is not None:
+            if "random_state" in variant.get_params(deep=False):
+                variant.set_params(random_state=random_state)
+            out.append(Candidate(_named(f"{learner} discriminative", encoding), variant, rank + 1.0, 2,
+                                 dict(encoding)))
+    return out
+
+
+def user_candidates(candidates) -> list:
+    """A user's ``candidates`` (a dict of name to estimator, or a list of estimators) as
+    :class:`Candidate` s of one round, simplest first as given."""
+    if isinstance(candidates, dict):
+        items = list(candidates.items())
+    elif isinstance(candidates, (list, tuple)):
+        names = [type(est).__name__ for est in candidates]
+        # the same class twice: number them
+        items = [(f"{n}-{names[:i].count(n) + 1}" if names.count(n) > 1 else n, est)
+                 for i, (n, est) in enumerate(zip(names, candidates))]
+    else:
+        raise TypeError(f"candidates must be None (the default set), a dict {{name: estimator}} or a list of "
+                        f"estimators, got {type(candidates).__name__}.")
+    if not items:
+        raise ValueError("candidates is empty: give at least one estimator, or None for the default set.")
+    for name, est in items:
+        if not (hasattr(est, "fit") and hasattr(est, "predict_proba") and hasattr(est, "get_params")):
+            raise TypeError(f"candidates[{name!r}] = {est!r} is not a classifier with fit and predict_proba.")
+    return [Candidate(str(name), clone(est), float(i), 1) for i, (name, est) in enumerate(items)]

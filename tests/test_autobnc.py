@@ -1,0 +1,303 @@
+"""AutoBNC: the choice on the training rows, the one-standard-error rule, failures, budget, files."""
+
+import io
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+
+import pybnc
+from pybnc import TAN, AutoBNC, NaiveBayes
+from pybnc.datasets import load_dataset
+from pybnc.evaluation import cross_validate
+from pybnc.selection import choose
+from pybnc.selection.auto import inner_folds
+from pybnc.selection.blend import AveragedBNC, ensemble_selection
+
+SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(params="mle")}
+
+
+# -- the rule ------------------------------------------------------------------------------------
+def _brute_force(scores, complexity, lower_is_better, rule):
+    """The rule written out candidate by candidate, for comparison."""
+    scores = np.asarray(scores, float)
+    loss = scores if lower_is_better else -scores
+    valid = [i for i in range(len(loss)) if np.isfinite(loss[i]).all()]
+    best = min(valid, key=lambda i: (loss[i].mean(), complexity[i], i))
+    if rule == "best":
+        return best
+    eligible = []
+    for i in valid:
+        d = loss[i] - loss[best]
+        if d.mean() <= d.std(ddof=1) / np.sqrt(len(d)):
+            eligible.append(i)
+    return min(eligible, key=lambda i: (complexity[i], loss[i].mean(), i))
+
+
+def test_choose_matches_the_rule_written_out():
+    rng = np.random.default_rng(0)
+    for trial, rule, lower in itertools.product(range(200), ("one_se", "best"), (True, False)):
+        n, folds = rng.integers(1, 7), rng.integers(2, 6)
+        scores = rng.normal(0.5, 0.1, size=(n, folds)) + rng.normal(0, 0.05, size=(n, 1))
+        if trial % 5 == 0 and n > 1:
+            scores[rng.integers(n), rng.integers(folds)] = np.nan
+        complexity = rng.integers(0, 3, size=n).astype(float)
+        if not np.isfinite(scores).all(axis=1).any():
+            continue
+        chosen, best, eligible = choose(scores, complexity, lower_is_better=lower, rule=rule)
+        assert chosen == _brute_force(scores, complexity, lower, rule)
+        assert eligible[chosen] and eligible[best]
+
+
+def test_choose_refuses_when_every_candidate_failed_and_bad_arguments():
+    with pytest.raises(ValueError, match="every candidate failed"):
+        choose([[np.nan, 0.1]], [0])
+    with pytest.raises(ValueError, match="rule must be one of"):
+        choose([[0.1, 0.2]], [0], rule="two_se")
+    with pytest.raises(ValueError, match="complexity"):
+        choose([[0.1, 0.2]], [0, 1])
+
+
+def test_one_standard_error_keeps_the_simpler_model_when_the_gain_is_noise():
+    # the complex model wins on three folds of four by a little and loses by more on the other
+    scores = [[0.40, 0.50, 0.45, 0.55], [0.39, 0.49, 0.48, 0.54]]
+    assert choose(scores, [0, 1])[0] == 0
+    assert choose(scores, [0, 1], rule="best")[0] == 1
+    # a clear, consistent gain is taken
+    assert choose([[0.40, 0.50, 0.45, 0.55], [0.30, 0.41, 0.34, 0.46]], [0, 1])[0] == 1
+
+
+# -- the choice, on the training rows alone -----------------------------------------------------------
+def _inner_folds(random_state, y_codes, n_splits=5):
+    """The folds AutoBNC draws (its first seed from random_state)."""
+    seed = int(check_random_state(random_state).randint(2**31 - 1, size=2)[0])
+    return inner_folds(y_codes, n_splits, seed)
+
+
+def test_inner_folds_are_stratified_and_keep_a_single_row_class_in_training():
+    y = np.array([0] * 10 + [1] * 7 + [2])
+    folds = inner_folds(y, 3, seed=0)
+    tests = np.concatenate([test for _, test in folds])
+    assert sorted(tests.tolist()) == list(range(17))  # every row but the single one tested once
+    for train, test in folds:
+        assert 17 in train and not set(train) & set(test)
+        assert sorted(np.concatenate([train, test]).tolist()) == list(range(18))
+        assert np.bincount(y[test], minlength=3)[:2].tolist() in ([4, 3], [3, 2], [3, 3], [4, 2])
+
+
+def test_a_class_of_one_row_is_learned_not_tested():
+    X, y = load_dataset("car")
+    y = np.asarray(y).copy()
+    y[0] = "only-once"
+    model = AutoBNC(candidates=SMALL, random_state=0, verbose=0).fit(X, y)
+    assert "only-once" in model.classes_ and (pd.DataFrame(model.cv_results_)["status"] == "ok").all()
+
+
+class _Folds:
+    def __init__(self, folds):
+        self.folds = folds
+
+    def split(self, X=None, y=None, groups=None):
+        return iter(self.folds)
+
+
+def test_scores_are_cross_validation_of_the_training_rows_and_the_choice_is_refitted():
+    X, y = load_dataset("car")
+    model = AutoBNC(candidates=SMALL, ensemble=0, random_state=3, verbose=0).fit(X, y)
+    folds = _inner_folds(3, np.unique(y, return_inverse=True)[1])
+    expected = cross_validate(SMALL, X, y, cv=_Folds(folds), verbose=0)
+    table = pd.DataFrame(model.cv_results_).set_index("candidate")
+    for name in SMALL:
+        rows = expected[expected["model"] == name].sort_values("fold")
+        for f in range(5):
+            assert table.loc[name, f"split{f}_test_log_loss"] == rows["log_loss"].iloc[f]
+            assert table.loc[name, f"split{f}_test_accuracy"] == rows["accuracy"].iloc[f]
+    assert model.best_candidate_ == "tan" and table["chosen"].sum() == 1 and table.loc["tan", "chosen"]
+    refit = clone(SMALL["tan"]).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), refit.predict_proba(X))
+    np.testing.assert_array_equal(model.predict(X), refit.predict(X))
+    np.testing.assert_array_equal(model.predict_log_proba(X), refit.predict_log_proba(X))
+    assert model.best_params_ == refit.get_params(deep=False)
+    assert model.best_score_ == pytest.approx(table.loc["tan", "mean_test_log_loss"])
+    assert model.n_splits_ == 5 and model.classes_.tolist() == sorted(set(y))
+
+
+def test_scoring_and_rule_change_the_choice_as_documented():
+    X, y = load_dataset("car")
+    by_accuracy = AutoBNC(candidates=SMALL, scoring="accuracy", rule="best", ensemble=0, random_state=0,
+                          verbose=0).fit(X, y)
+    table = pd.DataFrame(by_accuracy.cv_results_)
+    assert by_accuracy.best_candidate_ == table.loc[table["mean_test_accuracy"].idxmax(), "candidate"]
+    assert table.loc[table["rank_test_score"] == 1, "candidate"].item() == by_accuracy.best_candidate_
+
+
+def test_missing_values_that_carry_the_class_are_made_a_level():
+    # "not applicable" gaps: the feature is missing for most rows of class b
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.choice(["a", "b"], size=n)
+    X = pd.DataFrame({f"x{j}": rng.choice(["p", "q", "r"], size=n).astype(object) for j in range(4)})
+    X.loc[(y == "b") & (rng.random(n) < 0.9), "x0"] = np.nan
+    model = AutoBNC(ensemble=0, random_state=0, verbose=0).fit(X, y)
+    table = pd.DataFrame(model.cv_results_)
+    assert set(table["missing"]) == {"sum", "category"}
+    assert model.best_estimator_.missing == "category"
+    assert table.loc[table["chosen"], "mean_test_accuracy"].item() > 0.9
+    summed = table[(table["missing"] == "sum") & (table["round"] == 1)]["mean_test_accuracy"].max()
+    assert summed < 0.7
+
+
+def test_default_candidates_without_missing_values_or_numbers_keep_one_encoding():
+    X, y = load_dataset("car")
+    table = pd.DataFrame(AutoBNC(ensemble=0, random_state=0, verbose=0).fit(X, y).cv_results_)
+    assert set(table["missing"]) == {"sum"} and set(table["discretizer"]) == {"mdl"}
+    assert {"NB", "TAN", "AODE", "KDB(k=1) backoff", "KDB(k=2)", "KDB(k=3) backoff", "SKDB(k=5)"} <= set(table["candidate"])
+    assert (table["status"] == "ok").all()
+
+
+def test_parallel_folds_give_the_same_results():
+    X, y = load_dataset("iris")
+    one = AutoBNC(candidates=SMALL, random_state=0, verbose=0).fit(X, y)
+    two = AutoBNC(candidates=SMALL, n_jobs=2, random_state=0, verbose=0).fit(X, y)
+    a, b = pd.DataFrame(one.cv_results_), pd.DataFrame(two.cv_results_)
+    scores = [c for c in a.columns if "_test_" in c]
+    pd.testing.assert_frame_equal(a[scores], b[scores])
+    assert one.best_candidate_ == two.best_candidate_
+
+
+class _Breaks(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        raise RuntimeError("this learner always breaks")
+
+    def predict_proba(self, X):  # pragma: no cover
+        raise RuntimeError
+
+
+def test_a_failing_candidate_is_reported_and_never_chosen():
+    X, y = load_dataset("car")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the inner failures are not shown to the user
+        model = AutoBNC(candidates={"broken": _Breaks(), "nb": NaiveBayes()}, random_state=0, verbose=0).fit(X, y)
+    table = pd.DataFrame(model.cv_results_).set_index("candidate")
+    assert table.loc["broken", "status"].startswith("failed: RuntimeError: this learner always breaks")
+    assert np.isnan(table.loc["broken", "mean_test_log_loss"])
+    assert model.best_candidate_ == "nb"
+    with pytest.raises(ValueError, match="every candidate failed.*always breaks"):
+        AutoBNC(candidates=[_Breaks()], verbose=0).fit(X, y)
+
+
+def test_a_small_time_budget_skips_the_later_round():
+    X, y = load_dataset("car")
+    model = AutoBNC(time_budget=1e-6, ensemble=0, random_state=0, verbose=0).fit(X, y)
+    table = pd.DataFrame(model.cv_results_)
+    assert (table.loc[table["round"] == 1, "status"] == "ok").all()
+    assert (table.loc[table["round"] == 2, "status"] == "skipped: time budget").all()
+    assert model.best_candidate_ in set(table.loc[table["round"] == 1, "candidate"])
+
+
+def test_too_few_rows_to_cross_validate_fit_the_simplest_candidate():
+    X = pd.DataFrame({"a": ["x", "y", "z"], "b": [1, 2, 3]})
+    model = AutoBNC(candidates=SMALL, verbose=0).fit(X, ["p", "q", "r"])
+    assert model.n_splits_ == 0 and model.best_candidate_ == "nb"
+    assert model.predict(X).tolist() == ["p", "q", "r"]
+    assert pd.DataFrame(model.cv_results_)["status"].str.startswith("not cross-validated").all()
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"scoring": "auc"}, "'scoring' parameter of AutoBNC must be a str among"),
+    ({"rule": "two_se"}, "'rule' parameter of AutoBNC must be a str among"),
+    ({"cv": 1}, "'cv' parameter of AutoBNC must be an int in the range"),
+    ({"time_budget": 0}, "'time_budget' parameter of AutoBNC must be a float in the range"),
+    ({"candidates": "nb"}, "'candidates' parameter of AutoBNC must be"),
+    ({"candidates": {}}, "candidates is empty"),
+    ({"candidates": {"x": object()}}, r"candidates\['x'\]"),
+])
+def test_bad_parameters_are_named(params, match):
+    X, y = load_dataset("car")
+    with pytest.raises((ValueError, TypeError), match=match):
+        AutoBNC(verbose=0, **params).fit(X, y)
+
+
+def test_a_list_of_candidates_is_named_by_class():
+    X, y = load_dataset("car")
+    model = AutoBNC(candidates=[NaiveBayes(), NaiveBayes(params="mle"), TAN()], random_state=0, verbose=0).fit(X, y)
+    assert model.cv_results_["candidate"].tolist() == ["NaiveBayes-1", "NaiveBayes-2", "TAN"]
+
+
+def test_saves_and_loads_like_every_model():
+    X, y = load_dataset("votes")
+    model = AutoBNC(candidates=SMALL, random_state=0, verbose=0).fit(X, y)
+    buffer = io.BytesIO()
+    pybnc.save(model, buffer)
+    again = pybnc.load(io.BytesIO(buffer.getvalue()))
+    assert type(again) is AutoBNC and again.best_candidate_ == model.best_candidate_
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+    pd.testing.assert_frame_equal(pd.DataFrame(again.cv_results_), pd.DataFrame(model.cv_results_))
+
+
+def test_a_forged_file_with_another_class_set_is_refused():
+    X, y = load_dataset("votes")
+    model = AutoBNC(candidates=SMALL, random_state=0, verbose=0).fit(X, y)
+    model.classes_ = np.array(["x", "y"], dtype=object)
+    buffer = io.BytesIO()
+    pybnc.save(model, buffer)
+    with pytest.raises(ValueError, match="classes_.*best_estimator_"):
+        pybnc.load(io.BytesIO(buffer.getvalue()))
+
+
+def test_unfitted_and_partial_fit():
+    with pytest.raises(Exception, match="not fitted"):
+        AutoBNC().predict(pd.DataFrame({"a": ["x"]}))
+    assert not hasattr(AutoBNC(), "partial_fit")
+
+
+# -- the ensemble ----------------------------------------------------------------------------------
+def test_ensemble_selection_is_greedy_on_the_out_of_fold_log_loss():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        p = rng.uniform(0.05, 1.0, size=(rng.integers(1, 6), 40))
+        w = ensemble_selection(p, n_steps=8)
+        assert (w >= 0).all() and w.sum() == pytest.approx(1.0)
+        single = -np.log(p).mean(axis=1)
+        assert w[np.argmin(single)] > 0  # starts from the best single model
+        assert -np.log(w @ p).mean() <= single.min() + 1e-12  # never worse than it
+        assert any(np.allclose(w * k, np.round(w * k)) for k in range(1, 9))  # shares of at most 8 steps
+    identical = np.tile(rng.uniform(0.1, 1, 30), (3, 1))
+    assert ensemble_selection(identical, 10).tolist() == [1.0, 0.0, 0.0]
+
+
+def test_an_ensemble_is_chosen_only_when_it_beats_every_single_candidate_and_predicts_as_its_members():
+    X, y = load_dataset("car")
+    candidates = {"nb": NaiveBayes(), "kdb2": pybnc.KDB(k=2, params="backoff", verbose=0),
+                  "kdb3": pybnc.KDB(k=3, params="backoff", verbose=0)}
+    model = AutoBNC(candidates=candidates, rule="best", random_state=0, verbose=0).fit(X, y)
+    table = pd.DataFrame(model.cv_results_)
+    blend = table[table["round"] == 3]
+    assert len(blend) == 1 and blend["candidate"].item().startswith("ensemble: ")
+    singles = table[table["round"] == 1]
+    assert blend["mean_test_log_loss"].item() < singles["mean_test_log_loss"].min()
+    assert blend["chosen"].item() == (model.best_candidate_ == blend["candidate"].item())
+    if blend["chosen"].item():
+        best = model.best_estimator_
+        assert isinstance(best, AveragedBNC) and best.weights_.sum() == pytest.approx(1)
+        members = [clone(m).fit(X, y) for m in best.estimators]
+        expected = sum(w * m.predict_proba(X) for w, m in zip(best.weights_, members))
+        np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12)
+        buffer = io.BytesIO()
+        pybnc.save(model, buffer)
+        np.testing.assert_array_equal(pybnc.load(io.BytesIO(buffer.getvalue())).predict_proba(X),
+                                      model.predict_proba(X))
+
+
+def test_averaged_bnc_checks_its_weights():
+    X, y = load_dataset("car")
+    with pytest.raises(ValueError, match="weights must be 2 non-negative numbers"):
+        AveragedBNC([NaiveBayes(), TAN()], weights=[1, -1]).fit(X, y)
+    with pytest.raises(ValueError, match="weights must be 2"):
+        AveragedBNC([NaiveBayes(), TAN()], weights=[1]).fit(X, y)
+    with pytest.raises(ValueError, match="non-empty list of pybnc classifiers"):
+        AveragedBNC([]).fit(X, y)
