@@ -301,3 +301,16 @@ def test_averaged_bnc_checks_its_weights():
         AveragedBNC([NaiveBayes(), TAN()], weights=[1]).fit(X, y)
     with pytest.raises(ValueError, match="non-empty list of pybnc classifiers"):
         AveragedBNC([]).fit(X, y)
+
+
+def test_explain_is_the_chosen_learners_and_an_ensembles_is_its_mean_posterior():
+    X, y = load_dataset("votes")
+    single = AutoBNC(candidates=SMALL, ensemble=0, random_state=0, verbose=0).fit(X, y)
+    expected = clone(single.best_estimator_).fit(X, y).explain(X.head(3), random_state=0)
+    pd.testing.assert_frame_equal(single.explain(X.head(3), random_state=0), expected)
+    blend = AveragedBNC([NaiveBayes(), TAN()], weights=[0.4, 0.6]).fit(X, y)
+    values = blend.explain(X.head(3), output="probability", random_state=0)
+    # efficiency: the values add up to the prediction's probability of the explained class
+    proba = blend.predict_proba(X.head(3))
+    targets = np.searchsorted(blend.classes_, values.target)
+    np.testing.assert_allclose(values.sum(axis=1), proba[np.arange(3), targets], rtol=1e-9)

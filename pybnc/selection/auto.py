@@ -439,6 +439,16 @@ class AutoBNC(BaseBNC):
     def _jll_encoded(self, codes):
         return self._best()._jll_encoded(codes)
 
+    # explain(): the chosen learner's game
+    def _explain_rows(self, X):
+        return self._delegate("_explain_rows", X)
+
+    def _masked_jll(self, coded, rows, keep) -> np.ndarray:
+        return self._best()._masked_jll(coded, rows, keep)
+
+    def _independent_groups(self):
+        return self._best()._independent_groups()
+
     def _check_fitted_state(self) -> None:
         """The chosen learner's state, its agreement with AutoBNC's and ``cv_results_``."""
         best = getattr(self, "best_estimator_", None)

@@ -18,7 +18,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
-from ..estimators.base import BaseBNC, _check_labels, _check_table
+from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from ..estimators.capabilities import Capabilities
 from ..evaluation.metrics import LOG_LOSS_EPS
 
@@ -149,6 +149,18 @@ class AveragedBNC(BaseBNC):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return self.predict_log_proba(X)
+
+    # explain(): the value of a set of features is the log of the weighted mean of the
+    # members' posteriors with the other features left out, each member summing them out its own way
+    def _explain_rows(self, X):
+        X = self._align(X)
+        rows = [member._explain_rows(X) for member in self.estimators_]
+        return [coded for coded, _ in rows], rows[0][1]
+
+    def _masked_jll(self, coded, rows, keep) -> np.ndarray:
+        posterior = sum(w * np.exp(log_posterior(member._masked_jll(c, rows, keep)))
+                        for w, member, c in zip(self.weights_, self.estimators_, coded) if w > 0)
+        return np.log(np.maximum(posterior, 1e-300))
 
     def _fit_encoded(self, codes, y, counts):
         raise TypeError("AveragedBNC fits its members on the raw table: call fit(X, y).")
