@@ -45,6 +45,18 @@ def tables() -> tuple:
     return table.to_csv(index=False).encode(), table.sample(300, random_state=1).to_csv(index=False).encode()
 
 
+def machine_busy() -> tuple:
+    """``(busy, total)`` CPU ticks of the whole machine so far (``/proc/stat``)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(t) for t in stat.readline().split()[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and waiting for I/O
+    return sum(ticks) - idle, sum(ticks)
+
+
+def busy_share(before: tuple, after: tuple) -> float:
+    return (after[0] - before[0]) / max(after[1] - before[1], 1)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -162,18 +174,23 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         run_users(base, table, new_rows, 1, 0.1, args.seed)  # warm up: the forkserver, the imports
+        busy = [machine_busy()]
         single = run_users(base, table, new_rows, 1, args.single_seconds, args.seed)
+        busy.append(machine_busy())
         memory_before = resident_mb(server.pid)
         cpu_before, people_before = cpu_seconds(server.pid), time.process_time()
         wall_before = time.monotonic()
         print(f"load average before: {os.getloadavg()[0]:.2f}; server pid {server.pid}, "
               f"{args.max_jobs} job slots, queue of {args.max_queue}")
+        busy.append(machine_busy())
         many = run_users(base, table, new_rows, args.users, args.seconds, args.seed + 1000)
+        busy.append(machine_busy())
         memory_after = resident_mb(server.pid)
         cpu_after, people_after = cpu_seconds(server.pid), time.process_time()
         wall = time.monotonic() - wall_before
         # Alone again: the machine's other load may have changed meanwhile.
         single_after = run_users(base, table, new_rows, 1, args.single_seconds, args.seed + 2000)
+        busy.append(machine_busy())
     finally:
         server.terminate()
         try:
@@ -188,6 +205,9 @@ def main() -> None:
     print(summary(f"{args.users}", many, reference))
     print(summary("1 after", single_after, None))
     print(f"reference: the median single loop, before and after: {reference:.2f} s")
+    print(f"the machine's CPUs busy (all processes): alone before {busy_share(busy[0], busy[1]):.0%}, "
+          f"{args.users} people {busy_share(busy[2], busy[3]):.0%}, alone after {busy_share(busy[3], busy[4]):.0%} "
+          f"({os.cpu_count()} CPUs)")
     everything = single + many + single_after
     statuses = collections.Counter(s for loop in everything for s in loop.statuses)
     ends = collections.Counter(loop.state or "never ended" for loop in everything)

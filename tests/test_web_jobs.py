@@ -200,3 +200,19 @@ def test_workers_serve_job_after_job_and_a_stopped_one_is_replaced(tmp_path, mon
     fourth = manager.wait(start(client, **quick), timeout=60)
     assert fourth.state == "done" and fourth.pid == third.pid and gone(third.pid)
     assert manager.wait(start(client, **quick), timeout=60).pid != third.pid
+
+
+def test_a_forgotten_run_takes_its_files_with_it(tmp_path, monkeypatch):
+    from pybnc.web import runs
+
+    monkeypatch.setattr(runs, "KEEP_RUNS", 2)
+    store = runs.Runs(tmp_path)
+    made = []
+    for i in range(4):
+        run, folder = store.folder()
+        (folder / "rows.pkl").write_bytes(b"x")
+        made.append(store.add(run, f"learned {i}"))
+    pending, _ = store.folder()  # a job still running: its folder is young, and kept
+    store.add(*store.folder()[:1], "learned 4")
+    kept = {p.name for p in store.root.iterdir()}
+    assert not {made[0], made[1], made[2]} & kept and made[3] in kept and pending in kept

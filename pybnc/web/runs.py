@@ -22,7 +22,8 @@ from flask import abort
 
 #: Runs whose models and downloads are kept; older ones are forgotten.
 KEEP_RUNS = 20
-#: Seconds a run's folder is left alone before it may be swept (a job may still write there).
+#: Seconds the folder of a job that did not finish is left alone before it is swept (the
+#: job may still be writing there); a forgotten finished run's folder goes at once.
 YOUNG = 3600
 ID = re.compile(r"^[0-9a-f]{32}$")
 _FILE = re.compile(r"^[a-z]+(-predictions\.csv|\.pybnc)$|^new-[0-9a-f]{32}\.csv$")
@@ -56,12 +57,11 @@ class Runs:
         """Keep a finished run (forgetting the oldest past :data:`KEEP_RUNS`); its id."""
         with self.lock:
             self.runs[run] = learned
-            known = set(self.runs)
             while len(self.runs) > KEEP_RUNS:
                 old, _ = self.runs.popitem(last=False)
-                known.discard(old)
-            for path in self.root.iterdir():  # also folders of failed or stopped jobs
-                if path.name not in known and time.time() - path.stat().st_mtime > YOUNG:
+                shutil.rmtree(self.root / old, ignore_errors=True)  # finished: nothing writes there
+            for path in self.root.iterdir():  # folders of failed or stopped jobs, once surely idle
+                if path.name not in self.runs and time.time() - path.stat().st_mtime > YOUNG:
                     shutil.rmtree(path, ignore_errors=True)
         return run
 
