@@ -29,7 +29,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from pybnc.cli._common import model_class
-from pybnc.estimators.registry import BY_SHORT_NAME
+from pybnc.registry import BY_SHORT_NAME
 from pybnc.datasets import list_datasets, load_dataset
 from pybnc.evaluation import cross_validate
 

@@ -25,9 +25,9 @@ def rng():
 
 def registry_classifiers() -> dict:
     """``{key: unfitted estimator}``: every classifier of the command line's registry
-    (:mod:`pybnc.estimators.registry`; wrappers seeded and silent) plus the
+    (:mod:`pybnc.registry`; wrappers seeded and silent) plus the
     feature-weighted variants AWNB and WANBIA."""
-    from pybnc.estimators.registry import MODELS, model as registered
+    from pybnc.registry import MODELS, model as registered
 
     models = {}
     for entry in MODELS:

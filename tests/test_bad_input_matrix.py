@@ -7,7 +7,7 @@ exception whose message matches a pattern naming the column, value or fix, or it
 **warns** (a warning naming the column) and still works.
 
 Every case runs on every classifier of the command line's registry
-(:mod:`pybnc.estimators.registry`) plus the feature-weighted variants (AWNB, WANBIA),
+(:mod:`pybnc.registry`) plus the feature-weighted variants (AWNB, WANBIA),
 with the wrappers' inner cross-validation seeded: every case on every classifier.
 Where a classifier's expectation differs it is said in the case (``overrides``); block
 cases (``partial_fit``) expect an ``AttributeError`` from the classifiers that cannot

@@ -170,7 +170,7 @@ def test_bad_arguments(kwargs, message):
 
 
 def _registry_models():
-    from pybnc.estimators.registry import MODELS
+    from pybnc.registry import MODELS
 
     models = {}
     for entry in MODELS:

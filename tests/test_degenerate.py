@@ -9,7 +9,7 @@ import dask.dataframe as dd
 import pytest
 
 from pybnc.cli._common import model_class
-from pybnc.estimators.registry import BY_SHORT_NAME
+from pybnc.registry import BY_SHORT_NAME
 from pybnc.evaluation import cross_validate
 from pybnc.streaming import fit_blocks, fit_dask
 

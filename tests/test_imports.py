@@ -75,12 +75,40 @@ def test_the_finder_finds_a_circle():
 
 def test_no_module_imports_itself_through_others():
     graph = import_graph()
-    assert len(graph) > 90 and "pybnc.estimators.registry" in graph["pybnc.cli._common"]
+    assert len(graph) > 90 and "pybnc.registry" in graph["pybnc.cli._common"]
     assert find_circle(graph) is None, " -> ".join(find_circle(graph))
 
 
-@pytest.mark.parametrize("module", ["pybnc.estimators.capabilities", "pybnc.estimators.registry",
+@pytest.mark.parametrize("module", ["pybnc.estimators.capabilities", "pybnc.registry",
                                     "pybnc.search.skdb", "pybnc.averaging.eskdb", "pybnc.streaming",
                                     "pybnc.evaluation.cv", "pybnc.io.model_file", "pybnc.web.analysis"])
 def test_a_module_imports_alone_in_a_fresh_interpreter(module):
     subprocess.run([sys.executable, "-c", f"import {module}"], check=True, capture_output=True)
+
+
+#: The stages in the order data flows through them (README, "What is in it"). The search
+#: and averaging stages hold classifiers built on the estimator base classes, so they come
+#: after ``estimators``; the model registry, files, pictures, large data, command line and
+#: web page come after every classifier.
+STAGES = ["_utils", "encode", "counts", "scores", "structure", "parameters", "inference", "estimators",
+          "search", "averaging", "evaluation", "selection", "registry", "datasets", "io", "streaming",
+          "plotting", "cli", "web"]
+
+
+def _stage(module: str) -> str:
+    return module.split(".")[1] if "." in module else "pybnc"
+
+
+def test_no_stage_imports_a_stage_to_its_right_when_loaded():
+    graph = import_graph()
+    unknown = {_stage(m) for m in graph} - set(STAGES) - {"pybnc", "__main__"}
+    assert not unknown, f"modules outside every stage: {sorted(unknown)}; name their stage in STAGES"
+    backwards = sorted((m, n) for m, imported in graph.items() for n in imported
+                       if _stage(m) in STAGES and _stage(n) in STAGES
+                       and STAGES.index(_stage(n)) > STAGES.index(_stage(m)))
+    assert not backwards, f"imports from a stage to its right: {backwards}"
+
+
+def test_at_most_five_modules_loose_at_the_root():
+    loose = sorted(p.name for p in ROOT.glob("*.py"))
+    assert len(loose) <= 5, loose

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import InvalidParameterError, validate_para
 
 from pybnc import TAN, TBMATAN
 from pybnc.encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS, TableEncoder
-from pybnc.estimators.registry import MODELS
+from pybnc.registry import MODELS
 from pybnc.evaluation import cross_validate
 from pybnc.streaming import fit_blocks
 

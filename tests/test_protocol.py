@@ -9,7 +9,7 @@ import pytest
 import pybnc
 from pybnc import KDB, SKDB, TAN, Capabilities, NaiveBayes, capabilities
 from pybnc.datasets import load_dataset
-from pybnc.estimators.registry import BY_SHORT_NAME, MODELS, model
+from pybnc.registry import BY_SHORT_NAME, MODELS, model
 from pybnc.streaming import fit_blocks
 
 from conftest import registry_classifiers

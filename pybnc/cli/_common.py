@@ -11,14 +11,14 @@ import click
 import numpy as np
 import pandas as pd
 
-from ..estimators.registry import BY_SHORT_NAME
-from ..estimators.registry import model as registered_model
+from ..registry import BY_SHORT_NAME
+from ..registry import model as registered_model
 
 MODEL_HELP = "Short names: " + ", ".join(BY_SHORT_NAME) + "."
 
 
 def model_class(name: str):
-    """The class of a short name of the model registry (:mod:`pybnc.estimators.registry`)."""
+    """The class of a short name of the model registry (:mod:`pybnc.registry`)."""
     try:
         return registered_model(name).cls
     except KeyError as exc:

@@ -150,12 +150,23 @@ def block_refusal(estimator, one_pass: bool) -> str | None:
         return (f"{call} learns from the training rows themselves, not only their counts, so it cannot learn "
                 f"block by block. Use {name}({remedy}), which {'does' if one_pass else 'learns out of core'}, "
                 "or fit() on a sample that fits in memory.")
-    from .registry import MODELS
-
-    learners = ", ".join(m.cls.__name__ for m in MODELS if capabilities(m.cls).learns_from_counts)
+    learners = ", ".join(cls.__name__ for cls in _public_classifiers() if capabilities(cls).learns_from_counts)
     return (f"{call} reads the training rows themselves (not only their counts), so it cannot learn block by "
             f"block. Fit it with fit() on a sample that fits in memory, or use a classifier that learns from "
             f"counts: {learners}.")
+
+
+def _public_classifiers() -> list:
+    """The classifier classes ``pybnc`` exports, read from the loaded package (the registry,
+    :mod:`pybnc.registry`, sits to the right of the estimators and is not imported here)."""
+    import sys
+
+    from .base import BaseBNC
+
+    package = sys.modules.get("pybnc")
+    names = getattr(package, "__all__", ())
+    return [cls for cls in (getattr(package, n, None) for n in names)
+            if isinstance(cls, type) and issubclass(cls, BaseBNC)]
 
 
 def _changed(estimator) -> dict:

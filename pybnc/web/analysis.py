@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._utils.progress import report_progress
 from ..estimators.capabilities import capabilities
-from ..estimators.registry import BY_SHORT_NAME, MODELS
+from ..registry import BY_SHORT_NAME, MODELS
 from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).

@@ -9,7 +9,7 @@ in a later stage, which this module cannot import: it adds itself with
 
 Examples
 --------
->>> from pybnc.estimators.registry import model
+>>> from pybnc.registry import model
 >>> entry = model("tan")
 >>> entry.cls.__name__, entry.description, entry.capabilities.learns_from_counts
 ('TAN', 'tree-augmented naive Bayes (Chow-Liu)', True)
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..averaging import AODE, ESKDB, MANB, SSTBMATAN, TBMATAN, AnDE
-from ..search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
-from .augmented import FAN, TAN, NaiveBayes
-from .capabilities import Capabilities, capabilities
+from .averaging import AODE, ESKDB, MANB, SSTBMATAN, TBMATAN, AnDE
+from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
+from .estimators import FAN, TAN, NaiveBayes
+from .estimators.capabilities import Capabilities, capabilities
 
 
 @dataclass(frozen=True)
