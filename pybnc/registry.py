@@ -23,6 +23,7 @@ from .averaging import AODE, ESKDB, MANB, SSTBMATAN, TBMATAN, AnDE
 from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 from .estimators import FAN, TAN, NaiveBayes
 from .estimators.capabilities import Capabilities, capabilities
+from .selection import AutoBNC
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ class RegisteredModel:
         return capabilities(self.cls)
 
 
-#: A list: :func:`register` adds to it in place, so every module that imported it sees the addition.
-MODELS = [
+#: Every classifier pybnc offers, in the order the CLI, the web page and the docs list them.
+MODELS = (
     RegisteredModel("nb", "naive Bayes", "naive Bayes", NaiveBayes),
     RegisteredModel("tan", "TAN", "tree-augmented naive Bayes (Chow-Liu)", TAN),
     RegisteredModel("fan", "FAN", "MDL-optimal forest-augmented naive Bayes", FAN),
@@ -69,7 +70,8 @@ MODELS = [
     RegisteredModel("tanhcsp", "TAN-HCSP", "TAN-HC with super-parents", TANHCSP),
     RegisteredModel("fssj", "FSSJ", "forward sequential selection and joining", FSSJ),
     RegisteredModel("bsej", "BSEJ", "backward sequential elimination and joining", BSEJ),
-]
+    RegisteredModel("auto", "AutoBNC", "the learner chosen on the training rows by inner cross-validation", AutoBNC),
+)
 
 #: The registry by short name, in the order above.
 BY_SHORT_NAME = {entry.short_name: entry for entry in MODELS}
@@ -87,13 +89,3 @@ def model(short_name: str) -> RegisteredModel:
     if key not in BY_SHORT_NAME:
         raise KeyError(f"unknown model {short_name!r}; known models: {', '.join(BY_SHORT_NAME)}.")
     return BY_SHORT_NAME[key]
-
-
-def register(entry: RegisteredModel) -> None:
-    """Add a classifier of a later stage to the registry (its package calls this when
-    imported; registering the same short name again replaces the entry)."""
-    if entry.short_name in BY_SHORT_NAME:
-        MODELS[MODELS.index(BY_SHORT_NAME[entry.short_name])] = entry
-    else:
-        MODELS.append(entry)
-    BY_SHORT_NAME[entry.short_name] = entry
