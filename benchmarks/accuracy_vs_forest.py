@@ -1,38 +1,55 @@
-"""pybnc's classifiers next to random forest and gradient boosting, 10-fold CV on every
-UCI table bundled with pybnc (the tables of ../shared/datasets/uci).
+"""AutoBNC and pybnc's learners next to random forest and gradient boosting: nested
+cross-validation on every UCI table of ../shared/datasets/uci (and the ARFF tables of
+a folder).
 
-Every model of a table is scored on the same ``StratifiedKFold(10, shuffle=True,
-random_state=SEED)`` folds in the same run; each fold's accuracy goes to a CSV
-(``--csv``) as soon as the model's ten folds are done, so an interrupted run resumes
-where it stopped. The table compares pybnc's best classifier of each table (highest
-mean accuracy) with ``RandomForestClassifier(n_estimators=300)`` by the corrected
-resampled t-test (Nadeau & Bengio 2003, ``pybnc.evaluation.stats``, alpha 0.05), and
-counts win/tie/loss of each pybnc classifier against the forest.
+Protocol: ``StratifiedKFold(5, shuffle=True, random_state=1)``, the same folds for every
+model of a table; each model gets the raw training DataFrame of a fold and scores the
+test fold (accuracy, log-loss with the true class's probability clipped at 1e-15, as
+``pybnc.evaluation.log_loss`` and scikit-learn do; a class missing from a training fold
+has probability 0 for every model). ``AutoBNC`` makes its choice inside each training
+fold by its own inner cross-validation of the training rows: the outer test fold is
+never seen by the choice (nested CV). Its choice in every fold goes to the CSV.
 
-Scikit-learn's models get the table as numbers: categorical columns ordinal-coded
-(for the forest missing is its own code and NaN in numeric columns is imputed by the
-median; HistGradientBoosting takes the coded columns as categorical features and
-handles NaN itself). pybnc gets the raw table.
+Models: ``AutoBNC(n_jobs=2, random_state=0)`` with its defaults, and with
+``ensemble=0`` (one learner, no average of candidates); pybnc's learners
+alone at their defaults (naive Bayes, TAN, AODE, kDB k = 2, SKDB) and their
+discriminative variants where this pybnc has them; ``RandomForestClassifier(300,
+n_jobs=2)`` and ``HistGradientBoostingClassifier`` (no early stopping,
+``l2_regularization=1``: with 0 its leaves fitted to a class of one or two training
+rows swing nursery's accuracy to 75-83 % on some folds). The scikit-learn models get
+the table as numbers: categorical columns ordinal-coded (missing its own code for the
+forest, NaN in numeric columns imputed by the median; HistGradientBoosting takes the
+coded columns as categorical features and handles NaN itself).
 
-HistGradientBoosting runs without early stopping (its inner stratified split fails on
-nursery's class of two rows) and with ``l2_regularization=1``, XGBoost's default: with
-scikit-learn's 0 the leaves fitted to a class of one or two training rows get huge
-values and nursery's accuracy fell to 75-83% on some folds (99.9% with 1).
+Each fold's row is appended to the CSV (``--csv``) as soon as it is done, so an
+interrupted run resumes where it stopped. Fit times are wall seconds on a shared
+machine; the CSV keeps the load average at each fold.
 
-Run (one BLAS/OpenMP thread per process, as the table was made):
-``OMP_NUM_THREADS=1 python benchmarks/accuracy_vs_forest.py [--datasets car,chess] [--models ...]
-[--markdown docs/accuracy_vs_forest.md]``.
+``--arff-dir DIR`` adds the ARFF tables of ``DIR`` (e.g. the ``classification`` folder
+of github.com/renatopp/arff-datasets, UCI tables in Weka's format); the class is the
+attribute named ``class`` when there is one, else the last (spect and spectf: the
+first; their train and test files are one table), and tables the shared folder
+already holds, near-copies of another file, and tables under 50 rows are left out
+(``ARFF_LEFT_OUT``).
+
+Run (one BLAS/OpenMP thread per process): ``OMP_NUM_THREADS=1 python
+benchmarks/accuracy_vs_forest.py [--datasets car,chess] [--arff-dir DIR] [--models ...]
+[--csv FILE] [--markdown FILE]``; the folds go to
+``benchmarks/accuracy_vs_forest_nested.csv`` by default.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.impute import SimpleImputer
@@ -42,13 +59,27 @@ from sklearn.preprocessing import OrdinalEncoder
 
 import pybnc
 from pybnc.datasets import list_datasets, load_dataset
-from pybnc.evaluation.stats import corrected_resampled_t_test
+from pybnc.evaluation import accuracy, log_loss
+from pybnc.io import read_arff
+from pybnc.selection.candidates import discriminative
 
 SEED = 1
+N_FOLDS = 5
+N_JOBS = 2
+AUTO = "AutoBNC"
+AUTO_SINGLE = "AutoBNC(ensemble=0)"
 FOREST = "RandomForest(300)"
-BOOSTING = "HistGradientBoosting(l2=1)"
-ESKDB = "ESKDB(20 k=5)"
-SMALL_ESKDB = "ESKDB(5 k=5 shared bins)"
+BOOSTING = "HistGradientBoosting"
+#: ARFF files left out: twins of the shared tables, near-copies, and tables under 50 rows.
+ARFF_LEFT_OUT = {
+    "shared table": ("breast.w", "car", "kr.vs.kp", "heart.c", "credit.a", "solar.flare2", "glass", "hepatitis",
+                     "iris", "letter", "mushroom", "nursery", "diabetes", "soybean", "vote"),
+    "near-copy of another file": ("anneal.orig", "colic.orig", "bridges.version2"),
+    "class is a row name (531 classes for 531 rows)": ("spectrometer",),
+    "under 50 rows": ("trains", "shuttle.landing.control"),
+}
+#: Tables whose train and test files are one UCI table, and whose class is the first attribute.
+ARFF_MERGED = {"spect": ("spect.train", "spect.test"), "spectf": ("spectf.train", "spectf.test")}
 
 
 def _forest(X):
@@ -56,8 +87,8 @@ def _forest(X):
     coder = make_column_transformer(
         (OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1, encoded_missing_value=-2),
          categorical), remainder="passthrough")
-    return make_pipeline(coder, SimpleImputer(strategy="median"),
-                         RandomForestClassifier(n_estimators=300, random_state=0, n_jobs=1))
+    return make_pipeline(coder, SimpleImputer(strategy="median", keep_empty_features=True),
+                         RandomForestClassifier(n_estimators=300, random_state=0, n_jobs=N_JOBS))
 
 
 def _boosting(X):
@@ -65,131 +96,218 @@ def _boosting(X):
     coder = make_column_transformer(  # categorical columns first, missing and unseen as NaN
         (OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan, encoded_missing_value=np.nan),
          categorical), remainder="passthrough")
-    is_categorical = np.arange(X.shape[1]) < len(categorical)
+    # it takes at most 255 levels as categories; a column with more goes in as its ordinal codes
+    is_categorical = np.array([X[c].nunique() <= 255 for c in categorical] + [False] * (X.shape[1] - len(categorical)))
     return make_pipeline(coder, HistGradientBoostingClassifier(
         early_stopping=False, l2_regularization=1.0, categorical_features=is_categorical, random_state=0))
 
 
-MODELS = {
-    "NaiveBayes": lambda X: pybnc.NaiveBayes(),
-    "TAN": lambda X: pybnc.TAN(),
-    "AODE": lambda X: pybnc.AODE(),
-    "KDB(k=2)": lambda X: pybnc.KDB(k=2, verbose=0),
-    "SKDB(k=5)": lambda X: pybnc.SKDB(k=5, verbose=0),
-    "A2DE": lambda X: pybnc.AnDE(n=2),
-    "KDB(k=2 hdp)": lambda X: pybnc.KDB(k=2, params="hdp", random_state=0, verbose=0),
-    "ESKDB(5 k=3)": lambda X: pybnc.ESKDB(n_estimators=5, k=3, hdp_iterations=100, random_state=0, verbose=0),
-    # the paper's settings, pybnc's defaults: 20 members, k=5, 1000 Gibbs iterations
-    ESKDB: lambda X: pybnc.ESKDB(random_state=0, verbose=0),
-    # letter and adult only (20 members there take hours on this machine), the members
-    # sharing the encoder's MDL bins (the run was started before members drew their own)
-    SMALL_ESKDB: lambda X: pybnc.ESKDB(n_estimators=5, member_bins="shared", random_state=0, verbose=0),
-    FOREST: _forest,
-    BOOSTING: _boosting,
-}
-REFERENCES = (FOREST, BOOSTING)
-ONLY_ON = {SMALL_ESKDB: ("letter", "adult")}
-# letter: its HDP sampling alone takes about 40 s per member and fold on this machine
-SKIPPED_ON = {ESKDB: ("letter",)}
+def _generative():
+    return {"NaiveBayes": pybnc.NaiveBayes(), "TAN": pybnc.TAN(), "AODE": pybnc.AODE(),
+            "KDB(k=2)": pybnc.KDB(k=2, verbose=0), "SKDB(k=5)": pybnc.SKDB(k=5, verbose=0)}
 
 
-def run(datasets, models, csv: Path, time_limit: float, verbose: bool = False) -> pd.DataFrame:
-    done = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=["dataset", "model", "fold", "accuracy",
-                                                                       "fit_seconds"])
-    for name in datasets:
+def model_factories() -> dict:
+    """Name -> function of the training table giving an unfitted model."""
+    models = {AUTO: lambda X: pybnc.AutoBNC(n_jobs=N_JOBS, random_state=0, verbose=0),
+              # the same without the ensemble of candidates: what the ensemble adds
+              AUTO_SINGLE: lambda X: pybnc.AutoBNC(ensemble=0, n_jobs=N_JOBS, random_state=0, verbose=0)}
+    for name, estimator in _generative().items():
+        models[name] = lambda X, e=estimator: clone(e)
+        variant = discriminative(estimator)
+        if variant is not None:
+            models[f"{name} discriminative"] = lambda X, e=variant: clone(e)
+    models[FOREST] = _forest
+    models[BOOSTING] = _boosting
+    return models
+
+
+# -- tables ------------------------------------------------------------------------------------
+def _arff_table(paths, class_first: bool):
+    frame = pd.concat([read_arff(p) for p in paths], ignore_index=True)
+    names = [c for c in frame.columns if str(c).lower() == "class"]
+    target = frame.columns[0] if class_first else (names[0] if names else frame.columns[-1])
+    frame = frame[frame[target].notna()]
+    y = frame[target].astype(str).to_numpy(dtype=object)
+    return frame.drop(columns=[target]).reset_index(drop=True), y
+
+
+def arff_tables(folder: Path) -> dict:
+    """``"uci-extra/<name>" -> loader`` for the ARFF files of ``folder`` (see module doc)."""
+    left_out = {name for names in ARFF_LEFT_OUT.values() for name in names}
+    merged = {part for parts in ARFF_MERGED.values() for part in parts}
+    tables = {}
+    for path in sorted(folder.glob("*.arff")):
+        stem = path.stem
+        if stem not in left_out and stem not in merged:
+            tables[f"uci-extra/{stem}"] = lambda p=path: _arff_table([p], class_first=False)
+    for name, parts in ARFF_MERGED.items():
+        paths = [folder / f"{part}.arff" for part in parts]
+        if all(p.exists() for p in paths):
+            tables[f"uci-extra/{name}"] = lambda ps=paths: _arff_table(ps, class_first=True)
+    return dict(sorted(tables.items()))
+
+
+def shared_tables(names) -> dict:
+    def load(name):
         X, y = load_dataset(name)
-        y = np.asarray(y)
-        folds = list(StratifiedKFold(10, shuffle=True, random_state=SEED).split(X, y))
+        return X, np.asarray(y)
+    return {name: (lambda n=name: load(n)) for name in names}
+
+
+# -- running -------------------------------------------------------------------------------------
+def _full_proba(model, X_test, classes) -> np.ndarray:
+    """``predict_proba`` over all the table's classes (0 for a class the fold lacked)."""
+    proba = model.predict_proba(X_test)
+    full = np.zeros((len(X_test), classes.size))
+    full[:, np.searchsorted(classes, model.classes_)] = proba
+    return full
+
+
+def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool) -> pd.DataFrame:
+    columns = ["dataset", "n_rows", "model", "fold", "accuracy", "log_loss", "fit_seconds", "predict_seconds",
+               "choice", "load"]
+    done = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=columns)
+    if not done.empty and done["fold"].max() >= N_FOLDS:
+        raise SystemExit(f"{csv} holds folds of another protocol (fold {done['fold'].max()} of a {N_FOLDS}-fold run): "
+                         "give another --csv.")
+    factories = model_factories()
+    for dataset, load in tables.items():
+        X = y = folds = None
         for model in models:
-            if ((done["dataset"] == name) & (done["model"] == model)).any() or name in SKIPPED_ON.get(model, ()) \
-                    or name not in ONLY_ON.get(model, (name,)):
+            have = set(done.loc[(done["dataset"] == dataset) & (done["model"] == model), "fold"])
+            if -1 in have or len(have) == N_FOLDS:
                 continue
-            rows, start = [], time.perf_counter()
-            for fold, (train, test) in enumerate(folds):
-                estimator = MODELS[model](X)
-                t0 = time.perf_counter()
+            if X is None:
+                X, y = load()
+                classes = np.unique(y)
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    estimator.fit(X.iloc[train], y[train])
-                    fit_seconds = time.perf_counter() - t0
-                    accuracy = float(np.mean(estimator.predict(X.iloc[test]) == y[test]))
-                rows.append({"dataset": name, "model": model, "fold": fold, "accuracy": accuracy,
-                             "fit_seconds": fit_seconds})
-                if verbose:
-                    print(f"  {name} {model} fold {fold}: {100 * accuracy:.2f} (fit {fit_seconds:.1f} s)", flush=True)
-                if time.perf_counter() - start > time_limit and fold < 9:
-                    print(f"{name:10s} {model:22s} skipped: {fold + 1} folds took more than {time_limit:.0f} s")
-                    rows = [{"dataset": name, "model": model, "fold": -1, "accuracy": np.nan,
-                             "fit_seconds": time.perf_counter() - start}]
+                    warnings.simplefilter("ignore")  # classes with fewer rows than folds
+                    folds = list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=SEED).split(X, y))
+            start = time.perf_counter()
+            for fold, (train, test) in enumerate(folds):
+                if fold in have:
+                    continue
+                estimator = factories[model](X.iloc[train])
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        t0 = time.perf_counter()
+                        estimator.fit(X.iloc[train], y[train])
+                        fit_seconds = time.perf_counter() - t0
+                        t0 = time.perf_counter()
+                        proba = _full_proba(estimator, X.iloc[test], classes)
+                        predict_seconds = time.perf_counter() - t0
+                except Exception as exc:  # reported in the CSV and the page, not a stop of the run
+                    row = {"dataset": dataset, "n_rows": len(y), "model": model, "fold": -1, "accuracy": np.nan,
+                           "log_loss": np.nan, "fit_seconds": np.nan, "predict_seconds": np.nan,
+                           "choice": f"failed: {type(exc).__name__}: {str(exc)[:200]}", "load": os.getloadavg()[0]}
+                    done = pd.concat([done, pd.DataFrame([row], columns=columns)], ignore_index=True)
+                    done.to_csv(csv, index=False)
+                    print(f"{dataset:28s} {model:32s} {row['choice']}", flush=True)
                     break
-            done = pd.concat([done, pd.DataFrame(rows)], ignore_index=True)
-            done.to_csv(csv, index=False)
-            ok = [r["accuracy"] for r in rows if r["fold"] >= 0]
-            if ok:
-                print(f"{name:10s} {model:22s} {100 * np.mean(ok):6.2f}  ({time.perf_counter() - start:6.1f} s)")
-    return done
+                row = {"dataset": dataset, "n_rows": len(y), "model": model, "fold": fold,
+                       "accuracy": accuracy(y[test], proba, classes), "log_loss": log_loss(y[test], proba, classes),
+                       "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
+                       "choice": getattr(estimator, "best_candidate_", ""), "load": os.getloadavg()[0]}
+                if time.perf_counter() - start > time_limit and fold < N_FOLDS - 1:
+                    row = {**row, "fold": -1, "accuracy": np.nan, "log_loss": np.nan,
+                           "choice": f"over the time limit ({time_limit:.0f} s) after {fold + 1} folds"}
+                done = pd.concat([done, pd.DataFrame([row], columns=columns)], ignore_index=True)
+                done.to_csv(csv, index=False)
+                if verbose:
+                    print(f"  {dataset} {model} fold {fold}: {100 * row['accuracy']:.2f} {row['log_loss']:.4f} "
+                          f"(fit {fit_seconds:.1f} s) {row['choice']}", flush=True)
+                if row["fold"] == -1:
+                    break
+            ok = done[(done["dataset"] == dataset) & (done["model"] == model) & (done["fold"] >= 0)]
+            if ok.empty:
+                continue
+            print(f"{dataset:28s} {model:32s} {100 * ok['accuracy'].mean():6.2f} {ok['log_loss'].mean():.4f} "
+                  f"({time.perf_counter() - start:6.1f} s)", flush=True)
+    return done.infer_objects()
+
+
+# -- the tables of the docs page ---------------------------------------------------------------
+def _choices(results, dataset) -> str:
+    chosen = results[(results["dataset"] == dataset) & (results["model"] == AUTO)]["choice"]
+    # an ensemble's name lists its members and weights: count it by its members
+    short = [c if not str(c).startswith("ensemble: ") else
+             "ensemble of " + ", ".join(part.split(" ", 1)[1] for part in str(c)[10:].split(" + ")) for c in chosen]
+    return "; ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(short).most_common())
 
 
 def summarize(results: pd.DataFrame, datasets) -> str:
-    results = results[results["dataset"].isin(datasets) & (results["fold"] >= 0)]
-    means = results.pivot_table(index="dataset", columns="model", values="accuracy", aggfunc="mean") * 100
-    pybnc_models = [m for m in MODELS if m not in REFERENCES and m in means.columns]
-    lines = ["| dataset | rows | best pybnc | acc. | RF | HGB | best vs RF |", "|---|---|---|---|---|---|---|"]
-    tally = {m: {"win": 0, "tie": 0, "loss": 0, "at_least": 0, "tables": 0} for m in pybnc_models}
-    at_least_rf = not_worse = 0
+    """Per table: AutoBNC against the forest; the counts of the issue's bar; every model's means."""
+    results = results[results["dataset"].isin(datasets)]
+    complete = results[results["fold"] >= 0].groupby(["dataset", "model"]).filter(lambda g: len(g) == N_FOLDS)
+    means = complete.groupby(["dataset", "model"])[["accuracy", "log_loss", "fit_seconds"]].mean()
+    lines = ["| table | rows | AutoBNC acc. | RF acc. | HGB acc. | AutoBNC log-loss | RF log-loss | "
+             "acc. >= RF - 0.5 | log-loss <= RF | fit time / RF's | AutoBNC's choices (5 folds) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    tally = Counter()
     for name in datasets:
-        if name not in means.index or FOREST not in means.columns or np.isnan(means.loc[name, FOREST]):
+        if (name, AUTO) not in means.index or (name, FOREST) not in means.index:
             continue
-        row = means.loc[name]
-        if row[pybnc_models].isna().all():
-            continue
-        n = len(load_dataset(name)[1])
-        fold_acc = results[results["dataset"] == name].pivot(index="fold", columns="model", values="accuracy")
-        verdicts = {}
-        for m in pybnc_models:
-            if m in fold_acc.columns and fold_acc[m].notna().all():
-                verdicts[m] = corrected_resampled_t_test(fold_acc[m], fold_acc[FOREST], n_train=0.9 * n,
-                                                         n_test=0.1 * n).verdict
-                tally[m][verdicts[m]] += 1
-                tally[m]["tables"] += 1
-                tally[m]["at_least"] += bool(row[m] >= row[FOREST])
-        best = row[pybnc_models].idxmax()
-        at_least_rf += bool(row[best] >= row[FOREST])
-        not_worse += verdicts.get(best) in ("win", "tie")
-        lines.append(f"| {name} | {n} | {best} | {row[best]:.2f} | {row[FOREST]:.2f} | "
-                     f"{row.get(BOOSTING, np.nan):.2f} | {verdicts.get(best, '?')} |")
-    n_tables = len(lines) - 2
-    lines += ["", f"Best pybnc classifier's mean accuracy at or above the forest's: {at_least_rf} of {n_tables} "
-              f"tables; not significantly below it (win or tie): {not_worse} of {n_tables}.", "",
-              "Win/tie/loss of each pybnc classifier against the forest (corrected resampled t-test, 0.05):", "",
-              "| classifier | win | tie | loss | mean at or above the forest's | mean accuracy over its tables |",
-              "|---|---|---|---|---|---|"]
-    for m in pybnc_models:
-        t = tally[m]
-        lines.append(f"| {m} | {t['win']} | {t['tie']} | {t['loss']} | {t['at_least']} of {t['tables']} | "
-                     f"{means[m].mean():.2f} |")
-    models = [m for m in MODELS if m in means.columns]
-    lines += ["", "Mean accuracy (%) of every model (blank: not run or over the time limit):", "",
-              "| dataset | " + " | ".join(models) + " |", "|---" * (len(models) + 1) + "|"]
-    for name in means.index:
-        cells = ["" if np.isnan(means.loc[name, m]) else f"{means.loc[name, m]:.2f}" for m in models]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        auto, forest = means.loc[(name, AUTO)], means.loc[(name, FOREST)]
+        hgb = means.loc[(name, BOOSTING), "accuracy"] if (name, BOOSTING) in means.index else np.nan
+        acc_ok = 100 * auto["accuracy"] >= 100 * forest["accuracy"] - 0.5
+        ll_ok = auto["log_loss"] <= forest["log_loss"]
+        tally["tables"] += 1
+        tally["accuracy"] += acc_ok
+        tally["log_loss"] += ll_ok
+        tally["both"] += acc_ok and ll_ok
+        ratio = auto["fit_seconds"] / forest["fit_seconds"]
+        tally["time"] += ratio <= 10
+        lines.append(f"| {name} | {_n_rows(results, name)} | {100 * auto['accuracy']:.2f} | "
+                     f"{100 * forest['accuracy']:.2f} | {100 * hgb:.2f} | {auto['log_loss']:.4f} | "
+                     f"{forest['log_loss']:.4f} | {'yes' if acc_ok else 'no'} | {'yes' if ll_ok else 'no'} | "
+                     f"{ratio:.1f} | {_choices(results, name)} |")
+    n = tally["tables"]
+    lines += ["", f"AutoBNC's accuracy >= the forest's - 0.5 pt on {tally['accuracy']} of {n} tables, its log-loss "
+              f"<= the forest's on {tally['log_loss']} of {n}, both on {tally['both']} of {n} (the bar: "
+              f"{int(np.ceil(2 * n / 3))}); its fit within 10x the forest's on {tally['time']} of {n}."]
+    models = [m for m in model_factories() if m in set(complete["model"])]
+    for metric, scale, fmt in (("accuracy", 100, "{:.2f}"), ("log_loss", 1, "{:.4f}")):
+        lines += ["", f"Mean {metric.replace('_', '-')} of every model over the {N_FOLDS} folds (blank: not run "
+                  "or over the time limit):", "", "| table | " + " | ".join(models) + " |",
+                  "|---" * (len(models) + 1) + "|"]
+        for name in datasets:
+            if name not in means.index.get_level_values(0):
+                continue
+            cells = [fmt.format(scale * means.loc[(name, m), metric]) if (name, m) in means.index else ""
+                     for m in models]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _n_rows(results, name) -> int:
+    return int(results.loc[results["dataset"] == name, "n_rows"].max())
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default=",".join(list_datasets()))
-    parser.add_argument("--models", default=",".join(MODELS))
-    parser.add_argument("--csv", type=Path, default=Path("benchmarks/accuracy_vs_forest.csv"))
-    parser.add_argument("--time-limit", type=float, default=900.0,
-                        help="seconds one model may take on one table before it is skipped")
+    parser.add_argument("--datasets", default=",".join(list_datasets()),
+                        help="shared tables (pybnc.datasets names); 'none' for none")
+    parser.add_argument("--arff-dir", type=Path, help="add the ARFF tables of this folder (see the module doc)")
+    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff)")
+    parser.add_argument("--models", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--csv", type=Path, default=Path("benchmarks/accuracy_vs_forest_nested.csv"))
+    parser.add_argument("--time-limit", type=float, default=3600.0,
+                        help="seconds one model may take on one table before it is stopped")
     parser.add_argument("--markdown", type=Path)
-    parser.add_argument("--verbose", action="store_true", help="print each fold's accuracy as it is done")
+    parser.add_argument("--verbose", action="store_true", help="print each fold as it is done")
     args = parser.parse_args()
-    datasets = args.datasets.split(",")
-    results = run(datasets, args.models.split(","), args.csv, args.time_limit, args.verbose)
-    table = summarize(results, datasets)
+    tables = {} if args.datasets == "none" else shared_tables(args.datasets.split(","))
+    if args.arff_dir is not None:
+        extra = arff_tables(args.arff_dir)
+        if args.arff_tables:
+            wanted = {f"uci-extra/{t}" for t in args.arff_tables.split(",")}
+            extra = {k: v for k, v in extra.items() if k in wanted}
+        tables.update(extra)
+    models = list(model_factories()) if args.models is None else args.models.split(",")
+    results = run(tables, models, args.csv, args.time_limit, args.verbose)
+    table = summarize(results, list(tables))
     print(table)
     if args.markdown:
         args.markdown.write_text(table + "\n")

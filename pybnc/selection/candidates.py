@@ -23,13 +23,13 @@ above its generative self (it adds a weight per table cell).
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 
 from sklearn.base import clone
 
 from ..averaging import AODE
 from ..estimators import TAN, NaiveBayes
+from ..estimators.capabilities import capabilities
 from ..search import KDB, SKDB
 
 #: The default encoding first: the one-standard-error rule prefers it.
@@ -104,13 +104,11 @@ def _with(estimator, encoding: dict, shared: dict):
 
 def discriminative(estimator):
     """The ``weighting="discriminative"`` variant of ``estimator``, or None where its class
-    has none in this installation (its ``weighting`` parameter does not list it)."""
+    has none in this installation (its capabilities do not declare the weights)."""
     if "weighting" not in estimator.get_params(deep=False):
         return None
-    doc = inspect.getdoc(type(estimator)) or ""
-    if '"discriminative"' not in doc:
-        return None
-    return clone(estimator).set_params(weighting="discriminative")
+    variant = clone(estimator).set_params(weighting="discriminative")
+    return variant if capabilities(variant).discriminative_weights else None
 
 
 def round_one(facts: TableFacts, shared: dict) -> list:

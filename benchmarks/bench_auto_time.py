@@ -1,0 +1,72 @@
+"""AutoBNC's fit time against RandomForestClassifier(300)'s, both with n_jobs=2, on every
+table of accuracy_vs_forest.py.
+
+Each repeat fits the forest (the pipeline of accuracy_vs_forest.py) and then
+``AutoBNC(n_jobs=2, random_state=0)`` on all the rows of the table, back to back, so
+that both see the same load; the table gives the least wall time of each over the
+repeats, their ratio (the issue's bar: at most 10) and the load average at the start
+and end of the table's repeats. Rows go to the CSV (``--csv``) as each table is done.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_auto_time.py [--datasets car,chess]
+[--arff-dir DIR] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import pybnc
+from accuracy_vs_forest import _forest, arff_tables, shared_tables
+from pybnc.datasets import list_datasets
+
+
+def _seconds(make, X, y) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        make().fit(X, y)
+        return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default=",".join(list_datasets()), help="shared tables; 'none' for none")
+    parser.add_argument("--arff-dir", type=Path)
+    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--csv", type=Path, default=Path("benchmarks/bench_auto_time.csv"))
+    args = parser.parse_args()
+    tables = {} if args.datasets == "none" else shared_tables(args.datasets.split(","))
+    if args.arff_dir is not None:
+        extra = arff_tables(args.arff_dir)
+        if args.arff_tables:
+            extra = {k: v for k, v in extra.items() if k.split("/", 1)[1] in set(args.arff_tables.split(","))}
+        tables.update(extra)
+    done = pd.read_csv(args.csv) if args.csv.exists() else pd.DataFrame()
+    print("| table | rows | forest (s) | AutoBNC (s) | ratio | load |\n|---|---|---|---|---|---|", flush=True)
+    for name, load in tables.items():
+        if not done.empty and name in set(done["dataset"]):
+            continue
+        X, y = load()
+        load_before = os.getloadavg()[0]
+        forest, auto = [], []
+        for _ in range(args.repeats):
+            forest.append(_seconds(lambda: _forest(X), X, y))
+            auto.append(_seconds(lambda: pybnc.AutoBNC(n_jobs=2, random_state=0, verbose=0), X, y))
+        row = {"dataset": name, "n_rows": len(y), "forest_seconds": min(forest), "auto_seconds": min(auto),
+               "ratio": min(auto) / min(forest), "load_before": load_before, "load_after": os.getloadavg()[0]}
+        done = pd.concat([done, pd.DataFrame([row])], ignore_index=True)
+        done.to_csv(args.csv, index=False)
+        print(f"| {name} | {len(y)} | {row['forest_seconds']:.2f} | {row['auto_seconds']:.2f} | {row['ratio']:.1f} | "
+              f"{load_before:.1f}-{row['load_after']:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
