@@ -231,26 +231,33 @@ def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool)
 # -- the tables of the docs page ---------------------------------------------------------------
 def _choices(results, dataset) -> str:
     chosen = results[(results["dataset"] == dataset) & (results["model"] == AUTO)]["choice"]
-    # an ensemble's name lists its members and weights: count it by its members
-    short = [c if not str(c).startswith("ensemble: ") else
-             "ensemble of " + ", ".join(part.split(" ", 1)[1] for part in str(c)[10:].split(" + ")) for c in chosen]
+    # an ensemble's name lists its members and weights: count it by its heaviest member
+    short = [c if not str(c).startswith("ensemble: ") else _ensemble(str(c)) for c in chosen]
     return "; ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(short).most_common())
 
 
+def _ensemble(name: str) -> str:
+    members = [part.split(" ", 1) for part in name[len("ensemble: "):].split(" + ")]
+    weight, heaviest = max(members, key=lambda m: float(m[0]))
+    return f"ensemble of {len(members)} (most weight: {heaviest})"
+
+
 def summarize(results: pd.DataFrame, datasets) -> str:
-    """Per table: AutoBNC against the forest; the counts of the issue's bar; every model's means."""
+    """Per table: AutoBNC against the forest (the issue's bars, the fit times and the load
+    average of their folds); the counts of the bars; every model's mean accuracy, log-loss
+    and fit time."""
     results = results[results["dataset"].isin(datasets)]
     complete = results[results["fold"] >= 0].groupby(["dataset", "model"]).filter(lambda g: len(g) == N_FOLDS)
     means = complete.groupby(["dataset", "model"])[["accuracy", "log_loss", "fit_seconds"]].mean()
-    lines = ["| table | rows | AutoBNC acc. | RF acc. | HGB acc. | AutoBNC log-loss | RF log-loss | "
-             "acc. >= RF - 0.5 | log-loss <= RF | fit time / RF's | AutoBNC's choices (5 folds) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| table | rows | AutoBNC acc. | RF acc. | HGB acc. | AutoBNC log-loss | RF log-loss | HGB log-loss | "
+             "acc. >= RF - 0.5 | log-loss <= RF | AutoBNC fit (s) | RF fit (s) | ratio | load | "
+             "AutoBNC's choices (5 folds) |", "|---" * 15 + "|"]
     tally = Counter()
     for name in datasets:
         if (name, AUTO) not in means.index or (name, FOREST) not in means.index:
             continue
         auto, forest = means.loc[(name, AUTO)], means.loc[(name, FOREST)]
-        hgb = means.loc[(name, BOOSTING), "accuracy"] if (name, BOOSTING) in means.index else np.nan
+        hgb = means.loc[(name, BOOSTING)] if (name, BOOSTING) in means.index else pd.Series(np.nan, means.columns)
         acc_ok = 100 * auto["accuracy"] >= 100 * forest["accuracy"] - 0.5
         ll_ok = auto["log_loss"] <= forest["log_loss"]
         tally["tables"] += 1
@@ -259,19 +266,23 @@ def summarize(results: pd.DataFrame, datasets) -> str:
         tally["both"] += acc_ok and ll_ok
         ratio = auto["fit_seconds"] / forest["fit_seconds"]
         tally["time"] += ratio <= 10
+        load = complete.loc[(complete["dataset"] == name) & complete["model"].isin([AUTO, FOREST]), "load"]
         lines.append(f"| {name} | {_n_rows(results, name)} | {100 * auto['accuracy']:.2f} | "
-                     f"{100 * forest['accuracy']:.2f} | {100 * hgb:.2f} | {auto['log_loss']:.4f} | "
-                     f"{forest['log_loss']:.4f} | {'yes' if acc_ok else 'no'} | {'yes' if ll_ok else 'no'} | "
-                     f"{ratio:.1f} | {_choices(results, name)} |")
+                     f"{100 * forest['accuracy']:.2f} | {100 * hgb['accuracy']:.2f} | {auto['log_loss']:.4f} | "
+                     f"{forest['log_loss']:.4f} | {hgb['log_loss']:.4f} | {'yes' if acc_ok else '**no**'} | "
+                     f"{'yes' if ll_ok else '**no**'} | {auto['fit_seconds']:.1f} | {forest['fit_seconds']:.1f} | "
+                     f"{ratio:.1f}{'' if ratio <= 10 else ' (**over 10**)'} | {load.min():.0f}-{load.max():.0f} | "
+                     f"{_choices(results, name)} |")
     n = tally["tables"]
     lines += ["", f"AutoBNC's accuracy >= the forest's - 0.5 pt on {tally['accuracy']} of {n} tables, its log-loss "
               f"<= the forest's on {tally['log_loss']} of {n}, both on {tally['both']} of {n} (the bar: "
               f"{int(np.ceil(2 * n / 3))}); its fit within 10x the forest's on {tally['time']} of {n}."]
-    models = [m for m in model_factories() if m in set(complete["model"])]
-    for metric, scale, fmt in (("accuracy", 100, "{:.2f}"), ("log_loss", 1, "{:.4f}")):
-        lines += ["", f"Mean {metric.replace('_', '-')} of every model over the {N_FOLDS} folds (blank: not run "
-                  "or over the time limit):", "", "| table | " + " | ".join(models) + " |",
-                  "|---" * (len(models) + 1) + "|"]
+    present = set(complete["model"])
+    models = [m for m in model_factories() if m in present] + sorted(present - set(model_factories()))
+    for metric, scale, fmt, what in (("accuracy", 100, "{:.2f}", "accuracy (%)"), ("log_loss", 1, "{:.4f}", "log-loss"),
+                                     ("fit_seconds", 1, "{:.2f}", "fit time (s, wall, per fold)")):
+        lines += ["", f"Mean {what} of every model over the {N_FOLDS} folds (blank: not run or over the time "
+                  "limit):", "", "| table | " + " | ".join(models) + " |", "|---" * (len(models) + 1) + "|"]
         for name in datasets:
             if name not in means.index.get_level_values(0):
                 continue

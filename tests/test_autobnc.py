@@ -314,3 +314,26 @@ def test_explain_is_the_chosen_learners_and_an_ensembles_is_its_mean_posterior()
     proba = blend.predict_proba(X.head(3))
     targets = np.searchsorted(blend.classes_, values.target)
     np.testing.assert_allclose(values.sum(axis=1), proba[np.arange(3), targets], rtol=1e-9)
+
+
+def test_discriminative_candidates_carry_fixed_penalties():
+    """Round 2's discriminative variants: NB, TAN, AODE and KDB(k=2) only, each with a fixed
+    penalty (AutoBNC's folds choose it, not an inner search in every fit), ranked above
+    their generative selves. Skipped where no learner has discriminative weights yet."""
+    from pybnc.selection.candidates import (DISCRIMINATIVE_LEARNERS, DISCRIMINATIVE_PENALTIES, TableFacts,
+                                            discriminative, round_two)
+
+    if discriminative(NaiveBayes()) is None:
+        pytest.skip("this installation has no weighting='discriminative'")
+    facts = TableFacts(n_rows=100, n_classes=2, cardinalities=(3, 3), has_numeric=False, has_missing=False)
+    candidates = round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {}, random_state=0)
+    weighted = [c for c in candidates if getattr(c.estimator, "weighting", None) == "discriminative"]
+    plain = {c.name: c.complexity for c in candidates if c not in weighted}
+    names = {c.name for c in weighted}
+    expected = {f"{learner} discriminative({p:g})" for learner in DISCRIMINATIVE_LEARNERS
+                for p in (DISCRIMINATIVE_PENALTIES[-1:] if learner == "AODE" else DISCRIMINATIVE_PENALTIES)}
+    assert names == expected
+    for c in weighted:
+        learner, penalty = c.name.split(" discriminative(")
+        assert c.estimator.discriminative_penalty == float(penalty[:-1])
+        assert c.complexity > plain.get(learner, c.complexity - 1)

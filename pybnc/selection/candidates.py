@@ -10,15 +10,30 @@ Round 2, the learners under that encoding: AODE, kDB with k = 2 (Dirichlet
 smoothing) and k = 1, 2, 3 with back-off smoothing (``params="backoff"``: each table
 shrunk towards the table with one parent fewer, which keeps the higher k from
 overfitting), SKDB (the features and k up to 5 chosen by leave-one-out), and the
-discriminative variant (``weighting="discriminative"``) of every learner that has one
-in this installation: they join the candidates when their class accepts the value.
-A2DE and kDB with k = 5 are left out: on soybean (35 features, 19 classes) a fold of
-either cost 15 to 30 times one of kDB(k=2), and neither was the choice.
+discriminative variants (``weighting="discriminative"``) of naive Bayes, TAN, AODE and
+kDB(k=2) where their class has them in this installation, each with the penalties of
+:data:`DISCRIMINATIVE_PENALTIES`. A2DE and kDB with k = 5 are left out: on soybean (35
+features, 19 classes) a fold of either cost 15 to 30 times one of kDB(k=2), and neither
+was the choice.
+
+The discriminative candidates get a fixed penalty each, so that AutoBNC's own folds
+choose it: a learner left to choose its penalty (``discriminative_penalty=None``) runs
+an inner cross-validation along a path of penalties in every fit, about ten times one
+fit with a fixed penalty (car, chess, nursery), and that inside each of AutoBNC's
+folds. Two penalties cover what the tables want: 1 where the rows are noisy or few
+(with a stronger one the weights stay at the generative model, which is already a
+candidate), 0.01 where the class follows from the features (car, chess, nursery: on
+one fold of each, kDB(k=2) and AODE scored within 0.3 point of their best penalty of
+``1e-3 .. 10`` with one of the two). AODE gets 0.01 only: with 1 it stayed below its
+0.01 there and within the noise of plain AODE on glass and hepatitis, and it is the
+costliest variant (36 estimators' cells on chess). The other learners' discriminative
+variants are left out for time: each costs 5 to 20 generative fits per fold.
 
 Each candidate has a *complexity* rank, used by the one-standard-error rule
 (:mod:`pybnc.selection.rules`): naive Bayes is simplest, then the one-dependence
 models, then the two- and three-dependence ones; a discriminative variant ranks one
-above its generative self (it adds a weight per table cell).
+above its generative self (it adds a weight per table cell), the weaker penalty a
+little above the stronger.
 """
 
 from __future__ import annotations
@@ -36,6 +51,10 @@ from ..search import KDB, SKDB
 DEFAULT_ENCODING = {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}
 DISCRETISERS = ({"discretizer": "mdl", "n_bins": 5}, {"discretizer": "quantile", "n_bins": 5},
                 {"discretizer": "quantile", "n_bins": 10})
+#: The penalties of the discriminative candidates, strongest (simplest) first.
+DISCRIMINATIVE_PENALTIES = (1.0, 0.01)
+#: The round-2 learners whose discriminative variants are candidates.
+DISCRIMINATIVE_LEARNERS = ("NB", "TAN", "AODE", "KDB(k=2)")
 
 
 @dataclass
@@ -138,11 +157,21 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
                              dict(encoding)))
     for learner, estimator, rank in [("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0),
                                      *learners]:
-        variant = discriminative(_with(estimator, encoding, shared))
-        if variant is not None:
-            if "random_state" in variant.get_params(deep=False):
-                variant.set_params(random_state=random_state)
+        variant = discriminative(_with(estimator, encoding, shared)) if learner in DISCRIMINATIVE_LEARNERS else None
+        if variant is None:
+            continue
+        if "random_state" in variant.get_params(deep=False):
+            variant.set_params(random_state=random_state)
+        if "discriminative_penalty" not in variant.get_params(deep=False):
             out.append(Candidate(_named(f"{learner} discriminative", encoding), variant, rank + 1.0, 2,
+                                 dict(encoding)))
+            continue
+        # AODE's weaker penalty only: with 1 it stayed below its 0.01 on car, chess and nursery and
+        # within the noise of plain AODE on glass and hepatitis, and it is the costliest variant
+        penalties = DISCRIMINATIVE_PENALTIES[-1:] if learner == "AODE" else DISCRIMINATIVE_PENALTIES
+        for i, penalty in enumerate(penalties):
+            out.append(Candidate(_named(f"{learner} discriminative({penalty:g})", encoding),
+                                 clone(variant).set_params(discriminative_penalty=penalty), rank + 1.0 + 0.1 * i, 2,
                                  dict(encoding)))
     return out
 
