@@ -18,6 +18,16 @@ def random_codes(rng, n_rows, cardinalities, n_classes, missing_rate=0.0):
     return codes, y
 
 
+def pytest_report_header(config):
+    from pybnc._utils.native import built
+
+    missing = [name for name, ok in built().items() if not ok]
+    if not missing:
+        return "pybnc C kernels: built"
+    return (f"pybnc C kernels NOT built ({', '.join(missing)}): the numpy versions run and the tests that "
+            "check the kernels fail; run `python setup.py build_ext --inplace` (or `pip install -e .`)")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -22,7 +22,13 @@ def test_an_older_model_file_loads_and_predicts_as_before(name):
         warnings.simplefilter("ignore")
         model = pybnc.load(FOLDER / f"{name}.pybnc")
         proba = model.predict_proba(X.iloc[: MADE["rows"]])
-    np.testing.assert_array_equal(proba, np.load(FOLDER / "expected.npz")[name])
+    expected = np.load(FOLDER / "expected.npz")[name]
+    if name.split("_")[0] in ("tbmatan", "sstbmatan"):
+        # their tree sums are now eliminated in linear arithmetic (the compiled kernels of
+        # issue 21), the recorded ones in logs: the same numbers to rounding
+        np.testing.assert_allclose(proba, expected, rtol=1e-12, atol=1e-15)
+    else:
+        np.testing.assert_array_equal(proba, expected)
     assert pybnc.capabilities(model) == pybnc.capabilities(type(model)(**model.get_params()))
 
 

@@ -208,9 +208,9 @@ def test_join_of_members_never_observed_together(n):
         assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
 
 
-def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
-    """The fused candidate scorer (numba when installed, its Python loop otherwise)
-    against building the sum, on totals full of exact ties."""
+def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum(monkeypatch):
+    """The fused candidate scorer (compiled, and its numpy version) against building the
+    sum, on totals full of exact ties."""
     from pybnc.search import _rows
 
     codes, y, cards, K = _random_codes(8)
@@ -223,14 +223,14 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum():
     want = scorer.accuracy(built)
     assert want == _cv_accuracy(built.T, y, scorer.fold)
     assert scorer.accuracy_of(total, plus, minus) == want
-    correct = _rows._correct_per_fold_loop(total, y, scorer.fold, 5, 2, (*plus, *minus))
-    assert float(np.mean(correct / scorer.fold_sizes)) == pytest.approx(want, abs=1e-15)
+    monkeypatch.setattr(_rows, "_native", None)
+    assert scorer.accuracy_of(total, plus, minus) == want
 
 
 def test_row_passes_equal_their_numpy_versions(monkeypatch):
-    """The numba passes over rows (counts, gathers, gathers added in place, joins' codes,
-    training-fold counts per row, a candidate scored from its table)
-    give the same numbers as the numpy code that runs without numba, missing values included."""
+    """The compiled passes over rows (counts, gathers, gathers added in place, joins' codes,
+    training-fold counts per row, a candidate scored from its table) give the same
+    numbers as the numpy code that runs without them, missing values included."""
     from pybnc.search import _rows
     from pybnc.search.joins import compact_join
 
@@ -251,8 +251,10 @@ def test_row_passes_equal_their_numpy_versions(monkeypatch):
                 _rows.correct_per_fold_swapped(start, table, groups, np.maximum(parent, 0), np.maximum(child, 0),
                                                start[::-1].copy(), y, groups, F))
 
+    if _rows._native is None:
+        pytest.skip("the C kernels are not built (tests/test_native.py fails)")
     fast = passes()
-    monkeypatch.setattr(_rows._KERNELS, "available", False)
+    monkeypatch.setattr(_rows, "_native", None)
     for got, want in zip(fast, passes()):
         assert got.shape == want.shape and np.array_equal(got, want)
     kept = (parent >= 0) & (child >= 0)
@@ -260,17 +262,33 @@ def test_row_passes_equal_their_numpy_versions(monkeypatch):
     assert np.array_equal(fast[2], start + fast[1])
 
 
+def test_row_passes_refuse_codes_outside_their_tables():
+    """A code past its table raises instead of reading or writing outside an array."""
+    from pybnc.search import _rows
+
+    if _rows._native is None:
+        pytest.skip("the C kernels are not built (tests/test_native.py fails)")
+    n = 50
+    zeros, bad = np.zeros(n, dtype=np.int64), np.full(n, 7)
+    with pytest.raises(IndexError, match="outside its table"):
+        _rows.fold_counts(zeros, 1, zeros, 2, bad, 3)
+    with pytest.raises(IndexError, match="outside its table"):
+        _rows.gather_rows(np.zeros((1, 2, 2, 3)), zeros, zeros, bad)
+    with pytest.raises(IndexError, match="outside its table"):
+        _rows.training_counts(np.zeros((2, 1, 3)), bad, zeros)
+
+
 @pytest.mark.parametrize("make", [lambda: TANHC(epsilon=0, random_state=0, verbose=0),
                                   lambda: KDB(k=2, search="hc", epsilon=0, random_state=0, verbose=0),
                                   lambda: BSEJ(epsilon=0, random_state=0, verbose=0),
                                   lambda: FSSJ(epsilon=0, join_smoothing="product", random_state=0, verbose=0)])
-def test_searches_without_numba_take_the_same_steps(make, monkeypatch):
+def test_searches_without_the_compiled_kernels_take_the_same_steps(make, monkeypatch):
     from pybnc.search import _rows
 
     codes, y, _, _ = _random_codes(5, n=300)
     X = pd.DataFrame(codes).astype("float").where(codes >= 0).astype("category")
     fast = make().fit(X, y)
-    monkeypatch.setattr(_rows._KERNELS, "available", False)
+    monkeypatch.setattr(_rows, "_native", None)
     slow = make().fit(X, y)
     assert fast.search_trace_ == slow.search_trace_
     np.testing.assert_array_equal(fast.predict_proba(X), slow.predict_proba(X))

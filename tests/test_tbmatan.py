@@ -12,7 +12,7 @@ import pytest
 from scipy.special import gammaln
 
 from pybnc import SSTBMATAN, TBMATAN
-from pybnc._utils.jit import HAVE_NUMBA
+from pybnc.averaging import _laplacian
 from pybnc.averaging._laplacian import log_tree_sum, log_tree_sums_for_rows
 from pybnc.averaging.sstbmatan import stubborn_log_weights
 from pybnc.datasets import load_dataset
@@ -272,7 +272,8 @@ def mp_log_tree_sum(log_weights, digits=400):
         return mpmath.log(mpmath.det(q))
 
 
-ENGINES = ["numpy"] + (["numba"] if HAVE_NUMBA else [])
+ENGINES = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(
+    _laplacian._native is None, reason="the C kernels are not built (tests/test_native.py fails)"))]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -296,11 +297,26 @@ def test_engines_agree_on_row_batches():
     log_h = (log_h + np.swapaxes(log_h, 1, 2)) / 2
     columns = 2 * np.arange(7) + rng.integers(0, 2, (40, 7))
     drop = rng.random((40, 7)) < 0.2
-    results = [log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine=e) for e in ENGINES]
+    engines = ["numpy"] + (["compiled"] if _laplacian._native is not None else [])
+    results = [log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine=e) for e in engines]
     dense = np.swapaxes(np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0,
                                  log_h[:, columns[:, :, None], columns[:, None, :]]), 0, 1) + log_beta
     for got in results:
         np.testing.assert_allclose(got, log_tree_sum(dense, "numpy"), rtol=1e-13)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("spread", [30.0, 1000.0])
+def test_log_tree_sum_matches_high_precision_in_either_arithmetic(engine, spread):
+    """Weights within e^30 of each other (the compiled kernel eliminates them as plain
+    doubles) and spanning e^1300 (in logs, with many near-equal log-adds among the
+    rest): both against 1500-digit arithmetic."""
+    rng = np.random.default_rng(7)
+    log_w = rng.uniform(-5.0, 5.0, (9, 9))
+    log_w[3, :] -= spread
+    log_w[:, 6] += spread / 3
+    log_w = (log_w + log_w.T) / 2
+    np.testing.assert_allclose(log_tree_sum(log_w, engine), float(mp_log_tree_sum(log_w, 1500)), rtol=1e-13)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -19,19 +19,26 @@ Only sums and products of positive numbers occur, so every step has a relative
 error of a few ulps whatever the conditioning, and in log space (``logaddexp``)
 nothing can under- or overflow. All operations are vectorised over a leading
 batch dimension (test rows x classes); the loop runs over the ``n - 1``
-elimination steps only. When numba is installed (``pip install pybnc[fast]``), the
-same elimination runs compiled, over the lower triangle only and in parallel over
-the batch, about ten times faster; the results agree to rounding.
+elimination steps only. The compiled kernels (``_laplacian_c.c``, built at install)
+run the same elimination per graph, over the lower triangle only, in linear arithmetic
+where the weights' range allows it and with a tabled log-add elsewhere, on every core
+for large batches; the results agree to rounding.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 from .._utils.logsumexp import logsumexp
+from .._utils.native import load_kernels
 
-
-from .._utils.jit import Kernels
+_native = load_kernels("pybnc.averaging._laplacian_c")
+#: Below this many (graph, edge) cells a batch runs on one thread (a thread handshake
+#: costs more than it saves).
+_SERIAL_CELLS = 1 << 18
 
 
 def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
@@ -41,8 +48,8 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     ----------
     log_weights : ndarray of shape (..., n, n)
         Symmetric log edge weights; ``-inf`` means no edge. The diagonal is ignored.
-    engine : {"auto", "numba", "numpy"}, default="auto"
-        ``auto`` takes numba when it is installed.
+    engine : {"auto", "compiled", "numpy"}, default="auto"
+        ``auto`` takes the compiled kernels when they are built.
 
     Returns
     -------
@@ -65,12 +72,12 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     if n <= 1:
         return np.zeros(batch_shape)
     flat = log_weights.reshape(-1, n, n)
-    if engine not in ("auto", "numba", "numpy"):
-        raise ValueError(f"engine={engine!r} is not one of 'auto', 'numba', 'numpy'.")
-    if engine == "numba" and not _KERNELS.available:
-        raise ImportError("engine='numba' needs numba: pip install numba (or pybnc[fast]).")
-    if _KERNELS.available and engine != "numpy":
-        return _KERNELS.ready()["_log_tree_sum_compiled"](np.ascontiguousarray(flat)).reshape(batch_shape)
+    if _use_compiled(engine):
+        flat = np.ascontiguousarray(flat)
+        out = np.empty(flat.shape[0])
+        _in_parallel(lambda part: _native.tree_sums(flat[part], part.stop - part.start, n, out[part]),
+                     flat.shape[0], n * n)
+        return out.reshape(batch_shape)
     ground = flat[:, : n - 1, n - 1].copy()  # (B, n-1): edges to the ground node
     # The weights stay symmetric under elimination and the diagonal is never read (a
     # pivot is rebuilt from its row), so only the strict lower triangle is kept, packed
@@ -99,67 +106,31 @@ def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
     return total.reshape(batch_shape)
 
 
-# Inside the compiled kernel -inf is replaced by this finite floor, so that log-add
-# never meets inf - inf: exp(floor - x) is exactly 0 for any weight that matters.
-_FLOOR = -1e300
+def _use_compiled(engine: str) -> bool:
+    if engine not in ("auto", "compiled", "numpy"):
+        raise ValueError(f"engine={engine!r} is not one of 'auto', 'compiled', 'numpy'.")
+    if engine == "compiled" and _native is None:
+        raise ImportError("engine='compiled' needs pybnc's C kernels: reinstall with a C compiler "
+                          "(pip install .), or python setup.py build_ext --inplace in a source checkout.")
+    return _native is not None and engine != "numpy"
 
 
-def _log_add(a, b):
-    top = max(a, b)
-    gap = abs(a - b)
-    # exp(-40) = 4e-18: below half an ulp of relative change in the sum, so the
-    # skipped term cannot change the weight; the skip saves an exp and a log1p.
-    if gap > 40.0:
-        return top
-    return top + np.log1p(np.exp(-gap))
+_pool = None
 
 
-def _eliminate(work, ground):
-    """Log tree sum from the lower triangle ``work`` and ground edges (overwritten)."""
-    total = 0.0
-    for k in range(work.shape[0] - 1, -1, -1):
-        pivot = ground[k]
-        for v in range(k):
-            pivot = _log_add(pivot, work[k, v])
-        if pivot < 0.5 * _FLOOR:  # node k cut off: no spanning tree
-            return -np.inf
-        total += pivot
-        for u in range(k):
-            scaled = work[k, u] - pivot
-            ground[u] = _log_add(ground[u], scaled + ground[k])
-            for v in range(u):
-                work[u, v] = _log_add(work[u, v], scaled + work[k, v])
-    return total
-
-
-def _eliminate_all(flat):
-    batch, n = flat.shape[0], flat.shape[1]
-    out = np.zeros(batch)
-    for b in numba.prange(batch):
-        # Lower triangle only: work[u, v] with v < u; node n-1 is the ground.
-        work = np.maximum(flat[b, : n - 1, : n - 1], _FLOOR)
-        ground = np.maximum(flat[b, : n - 1, n - 1], _FLOOR)
-        out[b] = _eliminate(work, ground)
-    return out
-
-
-def _eliminate_rows(log_beta, log_h, columns, drop, log_extra):
-    rows, n = columns.shape
-    n_classes = log_h.shape[0]
-    out = np.zeros((rows, n_classes))
-    for job in numba.prange(rows * n_classes):
-        r, c = job // n_classes, job % n_classes
-        work = np.empty((n - 1, n - 1))
-        ground = np.empty(n - 1)
-        for u in range(n - 1):
-            a = columns[r, u]
-            for v in range(u):
-                h = 0.0 if drop[r, u] or drop[r, v] else log_h[c, a, columns[r, v]]
-                work[u, v] = _log_add(max(log_beta[u, v] + h, _FLOOR), max(log_extra[u, v], _FLOOR))
-            h = 0.0 if drop[r, u] or drop[r, n - 1] else log_h[c, a, columns[r, n - 1]]
-            ground[u] = _log_add(max(log_beta[u, n - 1] + h, _FLOOR), max(log_extra[u, n - 1], _FLOOR))
-        out[r, c] = _eliminate(work, ground)
-    return out
+def _in_parallel(run, n_items: int, cells_per_item: int) -> None:
+    """``run(slice)`` over ``n_items`` in one chunk per core when the batch is large
+    (the kernels release the GIL), else in one call."""
+    global _pool
+    workers = min(os.cpu_count() or 1, 8)
+    if workers == 1 or n_items < 2 or n_items * cells_per_item < _SERIAL_CELLS:
+        run(slice(0, n_items))
+        return
+    if _pool is None:
+        _pool = ThreadPoolExecutor(workers, thread_name_prefix="pybnc-laplacian")
+    bounds = np.linspace(0, n_items, workers + 1).astype(int)
+    for future in [_pool.submit(run, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]:
+        future.result()
 
 
 def kron_reduce(log_weights: np.ndarray, eliminate: np.ndarray):
@@ -230,7 +201,7 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
         One-hot column of each row's value of each feature.
     drop : ndarray of shape (m, n), bool, optional
         Features whose factors ``h`` are replaced by 1.
-    engine : {"auto", "numba", "numpy"}, default="auto"
+    engine : {"auto", "compiled", "numpy"}, default="auto"
     log_extra : ndarray of shape (n, n), optional
         Log weights added to every edge after the factors (:func:`kron_reduce`).
 
@@ -238,7 +209,7 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
     -------
     ndarray of shape (m, K)
         ``log_tree_sum(log_beta + log_h[c][columns[r]][:, columns[r]])``, computed
-        without materialising the ``(m, K, n, n)`` weights when numba is available.
+        without materialising the ``(m, K, n, n)`` weights by the compiled kernels.
 
     Examples
     --------
@@ -252,27 +223,20 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
         drop = np.zeros(columns.shape, dtype=bool)
     if log_extra is None:
         log_extra = np.full(np.shape(log_beta), -np.inf)
-    if _KERNELS.available and engine != "numpy" and columns.shape[1] > 1:
-        # A parallel launch costs a thread-pool handshake (tens of ms on a loaded machine):
-        # small batches, such as one missing-value pattern's completions, run serially.
-        n_cells = columns.shape[0] * log_h.shape[0] * columns.shape[1] ** 2
-        eliminate_rows = _KERNELS.ready()["_eliminate_rows_compiled" if n_cells > _SERIAL_CELLS
-                                          else "_eliminate_rows_serial"]
-        return eliminate_rows(np.ascontiguousarray(log_beta), np.ascontiguousarray(log_h), columns,
-                              np.ascontiguousarray(drop), np.ascontiguousarray(log_extra, dtype=np.float64))
+    n = columns.shape[1]
+    if n > 1 and _use_compiled(engine):
+        k, width = log_h.shape[0], log_h.shape[-1]
+        log_beta, log_h = np.ascontiguousarray(log_beta, dtype=np.float64), np.ascontiguousarray(log_h, dtype=np.float64)
+        log_extra = np.ascontiguousarray(log_extra, dtype=np.float64)
+        drop = np.ascontiguousarray(drop)
+        has_extra = bool(np.isfinite(log_extra).any())
+        out = np.empty((columns.shape[0], k))
+        _in_parallel(lambda part: _native.rows_tree_sums(log_beta, log_h, k, width, columns[part], drop[part],
+                                                         log_extra, has_extra, out[part]),
+                     columns.shape[0], k * n * n)
+        return out
     log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
     log_hr = np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0, log_hr)
     with np.errstate(invalid="ignore"):
         weights = np.logaddexp(np.swapaxes(log_hr, 0, 1) + log_beta, log_extra)
     return log_tree_sum(weights, engine="numpy")
-
-
-_KERNELS = Kernels(globals(), [
-    ("_log_add", "_log_add", {"inline": "always", "fastmath": {"nsz", "contract"}}),
-    ("_eliminate", "_eliminate", {}),
-    ("_log_tree_sum_compiled", "_eliminate_all", {"parallel": True}),
-    ("_eliminate_rows_compiled", "_eliminate_rows", {"parallel": True}),
-    ("_eliminate_rows_serial", "_eliminate_rows", {}),
-])
-#: Below this many (row, class, edge) cells the row eliminations run on one thread.
-_SERIAL_CELLS = 1 << 18

@@ -135,9 +135,9 @@ class TBMATAN(BaseBNC):
     Learning is counting (every pairwise class-conditional table, as TAN) plus one
     Bayes factor per feature pair; no structure is chosen. Classifying a row sums
     over all ``n^(n-2)`` trees by the matrix-tree theorem, one log-space
-    determinant per class, exact to float64 accuracy. With numba installed
-    (``pybnc[fast]``) the determinants run compiled, in parallel; without it, in
-    vectorised numpy (about 6-18 times slower, same results to rounding).
+    determinant per class, exact to float64 accuracy. The determinants run in
+    compiled code (built at install), on every core for large batches; without the
+    compiled kernels, in vectorised numpy (slower, the same results to rounding).
 
     Parameters
     ----------
@@ -287,8 +287,11 @@ class TBMATAN(BaseBNC):
         return codes, (codes < 0) & present
 
     def _joint_log_likelihood(self, X):
-        codes, unseen = self._encode_with_unseen(X)
-        return self._jll_encoded(codes, unseen)
+        X = self._align(X)
+        codes = self.encoder_.transform(X)
+        # which missing cells are unseen categories matters only to the warning of rows
+        # beyond max_missing_combinations: found only when there are such rows
+        return self._jll_encoded(codes, lambda: self._encode_with_unseen(X)[1])
 
     def _jll_encoded(self, codes, unseen=None):
         codes = np.asarray(codes)
@@ -304,6 +307,7 @@ class TBMATAN(BaseBNC):
             jll[approximate] = self._leaf_approximation_jll(codes[approximate])
             cells = int(((codes[approximate] < 0) & ~self._neutral()).sum())
             why = ""
+            unseen = unseen() if callable(unseen) else unseen
             if unseen is not None and unseen[approximate].any():
                 new = int(unseen[approximate].sum())
                 why = (f" {new} of their {cells} missing cells hold categories not seen in training, which are "

@@ -15,9 +15,7 @@ tables its children send up) and ``t_k`` tables (``1 <= t_k <= n_k`` when
     S(n_k, t_k) c^{t_k} S(n^par_k, t^par_k) / Gamma(c^par + N^par)
 
 (``S`` the unsigned Stirling numbers of the first kind); ``t_k`` is drawn within a
-window of +-10 of its value, as the authors' code (node by node in compiled code
-when numba is installed, ``pip install pybnc[fast]``; otherwise vectorised over the
-nodes that share no parent). Every 5 iterations each level's
+window of +-10 of its value, as the authors' code. Every 5 iterations each level's
 concentration is drawn by the auxiliary-variable scheme (Lan Du's thesis, used by
 the authors): ``q_j ~ Beta(c, N_j)`` per node, then
 ``c ~ Gamma(2 + sum_j T_j, rate = 1 + sum_j log(1/q_j))`` (prior Gamma(2, 1)); it is
@@ -26,6 +24,13 @@ capped at 4000 as theirs. After burn-in the estimates
     p_k = (n_k + c p^par_k) / (N + c),   p^root_k = (n_k + 2 / r) / (N + 2)
 
 are averaged over the iterations.
+
+Each family's tree has its own concentrations, so the families' chains are
+independent: each runs whole in compiled code (``_hdp_c.c``: the sweeps node by
+node, the concentration draws and the running average, on the family's own random
+stream) and can run on another core; without the compiled kernels one numpy chain
+runs over all the families at once, vectorised over the nodes that share no parent
+(the same sampler; tested against the exact posterior mean).
 
 Each node's estimate is a Dirichlet posterior mean whose prior is ``c`` times its
 parent's estimate. The paper's limits follow: as the concentrations go to 0 a leaf
@@ -60,7 +65,9 @@ from .._utils.progress import progress
 from .learn import ParameterTables, class_log_prior
 from ..scores.information import pairwise_cmi
 
-from .._utils.jit import Kernels
+from .._utils.native import load_kernels
+
+_native = load_kernels("pybnc.parameters._hdp_c")
 
 #: Largest customer count whose table count is sampled (the Stirling table's size).
 STIRLING_MAX_N = 2048
@@ -160,15 +167,9 @@ class _Trees:
         self.total = np.add.reduceat(self.n, self.off[:-1])
 
     def sample_tables(self, rng, log_s: np.ndarray) -> None:
-        if _KERNELS.available:
-            _KERNELS.ready()["_sweep"](self.n, self.t, self.total, self.off, self.parent, self.conc, self.c,
-                                       self.level_start, log_s, WINDOW)
-        else:
-            self._sweep_numpy(rng, log_s)
-
-    def _sweep_numpy(self, rng, log_s: np.ndarray) -> None:
-        """The same conditional, vectorised over nodes whose parents differ (the ``v``-th
-        child of every parent at once), one outcome at a time."""
+        """One Gibbs sweep of the table counts in numpy (the compiled chains sweep on
+        their own): the conditional, vectorised over nodes whose parents differ (the
+        ``v``-th child of every parent at once), one outcome at a time."""
         n_max = log_s.shape[0] - 1
         offsets = np.arange(-WINDOW, WINDOW + 1)
         for nodes in self._sibling_groups():
@@ -245,6 +246,23 @@ class _Trees:
             out[nodes["index"]] = values
         return out
 
+    def run_chains(self, seeds, n_iterations: int, burn_in: int, sample_concentrations: bool, verbose=0) -> np.ndarray:
+        """Every family's whole chain in compiled code; returns the estimates averaged
+        over the iterations after burn-in (the last state's when none is kept), flat like ``n``."""
+        depth = max(len(f["levels"]) for f in self.families)
+        first = np.zeros((len(self.families), depth), dtype=np.int64)
+        count = np.zeros_like(first)
+        for index, f in enumerate(self.families):
+            first[index, :len(f["first"])] = f["first"]
+            count[index, :len(f["levels"])] = [level["count"] for level in f["levels"]]
+        n_levels = np.array([len(f["levels"]) for f in self.families], dtype=np.int64)
+        mean = np.zeros(self.n.size)
+        for index in progress(range(len(self.families)), desc="HDP smoothing", verbose=verbose):
+            _native.chains(self.n, self.t, self.total, self.off, self.parent, self.conc, self.c, first, count,
+                           n_levels, np.array([index], dtype=np.int64), np.asarray(seeds[index:index + 1], dtype=np.int64),
+                           n_iterations, burn_in, sample_concentrations, WINDOW, STIRLING_MAX_N, mean)
+        return mean
+
 
 def _observed_paths(leaves: np.ndarray) -> dict:
     """The nodes of one tree that some row reaches: per level, their count, their
@@ -262,57 +280,6 @@ def _observed_paths(leaves: np.ndarray) -> dict:
         levels.append({"count": first.size, "parent": parent, "index": tuple(w[first] for w in where[:level])})
         previous = inverse
     return {"r": r, "levels": levels, "leaf_counts": leaves[where].astype(np.int64)}
-
-
-def _sweep_python(n, t, total, off, parent, conc, c, level_start, log_s, window):
-    """One Gibbs sweep over every table count, deepest level first, node by node (the
-    authors' sampler); compiled by numba when it is installed."""
-    n_max = log_s.shape[0] - 1
-    width = 2 * window + 1
-    scores = np.empty(width)
-    for level in range(level_start.shape[0] - 2, 0, -1):
-        for j in range(level_start[level], level_start[level + 1]):
-            p = parent[j]
-            log_c, c_par = math.log(c[conc[j]]), c[conc[p]]
-            for k in range(off[j + 1] - off[j]):
-                slot, par_slot = off[j] + k, off[p] + k
-                count = n[slot]
-                if count < 2 or count > n_max:
-                    continue  # t = n when n <= 1; beyond the table t keeps its start
-                old = t[slot]
-                par_rest, total_rest = n[par_slot] - old, total[p] - old
-                best = -np.inf
-                for w in range(width):
-                    v = old - window + w
-                    par_n = par_rest + v
-                    if v < 1 or v > count or par_n < t[par_slot] or par_n > n_max:
-                        scores[w] = -np.inf
-                        continue
-                    scores[w] = (log_s[count, v] + v * log_c + log_s[par_n, t[par_slot]]
-                                 - math.lgamma(c_par + total_rest + v))
-                    best = max(best, scores[w])
-                if best == -np.inf:
-                    continue
-                mass = 0.0
-                for w in range(width):
-                    scores[w] = math.exp(scores[w] - best) if scores[w] > -np.inf else 0.0
-                    mass += scores[w]
-                u = np.random.random() * mass
-                pick = 0
-                while pick < width - 1 and (u > scores[pick] or scores[pick] == 0.0):
-                    u -= scores[pick]
-                    pick += 1
-                v = old - window + pick
-                t[slot] = v
-                n[par_slot] += v - old
-                total[p] += v - old
-
-
-def _seed_python(seed):
-    np.random.seed(seed)
-
-
-_KERNELS = Kernels(globals(), [("_sweep", "_sweep_python", {}), ("_seed", "_seed_python", {})])
 
 
 def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=None, verbose=0,
@@ -355,23 +322,30 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     trees = _Trees([leaf_tables[i] for i in kept])
     if fixed_concentration is not None:
         trees.c[1:] = float(fixed_concentration)
-    log_s = log_stirling_first_kind()
-    if _KERNELS.available:  # numba's generator is its own: seed it from ours
-        _KERNELS.ready()["_seed"](int(rng.integers(2**31)))
-    total = np.zeros(trees.n.size)
-    n_kept = 0
-    for it in progress(range(n_iterations), desc="HDP smoothing", verbose=verbose):
-        trees.sample_tables(rng, log_s)
-        if fixed_concentration is None and (it + SAMPLE_CONCENTRATION_EVERY // 2) % SAMPLE_CONCENTRATION_EVERY == 0:
-            trees.sample_concentrations(rng)
-        if it >= burn_in:
-            total += trees.probabilities()
-            n_kept += 1
-    mean = total / max(n_kept, 1) if n_kept else trees.probabilities()
+    if _native is not None:
+        seeds = rng.integers(0, 2**63 - 1, size=len(kept), dtype=np.int64)
+        mean = trees.run_chains(seeds, int(n_iterations), burn_in, fixed_concentration is None, verbose)
+    else:
+        mean = _numpy_chain(trees, rng, int(n_iterations), burn_in, fixed_concentration is None, verbose)
     for index, i in enumerate(kept):
         p = trees.dense(mean, index, leaf_tables[i].shape)
         results[i] = p / p.sum(axis=-1, keepdims=True)
     return results
+
+
+def _numpy_chain(trees, rng, n_iterations: int, burn_in: int, sample_concentrations: bool, verbose) -> np.ndarray:
+    """All the families' chains at once in numpy (without the compiled kernels)."""
+    log_s = log_stirling_first_kind()
+    total = np.zeros(trees.n.size)
+    n_kept = 0
+    for it in progress(range(n_iterations), desc="HDP smoothing", verbose=verbose):
+        trees.sample_tables(rng, log_s)
+        if sample_concentrations and (it + SAMPLE_CONCENTRATION_EVERY // 2) % SAMPLE_CONCENTRATION_EVERY == 0:
+            trees.sample_concentrations(rng)
+        if it >= burn_in:
+            total += trees.probabilities()
+            n_kept += 1
+    return total / n_kept if n_kept else trees.probabilities()
 
 
 def back_off_order(counts, structure) -> list:

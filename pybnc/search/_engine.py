@@ -216,7 +216,7 @@ class CVScorer:
 
     def accuracy_of(self, total: np.ndarray, plus=(), minus=()) -> float:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
-        without building it when numba is installed: one pass over the rows per
+        without building it with the compiled kernels: one pass over the rows per
         candidate instead of one per array operation, the same floating-point sums."""
         if not (plus or minus):
             return self.accuracy(total)

@@ -1,0 +1,28 @@
+"""The C kernels (project metadata is in pyproject.toml).
+
+``pip install .`` (or ``-e .``) compiles them once, at install time, so that no fit
+waits on a compiler; each is a few hundred lines of plain C against Python's own
+headers (numpy arrays are read through the buffer protocol). Without a C compiler the
+install still succeeds (``optional``) and the same computations run in numpy, slower.
+In a source checkout: ``python setup.py build_ext --inplace``.
+"""
+
+import sys
+
+from setuptools import Extension, setup
+
+# -fno-trapping-math: no kernel reads floating-point exception flags, and without it GCC
+# keeps the branch-free selects of the vector loops as branches.
+FLAGS = [] if sys.platform == "win32" else ["-O3", "-fno-trapping-math"]
+
+KERNELS = {
+    "pybnc.averaging._laplacian_c": "pybnc/averaging/_laplacian_c.c",
+    "pybnc.parameters._hdp_c": "pybnc/parameters/_hdp_c.c",
+    "pybnc.search._rows_c": "pybnc/search/_rows_c.c",
+}
+
+setup(ext_modules=[
+    Extension(name, [source], include_dirs=["pybnc/_utils"], depends=["pybnc/_utils/native.h"],
+              extra_compile_args=FLAGS, optional=True)
+    for name, source in KERNELS.items()
+])
