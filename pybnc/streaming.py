@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .counts.tables import count, remap_counts
+from .counts.weights import check_sample_weight, take_rows
 from .estimators.base import Encoding, run_passes
 from .estimators.capabilities import block_refusal, capabilities
 from .encode import finish_encoder, grow_encoder, plan_encoder
@@ -37,17 +38,22 @@ from .encode.labels import check_labels
 __all__ = ["fit_blocks", "fit_dask", "grow_encoder", "predict_proba_dask", "remap_counts"]
 
 
-def _split(block, target):
+def _split(block, target, weight=None):
+    """``(X, y, sample_weight)`` of a block (the weights None when it has none)."""
     if target is None:
-        X, y = block
-        return X, y
+        if not isinstance(block, (tuple, list)) or len(block) not in (2, 3):
+            raise ValueError("Without target=, each block must be an (X, y) or (X, y, sample_weight) pair; got "
+                             f"{type(block).__name__}.")
+        return (*block, None) if len(block) == 2 else tuple(block)
     frame = block.to_pandas() if hasattr(block, "to_pandas") else block
-    if target not in frame.columns:
-        raise ValueError(f"target={target!r} is not a column of the block ({list(frame.columns)[:5]}...).")
-    return frame.drop(columns=[target]), frame[target]
+    for role, name in (("target", target), ("weight", weight)):
+        if name is not None and name not in frame.columns:
+            raise ValueError(f"{role}={name!r} is not a column of the block ({list(frame.columns)[:5]}...).")
+    drop = [target] if weight is None else [target, weight]
+    return frame.drop(columns=drop), frame[target], None if weight is None else frame[weight].to_numpy()
 
 
-def fit_blocks(model, blocks, target=None, classes=None):
+def fit_blocks(model, blocks, target=None, classes=None, weight=None):
     """Fit ``model`` on a stream of row blocks, one block in memory at a time.
 
     Parameters
@@ -56,7 +62,8 @@ def fit_blocks(model, blocks, target=None, classes=None):
         Fitted from scratch, as by ``fit`` (use ``partial_fit`` to continue a fit).
     blocks : iterable or callable
         DataFrames (or pyarrow tables / record batches) holding the ``target``
-        column, or ``(X, y)`` pairs when ``target`` is None. Sahami's kDB reads them
+        column, or ``(X, y)`` pairs (``(X, y, sample_weight)`` triples for weighted
+        rows) when ``target`` is None. Sahami's kDB reads them
         twice (pairs, then the families of the structure they chose), SKDB three
         times (then the leave-one-out losses): pass a list, or
         a function returning a fresh iterable (``lambda: pd.read_csv(path, chunksize=n)``).
@@ -64,6 +71,10 @@ def fit_blocks(model, blocks, target=None, classes=None):
         Name of the class column of each block.
     classes : array-like
         Every class label of the whole stream (the first block may not show all).
+    weight : str, optional
+        Name of the column of each block holding the rows' sample weights (with
+        ``target``); the fit equals ``fit(X, y, sample_weight=w)`` on all the rows,
+        for a model whose ``capabilities(model).sample_weight`` is ``"counts"``.
 
     Returns
     -------
@@ -96,12 +107,20 @@ def fit_blocks(model, blocks, target=None, classes=None):
     source = blocks if callable(blocks) else (lambda: blocks)
     for name in ("counts_", "family_counts_"):  # start afresh, as fit does
         model.__dict__.pop(name, None)
-    started = False
+    started = weighted = False
     for block in source():
-        X, y = _split(block, target)
-        model._add_block(X, y, None if started else classes)
+        X, y, w = _split(block, target, weight)
+        if w is not None and found.sample_weight != "counts":
+            raise TypeError(f"{type(model).__name__} learns sample weights as repeated rows, which blocks cannot "
+                            "give (capabilities(model).sample_weight == 'repeats'). Fit it in memory with "
+                            "fit(X, y, sample_weight=w).")
+        weighted = weighted or w is not None
+        X, y, w = _positive_rows(X, y, w)
+        if len(y) == 0:
+            continue
+        model._add_block(X, y, None if started else classes, w)
         started = True
-        del block, X, y  # keep one block alive, not two, while the next one loads
+        del block, X, y, w  # keep one block alive, not two, while the next one loads
     if not started:
         raise ValueError("blocks is empty: there are no rows to fit.")
     if found.passes == 1:  # what the blocks added is all the model learns from
@@ -110,12 +129,26 @@ def fit_blocks(model, blocks, target=None, classes=None):
 
     def read():
         for block in source():
-            X, y = _split(block, target)
+            X, y, w = _positive_rows(*_split(block, target, weight))
+            if len(y) == 0:
+                continue
             codes = model.encoder_.transform(model._align(X))
-            yield codes, model._encode_labels(y, codes.shape[0])
+            y_codes = model._encode_labels(y, codes.shape[0])
+            yield (codes, y_codes) if not weighted else (codes, y_codes, np.ones(len(y)) if w is None else w)
 
     run_passes(model._learn_in_passes(model.counts_), read)
     return model
+
+
+def _positive_rows(X, y, sample_weight):
+    """A block's rows of positive weight, their labels and weights (a block without
+    weights as it is; one whose weights are all zero is empty: every row absent)."""
+    if sample_weight is None:
+        return X, y, None
+    y = check_labels(y, len(sample_weight))
+    weights = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
+    kept = np.flatnonzero(weights > 0)
+    return take_rows(X, kept), y[kept], weights[kept]
 
 
 # -- Dask ---------------------------------------------------------------------------------

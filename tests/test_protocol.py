@@ -43,7 +43,7 @@ def test_a_class_declares_its_capabilities_at_its_defaults(entry):
 
 def test_parameters_refine_the_declaration_in_one_place():
     assert capabilities(TAN(weighting="wanbia")) == capabilities(TAN).replace(
-        learns_from_counts=False, passes=0, tables_are_probabilities=False)
+        learns_from_counts=False, passes=0, tables_are_probabilities=False, sample_weight="repeats")
     hc = capabilities(KDB(search="hc"))
     assert (hc.passes, hc.pair_counts, hc.searches_by_cv, hc.smooths_by_hdp) == (0, False, True, False)
     with pytest.raises(TypeError, match="not a pybnc classifier"):

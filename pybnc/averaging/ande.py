@@ -57,7 +57,7 @@ def _check_triple_size(n_classes: int, width: int) -> None:
         )
 
 
-def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
+def count_triples(codes, y, cardinalities, n_classes: int, weights=None) -> np.ndarray:
     """Class-conditional counts of every feature triple.
 
     Returns
@@ -65,7 +65,8 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     ndarray of shape (K, W, W, W)
         ``[c, off_i + a, off_j + b, off_l + e] = N(c, x_i = a, x_j = b, x_l = e)`` over
         the rows where the three are observed, for three different features (cells
-        that take two columns of one feature are 0). Additive over row blocks.
+        that take two columns of one feature are 0). Additive over row blocks. With
+        ``weights``, each row counts its weight.
 
     Examples
     --------
@@ -85,16 +86,18 @@ def count_triples(codes, y, cardinalities, n_classes: int) -> np.ndarray:
     out = np.zeros((n_classes, width, width, width))
     step = max(1, min(1 << 20, _BLOCK_CELLS // max(width, 1)))
     columns = np.where(codes >= 0, offsets[:-1] + codes, width)  # missing -> spare column
+    dtype = np.float32 if weights is None else np.float64  # a weighted product: not exact in float32
     with _blas_controller().limit(limits=1, user_api="blas"):
         for c in range(n_classes):
             rows = np.flatnonzero(y == c)
             for start in range(0, rows.size, step):
                 cols = columns[rows[start : start + step]]
-                onehot = np.zeros((cols.shape[0], width + 1), dtype=np.float32)
+                onehot = np.zeros((cols.shape[0], width + 1), dtype=dtype)
                 onehot[np.arange(cols.shape[0])[:, None], cols] = 1.0
+                weighted = onehot if weights is None else onehot * weights[rows[start : start + step], None]
                 for a in range(width):
-                    on = onehot[onehot[:, a] > 0, :width]
-                    out[c, a] += on.T @ on
+                    on = onehot[:, a] > 0
+                    out[c, a] += onehot[on, :width].T @ weighted[on, :width]
     # Two columns of one feature are never both on, so what is left to clear is where
     # two of the indices are the same column (there the Gram matrix holds pair counts).
     same = np.arange(width)
@@ -242,11 +245,11 @@ class AnDE(AODE):
                                                                self.params, alpha)
         self.pair_ok_ = joint.sum(axis=0) >= self.min_count
 
-    def _absorb_block(self, codes, y, moves, first):
+    def _absorb_block(self, codes, y, moves, first, weights=None):
         if self.n == 1:
             return
         cards = self.encoder_.cardinalities_
-        block = count_triples(codes, y, cards, len(self.classes_))
+        block = count_triples(codes, y, cards, len(self.classes_), weights)
         running = None if first else self.__dict__.get("triple_counts_")
         if running is not None and moves is not None:
             cols = moved_columns(moves, cards)

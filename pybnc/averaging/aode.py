@@ -241,7 +241,7 @@ class AODE(BaseBNC):
 
     # every table comes from the pairwise counts; a missing super-parent is left out
     _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
-                                 averages_structures=True)
+                                 averages_structures=True, sample_weight="counts")
     _parameter_constraints = {**ENCODING_CONSTRAINTS, "min_count": [Interval(Real, 0, None, closed="left")],
                               "params": params_options("bayes", "mle"), "alpha": ALPHA}
 

@@ -166,11 +166,13 @@ class ESKDB(BaseBNC):
                               "member_bins": [StrOptions(set(MEMBER_BINS))], "n_jobs": [Integral, None]}
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn the members from a table ``X`` and labels ``y``; returns ``self``.
 
         Members with their own bins (``member_bins="sampled"``) draw them from the
-        values of ``X``."""
+        values of ``X``. ``sample_weight``: integer weights, learned as repeated rows
+        (:attr:`Capabilities.sample_weight <pybnc.estimators.capabilities.Capabilities>`)."""
+        X, y, _ = self._weighted_rows(X, y, sample_weight)
         codes, y_codes, counts = self._encode_fit(X, y)
         self.counts_ = counts
         self._fit_members(X, codes, y_codes, counts)

@@ -200,7 +200,7 @@ class TBMATAN(BaseBNC):
     """
 
     # every table comes from the pairwise counts
-    _capabilities = Capabilities(learns_from_counts=True, passes=1, averages_structures=True)
+    _capabilities = Capabilities(learns_from_counts=True, passes=1, averages_structures=True, sample_weight="counts")
     _parameter_constraints = {**ENCODING_CONSTRAINTS, "ess": [Interval(Real, 0, None, closed="neither")],
                               "max_missing_combinations": POSITIVE_INT}
 

@@ -87,7 +87,8 @@ class FamilyCounts(ClassTotals):
             raise ValueError("Family counts over different features, classes or families cannot be combined.")
 
 
-def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, families) -> FamilyCounts:
+def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, families,
+                   weights=None) -> FamilyCounts:
     """Count ``N(c, family)`` for each family, with a missing slot per feature.
 
     Parameters
@@ -100,6 +101,8 @@ def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: i
     n_classes : int
     families : iterable of tuple of int
         Feature indices ``(parents..., child)``; any length >= 1.
+    weights : ndarray of shape (n_samples,), optional
+        Each row counts its weight (:mod:`pybnc.counts.weights`).
 
     Returns
     -------
@@ -110,7 +113,7 @@ def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: i
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
     families = tuple(tuple(int(v) for v in fam) for fam in families)
-    class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    class_counts = np.bincount(y, weights, minlength=n_classes).astype(np.float64)
     # Missing (-1) goes to the extra slot r of its feature.
     slotted = np.where(codes >= 0, codes, cards[None, :]).astype(np.int64)
     tables = []
@@ -121,5 +124,5 @@ def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: i
             flat *= int(cards[v]) + 1
             flat += slotted[:, v]
         size = int(np.prod(shape))
-        tables.append(np.bincount(flat, minlength=size).astype(np.float64).reshape(shape))
+        tables.append(np.bincount(flat, weights, minlength=size).astype(np.float64).reshape(shape))
     return FamilyCounts(cards, class_counts, families, tables)

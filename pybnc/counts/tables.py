@@ -426,9 +426,10 @@ def pair_layout(n_rows: int, cardinalities, n_classes: int, complete=None) -> st
     )
 
 
-def _gram(codes: np.ndarray, column_of: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
+def _gram(codes: np.ndarray, column_of: np.ndarray, offsets: np.ndarray, out: np.ndarray, weights=None) -> None:
     """Add the one-hot Gram matrix of ``codes`` to ``out`` (``(W', W')``), one-hot column
-    ``offsets[i] + a`` going to ``column_of[...]`` (``-1``: left out, like a missing value)."""
+    ``offsets[i] + a`` going to ``column_of[...]`` (``-1``: left out, like a missing value);
+    with ``weights``, each row's products weighted."""
     width = out.shape[0]
     column_of = np.append(column_of, -1)  # a missing value reads this one
     # Row chunks small enough that the one-hot chunk stays near 64 MiB.
@@ -439,13 +440,14 @@ def _gram(codes: np.ndarray, column_of: np.ndarray, offsets: np.ndarray, out: np
         columns = column_of[np.where(chunk >= 0, offsets[:-1] + chunk, column_of.size - 1)]  # -1: the spare column
         onehot[np.arange(chunk.shape[0])[:, None], columns] = 1.0
         onehot = onehot[:, :width]  # drop the spare column that collected missing cells
+        weighted = onehot if weights is None else onehot * weights[start : start + step, None].astype(out.dtype)
         if start == 0 and out.dtype == np.float32:
-            np.matmul(onehot.T, onehot, out=out)  # float32 product, exact below 2**24 rows per chunk
+            np.matmul(onehot.T, weighted, out=out)  # float32 product, exact below 2**24 rows (weight) per chunk
         else:
-            out += np.matmul(onehot.T, onehot)
+            out += np.matmul(onehot.T, weighted)
 
 
-def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: int = 1 << 23):
+def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: int = 1 << 23, weights=None):
     """Blocks ``i < j`` of the one-hot Gram matrix as CSR, a run of whole features' rows
     at a time: each run's products (at most ``rows x features in the run x features``
     nonzeros) stay under ``budget`` beside the result, and the Python loop runs over
@@ -454,6 +456,8 @@ def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: in
     rows, features = np.nonzero(codes >= 0)
     columns = offsets[features] + codes[rows, features]
     onehot = scipy.sparse.csc_array((np.ones(rows.size), (rows, columns)), shape=(n, width))
+    weighted = onehot if weights is None else \
+        scipy.sparse.csc_array((np.asarray(weights, dtype=np.float64)[rows], (rows, columns)), shape=(n, width))
     del rows, features, columns
     feature = np.repeat(np.arange(d), np.diff(offsets))
     indptr, indices, data, filled = [np.zeros(1, dtype=np.int64)], [], [], 0
@@ -462,7 +466,7 @@ def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: in
         first, end = int(offsets[lo]), int(offsets[min(d, lo + run)])
         if end == first:
             continue
-        piece = scipy.sparse.csr_array(onehot[:, first:end].T @ onehot[:, first:])
+        piece = scipy.sparse.csr_array(onehot[:, first:end].T @ weighted[:, first:])
         piece.sort_indices()
         row = np.repeat(np.arange(end - first), np.diff(piece.indptr))
         upper = feature[piece.indices + first] > feature[row + first]  # drop the run's own blocks i >= j
@@ -479,7 +483,7 @@ def _sparse_upper(codes: np.ndarray, offsets: np.ndarray, width: int, budget: in
 
 
 def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs: bool = True,
-          layout: str = "auto") -> Counts:
+          layout: str = "auto", weights=None) -> Counts:
     """Count the sufficient statistics of a coded table.
 
     Parameters
@@ -495,6 +499,10 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
         Count the pairs too; naive Bayes needs only the class and level counts.
     layout : {"auto", "dense", "reduced", "sparse"}, default="auto"
         How to store the pairs (:class:`Counts`); ``"auto"`` asks :func:`pair_layout`.
+    weights : ndarray of shape (n_samples,), optional
+        Non-negative weight of each row (:mod:`pybnc.counts.weights`): a row counts
+        its weight, so integer weights equal repeated rows exactly. Reduced pairs stay
+        float32 while the weights are whole numbers summing below ``2**24``.
 
     Returns
     -------
@@ -510,13 +518,22 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     >>> s = count(np.array([[0, 1], [1, -1]]), np.array([0, 1]), [2, 2], 2, layout="sparse")
     >>> s.layout, s.pair(0, 1)[0].tolist()
     ('sparse', [[0.0, 1.0], [0.0, 0.0]])
+    >>> count(np.array([[0, 1], [1, -1]]), np.array([0, 1]), [2, 2], 2, weights=np.array([2.5, 1.0])).pair(0, 1)[0].tolist()
+    [[0.0, 2.5], [0.0, 0.0]]
     """
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
     offsets = one_hot_offsets(cardinalities)
     width = int(offsets[-1])
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
-    class_counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    rows_per_class = np.bincount(y, minlength=n_classes)
+    if weights is None:
+        class_counts, total = rows_per_class.astype(np.float64), codes.shape[0]
+    else:
+        weights = np.asarray(weights, dtype=np.float64)
+        class_counts = np.bincount(y, weights=weights, minlength=n_classes)
+        # float32 holds whole sums below 2**24 exactly, and nothing fractional
+        total = float(weights.sum()) if np.array_equal(weights, np.round(weights)) else float("inf")
     complete = None
     if pairs:
         complete = (codes >= 0).all(axis=0) & (cardinalities > 0)
@@ -525,21 +542,22 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
         elif layout not in ("dense", "reduced", "sparse"):
             raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'reduced', 'sparse'.")
     # Dense pairs hold the level counts on their diagonal (a level with itself): no pass of their own.
-    levels = None if pairs and layout == "dense" else _level_counts(codes, y, offsets, n_classes)
+    levels = None if pairs and layout == "dense" else _level_counts(codes, y, offsets, n_classes, weights)
     if not pairs:
         return Counts(cardinalities, class_counts, levels=levels)
     order = np.argsort(y, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(class_counts).astype(np.int64)])
+    bounds = np.concatenate([[0], np.cumsum(rows_per_class)])
     by_class = [order[bounds[c] : bounds[c + 1]] for c in range(n_classes)]
+    part = (lambda r: None) if weights is None else (lambda r: weights[r])  # noqa: E731
     if layout == "sparse":
-        upper = [_sparse_upper(codes[r], offsets, width) for r in by_class]
+        upper = [_sparse_upper(codes[r], offsets, width, weights=part(r)) for r in by_class]
         return Counts(cardinalities, class_counts, levels=levels, sparse=upper)
     if layout == "dense":
         kept, dtype = np.arange(width), np.dtype(np.float64)
     else:  # a feature seen in every row leaves its last level out: the level counts give it back
         keep = np.ones(width, dtype=bool)
         keep[offsets[1:][complete] - 1] = False
-        kept, dtype = np.flatnonzero(keep), _exact_dtype(codes.shape[0])
+        kept, dtype = np.flatnonzero(keep), _exact_dtype(total)
     column_of = np.full(width, -1, dtype=np.int64)
     column_of[kept] = np.arange(kept.size)
     table = np.zeros((n_classes, kept.size, kept.size), dtype=dtype)
@@ -549,24 +567,27 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     with _blas_controller().limit(limits=1, user_api="blas"):
         for c, r in enumerate(by_class):
             if r.size:
-                _gram(codes[r], column_of, offsets, table[c])
+                _gram(codes[r], column_of, offsets, table[c], part(r))
     if layout == "reduced":
         return Counts(cardinalities, class_counts, levels=levels, reduced=table, kept=kept)
     levels = np.diagonal(table, axis1=1, axis2=2).copy()  # N(c, level) = N(c, level, same level)
     return Counts(cardinalities, class_counts, table, levels)
 
 
-def _level_counts(codes: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_classes: int) -> np.ndarray:
-    """``(K, W)`` float counts of every level within every class, missing codes skipped."""
+def _level_counts(codes: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_classes: int,
+                  weights=None) -> np.ndarray:
+    """``(K, W)`` float counts (sums of ``weights``) of every level within every class,
+    missing codes skipped."""
     width = int(offsets[-1])
     observed = codes >= 0
     if observed.all():  # no missing value: every cell counts, no index arrays
         cells = (y * width)[:, None] + (offsets[:-1] + codes)
-        counted = np.bincount(cells.ravel(), minlength=n_classes * width)
+        cell_weights = None if weights is None else np.broadcast_to(weights[:, None], cells.shape).ravel()
+        counted = np.bincount(cells.ravel(), cell_weights, minlength=n_classes * width)
     else:
         rows, features = np.nonzero(observed)
         counted = np.bincount(y[rows] * width + offsets[features] + codes[rows, features],
-                              minlength=n_classes * width)
+                              None if weights is None else weights[rows], minlength=n_classes * width)
     return counted.astype(np.float64).reshape(n_classes, width)
 
 

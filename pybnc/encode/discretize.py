@@ -49,7 +49,7 @@ __all__ = [
 _METHODS = ("quantile", "uniform", "mdl")
 
 
-def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
+def cut_points(x, method="quantile", n_bins=5, y=None, weights=None) -> np.ndarray:
     """Sorted interior cut points for one continuous column.
 
     Parameters
@@ -69,6 +69,11 @@ def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
     y : array-like of shape (n,), optional
         Class of each row, needed only by ``"mdl"``.  Integer codes
         ``0..K-1`` are expected, but any labels are accepted.
+    weights : array-like of shape (n,), optional
+        Positive weight of each row (:mod:`pybnc.counts.weights`): ``"quantile"``
+        places its targets on the cumulative weight, ``"mdl"`` reads weighted class
+        counts (and the weight total as its ``N``), so integer weights give the cuts of
+        the repeated rows. ``"uniform"`` reads the range alone.
 
     Returns
     -------
@@ -96,6 +101,8 @@ def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
     >>> x = np.repeat(np.arange(8.0), 20)
     >>> cut_points(x, "mdl", y=(x > 3.5).astype(int))
     array([3.5])
+    >>> cut_points([1.0, 2.0, 3.0, 4.0], "quantile", n_bins=2, weights=[3, 1, 1, 1])
+    array([1.5])
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -122,18 +129,22 @@ def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
             cuts = lo * (1.0 - steps / n_bins) + hi * (steps / n_bins)
         return np.unique(cuts[(cuts > lo) & (cuts <= hi)])
 
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != x.shape:
+            raise ValueError(f"weights must be 1-D with {x.shape[0]} entries, got shape {weights.shape}")
     if method == "quantile":
-        xs = np.sort(x)
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
         gaps = _gap_positions(xs)
         if gaps.size == 0:
             return np.empty(0)
-        targets = np.arange(1, n_bins) * (xs.size / n_bins)
-        # Nearest gap to each target rank; ties go to the lower gap.
-        right = np.clip(np.searchsorted(gaps, targets), 0, gaps.size - 1)
-        left = np.clip(right - 1, 0, gaps.size - 1)
-        take_left = np.abs(gaps[left] - targets) <= np.abs(gaps[right] - targets)
-        chosen = np.unique(np.where(take_left, gaps[left], gaps[right]))
-        return _midpoints(xs, chosen)
+        total = xs.size if weights is None else float(weights.sum())
+        targets = np.arange(1, n_bins) * (total / n_bins)
+        if weights is not None:  # a gap's rank: the weight of the rows below it
+            below = np.concatenate([[0.0], np.cumsum(weights[order])])
+            return _midpoints(xs, _nearest_gaps(below[gaps], targets, gaps))
+        return _midpoints(xs, _nearest_gaps(gaps, targets, gaps))
 
     if y is None:
         raise ValueError('method="mdl" needs the class codes y')
@@ -142,18 +153,28 @@ def cut_points(x, method="quantile", n_bins=5, y=None) -> np.ndarray:
         raise ValueError(f"y must be 1-D with {x.shape[0]} entries, got shape {y.shape}")
     values, value_codes = np.unique(x, return_inverse=True)
     _, class_codes = np.unique(y, return_inverse=True)
-    table = class_count_table(value_codes.ravel(), class_codes.ravel(), values.size)
+    table = class_count_table(value_codes.ravel(), class_codes.ravel(), values.size, weights=weights)
     return mdl_cut_points(table, distinct_midpoints(values))
 
 
+def _nearest_gaps(ranks, targets, gaps):
+    """The gap (of ``gaps``, at increasing ``ranks``) nearest to each target rank,
+    distinct; ties go to the lower gap."""
+    right = np.clip(np.searchsorted(ranks, targets), 0, ranks.size - 1)
+    left = np.clip(right - 1, 0, ranks.size - 1)
+    take_left = np.abs(ranks[left] - targets) <= np.abs(ranks[right] - targets)
+    return np.unique(np.where(take_left, gaps[left], gaps[right]))
+
+
 def class_count_table(value_codes, class_codes, n_values, n_classes=None, weights=None) -> np.ndarray:
-    """``(n_values, n_classes)`` int64 matrix: how many rows (or the sum of their integer
-    ``weights``) have each value and class."""
+    """``(n_values, n_classes)`` matrix: how many rows (int64), or the sum of their
+    ``weights`` (float64, whole when the weights are), have each value and class."""
     if n_classes is None:
         n_classes = int(class_codes.max()) + 1 if class_codes.size else 1
     flat = np.asarray(value_codes, dtype=np.int64) * n_classes + class_codes
     table = np.bincount(flat, weights=weights, minlength=n_values * n_classes).reshape(n_values, n_classes)
-    return table.astype(np.int64, copy=False)
+    whole = weights is None or np.array_equal(table, np.round(table))
+    return table.astype(np.int64, copy=False) if whole else table
 
 
 def distinct_midpoints(values) -> np.ndarray:

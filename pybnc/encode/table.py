@@ -242,16 +242,24 @@ class TableEncoder:
         return categorical, numeric
 
     # -- learning -----------------------------------------------------------------------
-    def fit(self, X, y_codes: np.ndarray | None = None) -> "TableEncoder":
-        self.fit_transform(X, y_codes)
+    def fit(self, X, y_codes: np.ndarray | None = None, sample_weight=None) -> "TableEncoder":
+        self.fit_transform(X, y_codes, sample_weight)
         return self
 
-    def fit_transform(self, X, y_codes: np.ndarray | None = None) -> np.ndarray:
-        """Learn the encoding and return the codes of ``X`` (one pass over each column)."""
+    def fit_transform(self, X, y_codes: np.ndarray | None = None, sample_weight=None) -> np.ndarray:
+        """Learn the encoding and return the codes of ``X`` (one pass over each column).
+
+        ``sample_weight`` (positive, one per row; :mod:`pybnc.counts.weights`): the cut
+        points and the identifier rule read the rows' weights, as if each row were
+        repeated its weight times."""
         frame = as_frame(X)
-        codes = self._learn_integer_matrix(X, frame, y_codes) if _is_integer_matrix(X) else None
-        if codes is None:
-            codes = self._learn(frame, y_codes)
+        self._weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        try:
+            codes = self._learn_integer_matrix(X, frame, y_codes) if _is_integer_matrix(X) else None
+            if codes is None:
+                codes = self._learn(frame, y_codes)
+        finally:
+            del self._weights
         self._check_not_empty()
         return codes
 
@@ -270,14 +278,14 @@ class TableEncoder:
         for pos, (name, levels) in enumerate(zip(frame.columns, all_levels)):
             cuts = None
             if levels.size > INTEGER_AS_NUMBER_ABOVE:
-                if self._left_out(name, levels.size, n, 0, set(), by_name_only=True):
+                if self._left_out(name, levels.size, self._observed_weight(None, n), 0, set(), by_name_only=True):
                     continue
-                if identifier_reason(name, levels.size, n) is not None:
+                if identifier_reason(name, levels.size, self._observed_weight(None, n)) is not None:
                     unique_numbers.append(name)
                 numbered.append(name)
                 column, levels, cuts = self._numeric_column(frame.iloc[:, pos], name, y_codes)
                 codes[:, pos] = column
-            elif self._left_out(name, levels.size, n, levels.size, set()):
+            elif self._left_out(name, levels.size, self._observed_weight(None, n), levels.size, set()):
                 continue
             keep.append(pos)
             self.columns_.append(name)
@@ -306,7 +314,7 @@ class TableEncoder:
             else:
                 codes, levels = factorize_column(col, name)
                 if is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
-                    observed = int((codes >= 0).sum())
+                    observed = self._observed_weight(codes >= 0, int((codes >= 0).sum()))
                     # A number named like an identifier (``id``, 1..n) is one; other numbers are not.
                     if self._left_out(name, levels.size, observed, 0, categorical, by_name_only=True):
                         continue
@@ -323,11 +331,12 @@ class TableEncoder:
             n_missing = np.count_nonzero(codes < 0)
             if cuts is None:
                 refuse_unsupported_levels(levels, name)
+                n_observed = self._observed_weight(codes >= 0, n - n_missing)
                 if isinstance(col.dtype, pd.CategoricalDtype):  # declared levels need not occur
                     n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
                 else:
                     n_distinct = len(levels)
-                if self._left_out(name, n_distinct, n - n_missing, len(levels), categorical):
+                if self._left_out(name, n_distinct, n_observed, len(levels), categorical):
                     continue
             if self.missing == "category" and n_missing:
                 missing_codes.append(levels.size)
@@ -356,7 +365,16 @@ class TableEncoder:
         observed = values[~np.isnan(values)]
         if not np.array_equal(observed, np.round(observed)):
             return False
-        return self._left_out(name, np.unique(observed).size, observed.size, 0, categorical, by_name_only=True)
+        return self._left_out(name, np.unique(observed).size, self._observed_weight(~np.isnan(values), observed.size),
+                              0, categorical, by_name_only=True)
+
+    def _observed_weight(self, observed, n_observed):
+        """The rows observed (a mask, None: all), counted by their weights during a
+        weighted fit (as many as the repeated rows), else ``n_observed``."""
+        weights = getattr(self, "_weights", None)
+        if weights is None:
+            return n_observed
+        return float(weights.sum() if observed is None else weights[observed].sum())
 
     def _check_not_empty(self) -> None:
         if not self.columns_:
@@ -389,8 +407,9 @@ class TableEncoder:
             codes = np.where(observed, np.searchsorted(distinct, values), MISSING).astype(np.int32)
             return codes, distinct.astype(object), None
         y_obs = None if y_codes is None else y_codes[observed]
-        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs),
-                          dtype=np.float64)
+        weights = getattr(self, "_weights", None)
+        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
+                                     weights=None if weights is None else weights[observed]), dtype=np.float64)
         codes = np.where(observed, np.searchsorted(cuts, values, side="right"), MISSING).astype(np.int32)
         return codes, interval_labels(cuts), cuts
 

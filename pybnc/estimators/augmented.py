@@ -74,7 +74,8 @@ class AugmentedNaiveBayes(BaseBNC):
 
     def _refine_capabilities(self, declared):
         if self.weighting is not None:  # the weights are learned from the rows themselves
-            return declared.replace(learns_from_counts=False, passes=0, tables_are_probabilities=False)
+            return declared.replace(learns_from_counts=False, passes=0, tables_are_probabilities=False,
+                                    sample_weight="repeats")
         return declared
 
     def _learn_structure(self, counts: Counts, codes: np.ndarray, y: np.ndarray) -> Structure:
@@ -231,7 +232,7 @@ _NETWORK_CONSTRAINTS = {
 
 #: NaiveBayes, TAN and FAN: at most one feature parent, so every table is read from the
 #: class, level or pair counts, which are additive.
-_FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1)
+_FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1, sample_weight="counts")
 
 
 class NaiveBayes(AugmentedNaiveBayes):

@@ -13,8 +13,8 @@ cross-validation use them, never another class's fields):
     encoding, cross-validation's fast path with a fold's codes and counts.
 ``_fit_from_counts(counts, families=None)``
     The one path from counts: ``partial_fit`` and one-pass streaming.
-``_absorb_block(codes, y, moves, first)``
-    A block's statistics beyond the counts (AnDE's three-way counts).
+``_absorb_block(codes, y, moves, first, weights)``
+    A block's statistics beyond the counts (AnDE's three-way counts), weighted.
 ``_learn_in_passes(counts)``
     Out of core, the passes after the first (:func:`run_passes` drives them).
 ``_refine_capabilities(declared)``
@@ -35,6 +35,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, _get_feature_names, check_is_fitted
 
 from ..counts.tables import Counts, count, remap_counts
+from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_PARAMS, EncodingWarning, TableEncoder, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import as_array
@@ -130,14 +131,15 @@ def run_passes(passes, read=None, total=None) -> None:
 
     ``passes`` yields one function of a coded block ``(codes, y)`` per pass; its results
     over the blocks are summed in the blocks' order and sent back, until the model is
-    fitted. The blocks are those ``read()`` gives (afresh at every call), or ``total``
-    sums a pass's function over them its own way (Dask: every partition in parallel).
+    fitted. The blocks are those ``read()`` gives (afresh at every call), ``(codes, y)``
+    or ``(codes, y, weights)`` (the function is called with the weights then), or
+    ``total`` sums a pass's function over them its own way (Dask: every partition in parallel).
     """
     if total is None:
         def total(per_block):
             out = None
-            for codes, y in read():
-                part = per_block(codes, y)
+            for block in read():
+                part = per_block(*block)
                 out = part if out is None else out + part
             return out
     try:
@@ -185,8 +187,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         fit; an estimator without one of them gets the encoder's default)."""
         return TableEncoder(**self._encoder_params())
 
-    def _encode_fit(self, X, y):
-        """Validate ``X``/``y`` and learn the encoding; returns codes, class codes, counts."""
+    def _encode_fit(self, X, y, weights=None):
+        """Validate ``X``/``y`` and learn the encoding (from rows of positive ``weights``,
+        :meth:`_weighted_rows`); returns codes, class codes, counts."""
         X = _check_table(X)
         y = _check_labels(y, X.shape[0])
         names = _get_feature_names(X)
@@ -194,14 +197,34 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         if classes.shape[0] < 2:
             raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
         encoder = self._encoder()
-        codes = encoder.fit_transform(X, y_codes)
+        codes = encoder.fit_transform(X, y_codes, weights)
         self._take_encoding(Encoding(classes, encoder, X.shape[1], names))
-        return codes, y_codes, self._count(codes, y_codes)
+        return codes, y_codes, self._count(codes, y_codes, weights)
 
-    def _count(self, codes, y_codes) -> Counts:
-        """The counts of coded rows that this model learns from (pairs or not)."""
+    def _count(self, codes, y_codes, weights=None) -> Counts:
+        """The counts of coded rows (each counting its weight) that this model learns from (pairs or not)."""
         return count(codes, y_codes, self.encoder_.cardinalities_, len(self.classes_),
-                     pairs=capabilities(self).pair_counts)
+                     pairs=capabilities(self).pair_counts, weights=weights)
+
+    def _weighted_rows(self, X, y, sample_weight):
+        """``(X, y, weights)`` as this model learns from ``sample_weight``
+        (:attr:`Capabilities.sample_weight`): rows of weight 0 left out; the weights
+        (None when all are 1) for a model that weighs its counts, or the rows repeated
+        by their (integer) weights and no weights for one that reads its rows."""
+        X = _check_table(X)
+        if sample_weight is None:
+            return X, y, None
+        y = _check_labels(y, X.shape[0])
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        if (weights == 1).all():
+            return X, y, None
+        if capabilities(self).sample_weight == "repeats":
+            rows = repeat_rows(weights, type(self).__name__)
+            return take_rows(X, rows), y[rows], None
+        kept = np.flatnonzero(weights > 0)
+        if kept.size < weights.size:
+            X, y, weights = take_rows(X, kept), y[kept], weights[kept]
+        return X, y, (None if (weights == 1).all() else weights)
 
     def _take_encoding(self, encoding: Encoding) -> None:
         """Adopt a learned encoding: classes, encoder and the input columns."""
@@ -264,20 +287,46 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     # -- the contract -------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``."""
-        codes, y_codes, counts = self._encode_fit(X, y)
-        return self._fit_coded(None, codes, y_codes, counts)
+    def fit(self, X, y, sample_weight=None):
+        """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``.
 
-    def _fit_coded(self, encoding: Encoding | None, codes, y_codes, counts: Counts):
+        ``sample_weight`` (optional, one non-negative number per row): a row of
+        weight 0 is the row absent, integer weights equal repeated rows; how other
+        weights are learned is :attr:`Capabilities.sample_weight
+        <pybnc.estimators.capabilities.Capabilities>` (``docs/sample-weights.md``).
+        """
+        X, y, weights = self._weighted_rows(X, y, sample_weight)
+        codes, y_codes, counts = self._encode_fit(X, y, weights)
+        return self._fit_coded(None, codes, y_codes, counts, weights)
+
+    def _fit_coded(self, encoding: Encoding | None, codes, y_codes, counts: Counts, weights=None):
         """Learn from a table coded by a fitted encoder, its class codes and its counts:
         the one path from coded data to a fitted model. ``encoding`` (None: the one this
-        model holds already) is what the encoder learned; returns ``self``."""
+        model holds already) is what the encoder learned; ``weights`` (positive, or None)
+        those the counts were counted with; returns ``self``."""
         if encoding is not None:
             self._take_encoding(encoding)
+        if weights is not None:
+            return self._fit_weighted(codes, y_codes, counts, weights)
         self.counts_ = counts  # kept so that partial_fit can continue from here
         self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
+        return self
+
+    def _fit_weighted(self, codes, y_codes, counts: Counts, weights):
+        """Weighted rows, for a model that weighs its counts (``sample_weight="counts"``):
+        what it reads of its rows is read as blocks are (:meth:`_absorb_block`, then
+        :meth:`_fit_from_counts` or the passes of :meth:`_learn_in_passes`), each row
+        with its weight, so that nothing reads the rows unweighted."""
+        if capabilities(self).sample_weight != "counts":
+            raise TypeError(f"{type(self).__name__} reads its rows, not only their weighted counts: it learns "
+                            "sample weights as repeated rows (fit(X, y, sample_weight=w) does so).")
+        self.__dict__.pop("family_counts_", None)
+        self._absorb_block(codes, y_codes, None, first=True, weights=weights)
+        if capabilities(self).learns_from_counts:
+            self._fit_from_counts(counts)
+        else:
+            run_passes(self._learn_in_passes(counts), read=lambda: [(codes, y_codes, weights)])
         return self
 
     def _has_partial_fit(self) -> bool:
@@ -289,7 +338,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     @available_if(_has_partial_fit)
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of rows to the running counts and re-learn the model from them.
 
         For estimators that learn from counts alone (naive Bayes, TAN, FAN, MANB,
@@ -304,6 +353,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         classes : array-like, optional
             Every class label of the whole stream; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row of the block, as in :meth:`fit`: blocks fitted with
+            their weights equal one fit of all rows with theirs.
 
         Returns
         -------
@@ -329,12 +381,18 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         >>> model.encoder_.categories_[0].tolist(), model.predict(X).tolist()
         (['x', 'y', 'z'], [0, 1, 1, 0])
         """
-        self._fit_from_counts(self._add_block(X, y, classes))
+        if sample_weight is not None and hasattr(self, "counts_"):
+            weights = check_sample_weight(sample_weight, _check_table(X).shape[0], allow_all_zero=True)
+            if not (weights > 0).any():  # every row absent: the model stays as it is
+                _check_labels(y, weights.size)
+                return self
+        self._fit_from_counts(self._add_block(X, y, classes, sample_weight))
         return self
 
-    def _add_block(self, X, y, classes) -> Counts:
-        """The running counts with block ``X``/``y`` added (the encoder grown if need be)."""
-        X = _check_table(X)
+    def _add_block(self, X, y, classes, sample_weight=None) -> Counts:
+        """The running counts with block ``X``/``y`` (weighted by ``sample_weight``)
+        added (the encoder grown if need be)."""
+        X, y, weights = self._weighted_rows(X, y, sample_weight)
         if not hasattr(self, "counts_"):
             if classes is None:
                 raise ValueError(
@@ -346,7 +404,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"classes holds {list(self.classes_)}; a classifier needs at least 2 classes.")
             y_codes = self._encode_labels(y, X.shape[0])
             names = _get_feature_names(X)
-            self._take_encoding(Encoding(self.classes_, self._encoder().fit(X, y_codes), X.shape[1], names))
+            self._take_encoding(Encoding(self.classes_, self._encoder().fit(X, y_codes, weights), X.shape[1], names))
             running, moves = None, None
         else:
             if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
@@ -359,15 +417,16 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             if moves is not None:  # new levels: pad the counts to the grown encoding
                 running = remap_counts(running, moves, self.encoder_.cardinalities_)
         codes = self.encoder_.transform(X)
-        block = self._count(codes, y_codes)
+        block = self._count(codes, y_codes, weights)
         self.counts_ = block if running is None else running + block
-        self._absorb_block(codes, y_codes, moves, first=running is None)
+        self._absorb_block(codes, y_codes, moves, first=running is None, weights=weights)
         return self.counts_
 
-    def _absorb_block(self, codes, y_codes, moves, first: bool) -> None:
+    def _absorb_block(self, codes, y_codes, moves, first: bool, weights=None) -> None:
         """Add a coded block to statistics of this model's own beyond the counts (none
         here; AnDE's three-way counts). ``moves`` (from :func:`pybnc.encode.grow_encoder`)
-        says where the levels of a grown encoding went; ``first``: the first block."""
+        says where the levels of a grown encoding went; ``first``: the first block;
+        ``weights``: the rows' weights (None: 1 each)."""
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.

@@ -70,6 +70,14 @@ class Capabilities:
         raise them to a power: AWNB, WANBIA), as a BIF file must hold.
     discriminative_weights : bool
         ``weighting="discriminative"`` learns weights for the conditional likelihood.
+    sample_weight : {"counts", "repeats"}
+        How ``fit(X, y, sample_weight=w)`` (and ``partial_fit``) learns from weighted
+        rows (:mod:`pybnc.counts.weights`; a row of weight 0 is always the row absent).
+        ``"counts"``: every row counts its weight in the counts (and the encoder's cut
+        points), so any non-negative weights are exact and integer weights equal
+        repeated rows. ``"repeats"``: the model reads its training rows themselves (an
+        inner cross-validation, weights fitted to the rows), so it learns from the rows
+        repeated by their weights: integer weights only, fractional ones refused.
     explains : bool
         ``explain()`` gives the Shapley values of a prediction, from the model's own answers
         with features left out as missing (:mod:`pybnc.estimators.explain`): every
@@ -83,6 +91,8 @@ class Capabilities:
     (True, False)
     >>> capabilities(KDB).passes, capabilities(KDB(search="hc")).passes
     (2, 0)
+    >>> capabilities(TAN).sample_weight, capabilities(TAN(weighting="awnb")).sample_weight
+    ('counts', 'repeats')
     """
 
     learns_from_counts: bool = False
@@ -98,6 +108,7 @@ class Capabilities:
     smooths_by_hdp: bool = False
     tables_are_probabilities: bool = True
     discriminative_weights: bool = False
+    sample_weight: str = "repeats"
     explains: bool = True
 
     def replace(self, **changes) -> "Capabilities":

@@ -291,6 +291,9 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     leaf_tables : list of ndarray
         Counts ``N(c, p_1, .., p_k, x)``, shape ``(K, r_p1, .., r_pk, r)``, the
         conditioning variables in back-off order (class first, strongest parent next).
+        The customers of the restaurants are whole rows: weighted counts
+        (``sample_weight``) are rounded to the nearest integer, so integer weights are
+        exact and fractional ones are smoothed as their rounded counts.
     n_iterations : int, default=500
         Gibbs iterations (the paper: 5000).
     burn_in : int, optional
@@ -312,6 +315,7 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     """
     rng = np.random.default_rng(random_state)
     burn_in = min(1000, n_iterations // 10) if burn_in is None else int(burn_in)
+    leaf_tables = [np.rint(table) for table in leaf_tables]  # whole customers (weighted counts)
     results = [None] * len(leaf_tables)
     kept = [i for i, table in enumerate(leaf_tables) if table.size]
     for i, table in enumerate(leaf_tables):

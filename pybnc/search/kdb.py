@@ -128,7 +128,7 @@ class KDB(_ArcSearch):
     _folds_name = "n_folds"
     # Sahami's structure from the pair counts, then a second pass for its families;
     # params="hdp" (Petitjean et al. 2018) with search="sahami" only.
-    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True)
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True, sample_weight="counts")
     _parameter_constraints = {
         **WRAPPER_CONSTRAINTS,
         "k": [Interval(Integral, 0, None, closed="left")],
@@ -153,7 +153,8 @@ class KDB(_ArcSearch):
         structure = self._learn_structure(counts, None, None)
         wanted = [tuple(p) + (i,) for i, p in enumerate(structure.parents) if len(p) > 1]
         cards, n_classes = counts.cardinalities, counts.n_classes
-        families = (yield lambda codes, y: count_families(codes, y, cards, n_classes, wanted)) if wanted else None
+        families = (yield lambda codes, y, weights=None: count_families(codes, y, cards, n_classes, wanted, weights)
+                    ) if wanted else None
         self._fit_from_counts(counts, families)
 
     def _learn_structure(self, counts, codes, y):

@@ -219,15 +219,19 @@ class AutoBNC(BaseBNC):
 
     # -- fit ---------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)  # the candidates check their own parameters
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Choose a learner on the rows of ``X`` and ``y`` and refit it on all of them.
+
+        ``sample_weight``: integer weights, learned as repeated rows (the inner
+        cross-validation splits the copies of a row like any rows; fractional
+        weights are refused).
 
         Returns
         -------
         self
         """
         start = time.perf_counter()
-        X = _check_table(X)
+        X, y, _ = self._weighted_rows(X, y, sample_weight)
         y = _check_labels(y, X.shape[0])
         _check_feature_names(self, X, reset=True)
         classes, y_codes = class_codes(y)

@@ -19,7 +19,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
-from ..estimators.capabilities import Capabilities
+from ..estimators.capabilities import Capabilities, capabilities
 from ..evaluation.metrics import LOG_LOSS_EPS
 
 
@@ -106,8 +106,15 @@ class AveragedBNC(BaseBNC):
         self.weights = weights
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
-        """Fit every member on ``X`` and ``y``; returns ``self``."""
+    def _refine_capabilities(self, declared):
+        # the members learn the weights, each its own way: exactly if every one weighs its counts
+        members = self.estimators if self.estimators is not None else []
+        exact = bool(members) and all(isinstance(m, BaseBNC) and capabilities(m).sample_weight == "counts"
+                                      for m in members)
+        return declared.replace(sample_weight="counts" if exact or self.estimators is None else "repeats")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on ``X`` and ``y`` (with ``sample_weight``, passed to each); returns ``self``."""
         from ..estimators import TAN, NaiveBayes
 
         X = _check_table(X)
@@ -121,7 +128,7 @@ class AveragedBNC(BaseBNC):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         _check_feature_names(self, X, reset=True)
-        self.estimators_ = [clone(m).fit(X, y) for m in members]
+        self.estimators_ = [clone(m).fit(X, y, sample_weight=sample_weight) for m in members]
         self.weights_ = weights / weights.sum()
         self.classes_ = self.estimators_[0].classes_
         self.n_features_in_ = X.shape[1]

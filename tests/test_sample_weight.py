@@ -1,0 +1,198 @@
+"""sample_weight: integer weights are repeated rows, a zero weight is the row absent, for
+every registered classifier; fractional weights are exact where a model weighs its
+counts, refused (clearly) where it reads its rows; blocks, partial_fit and
+cross-validation carry the weights."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from pybnc import AODE, KDB, SKDB, TAN, AnDE, NaiveBayes, capabilities
+from pybnc.counts import count, count_families
+from pybnc.encode.discretize import cut_points
+from pybnc.registry import MODELS
+from pybnc.streaming import fit_blocks
+
+pytestmark = [pytest.mark.filterwarnings("ignore::pybnc.search.StartModelWarning"),
+              pytest.mark.filterwarnings("ignore::pybnc.encode.EncodingWarning"),
+              pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")]
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "sample-weights.md"
+SMALL = {"eskdb": dict(n_estimators=2, hdp_iterations=10), "auto": dict(candidates=[NaiveBayes(), TAN()], cv=3),
+         "skdb": dict(k=2), "tbmatan": dict(), "a2de": dict(min_count=0)}
+
+
+def _table(n=60, seed=0):
+    """Categorical columns (one with missing values, one tied to the class) and a float one."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"f{j}": rng.choice(list("abc"), n) for j in range(4)})
+    X["f1"] = np.where(X.f0 == "a", X.f1, "a")
+    X.loc[rng.random(n) < 0.1, "f2"] = None
+    y = np.where((X.f0 == "a") ^ (rng.random(n) < 0.2), "p", "q")
+    X["num"] = np.round(rng.normal(size=n) + (y == "p"), 1)
+    return X, y
+
+
+def _model(entry):
+    est = entry.cls(**SMALL.get(entry.short_name, {}))
+    params = est.get_params()
+    est.set_params(**{k: v for k, v in (("verbose", 0), ("random_state", 0)) if k in params})
+    return est
+
+
+def _same_model(a, b, X):
+    assert np.abs(a.predict_proba(X) - b.predict_proba(X)).max() < 1e-10
+    assert getattr(a, "structure_", None) == getattr(b, "structure_", None)
+    assert [list(c) for c in a.encoder_.categories_] == [list(c) for c in b.encoder_.categories_]
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=[e.short_name for e in MODELS])
+def test_integer_weights_are_repeated_rows(entry):
+    X, y = _table()
+    w = np.random.default_rng(1).integers(0, 4, len(y))
+    w[:2] = [3, 0]
+    rows = np.repeat(np.arange(len(y)), w)
+    est = _model(entry)
+    weighted = clone(est).fit(X, y, sample_weight=w)
+    _same_model(weighted, clone(est).fit(X.iloc[rows], y[rows]), X)
+    assert capabilities(weighted).sample_weight in ("counts", "repeats")
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=[e.short_name for e in MODELS])
+def test_zero_weight_is_the_row_removed(entry):
+    X, y = _table(seed=2)
+    X.loc[5, "f3"] = "only-in-a-dropped-row"
+    w = np.ones(len(y))
+    w[[5, 7, 11]] = 0
+    est = _model(entry)
+    weighted = clone(est).fit(X, y, sample_weight=w)
+    _same_model(weighted, clone(est).fit(X[w > 0], y[w > 0]), X[w > 0])
+    assert "only-in-a-dropped-row" not in weighted.encoder_.categories_[3]
+
+
+@pytest.mark.parametrize("model", [NaiveBayes(), TAN(), AODE(), AnDE(min_count=0), KDB(k=2)],
+                         ids=lambda m: type(m).__name__)
+def test_fractional_weights_enter_the_counts(model):
+    """A weight of 2.5 counts as 2.5 rows: the counts are the weighted sums, partial_fit
+    block by block equals fit, and the model is the one of the counts."""
+    assert capabilities(model).sample_weight == "counts"
+    X, y = _table(seed=3)
+    X = X.drop(columns="num")
+    w = np.random.default_rng(4).uniform(0, 3, len(y))
+    w[w < 0.4] = 0
+    fitted = clone(model).fit(X, y, sample_weight=w)
+    codes = fitted.encoder_.transform(X[w > 0])
+    y_codes = np.searchsorted(fitted.classes_, y[w > 0])
+    # brute force: the sum of the weights of the rows of each cell
+    levels = np.zeros_like(fitted.counts_.levels)
+    offsets = fitted.counts_.offsets
+    for row, c, weight in zip(codes, y_codes, w[w > 0]):
+        for i, a in enumerate(row):
+            if a >= 0:
+                levels[c, offsets[i] + a] += weight
+    assert np.allclose(fitted.counts_.levels, levels, rtol=0, atol=1e-12)
+    if capabilities(model).learns_from_counts:
+        blocks = clone(model)
+        for lo in range(0, len(y), 17):
+            blocks.partial_fit(X[lo:lo + 17], y[lo:lo + 17], classes=["p", "q"], sample_weight=w[lo:lo + 17])
+        assert np.abs(blocks.predict_proba(X) - fitted.predict_proba(X)).max() < 1e-10
+    # the weights matter (a test that can fail)
+    assert np.abs(clone(model).fit(X, y).predict_proba(X) - fitted.predict_proba(X)).max() > 1e-3
+
+
+def test_weighted_counts_against_repeats_in_every_layout():
+    rng = np.random.default_rng(5)
+    codes = rng.integers(-1, 3, (50, 4)).astype(np.int32)
+    codes[:, 0] = np.abs(codes[:, 0])
+    y = rng.integers(0, 3, 50)
+    w = rng.integers(0, 4, 50)
+    rows = np.repeat(np.arange(50), w)
+    for layout in ("dense", "reduced", "sparse"):
+        a, b = count(codes, y, [3] * 4, 3, layout=layout, weights=w), count(codes[rows], y[rows], [3] * 4, 3,
+                                                                            layout=layout)
+        assert np.array_equal(a.dense_joint(), b.dense_joint()) and np.array_equal(a.class_counts, b.class_counts)
+    f, g = (count_families(codes, y, [3] * 4, 3, [(0, 1, 2)], weights=w),
+            count_families(codes[rows], y[rows], [3] * 4, 3, [(0, 1, 2)]))
+    assert np.array_equal(f.tables[0], g.tables[0])
+    half = count(codes, y, [3] * 4, 3, weights=w / 2)
+    assert half.reduced.dtype == np.float64 and np.allclose(half.dense_joint(), b.dense_joint() / 2)
+
+
+@pytest.mark.parametrize("method", ["quantile", "mdl", "uniform"])
+def test_weighted_cut_points_are_those_of_repeated_values(method):
+    rng = np.random.default_rng(6)
+    for _ in range(100):
+        n = int(rng.integers(2, 40))
+        x, y, w = rng.integers(0, 12, n).astype(float), rng.integers(0, 3, n), rng.integers(1, 5, n)
+        rows = np.repeat(np.arange(n), w)
+        assert np.array_equal(cut_points(x, method, 3, y, weights=w), cut_points(x[rows], method, 3, y[rows]))
+
+
+def test_rows_readers_refuse_fractional_weights():
+    X, y = _table()
+    for model in (TAN(weighting="awnb"), MODELS[-1].cls(cv=3)):
+        assert capabilities(model).sample_weight == "repeats"
+        with pytest.raises(ValueError, match=r"sample_weight holds the fractional weight 0\.5.*integer weights"):
+            model.fit(X, y, sample_weight=np.r_[0.5, np.ones(len(y) - 1)])
+
+
+@pytest.mark.parametrize("weights, message", [
+    (-np.ones(60), "sample_weight must be non-negative, got -1.0 at row 0"),
+    (np.r_[np.nan, np.ones(59)], "sample_weight must be finite, got nan at row 0"),
+    (np.ones(59), r"sample_weight must have shape \(60,\)"),
+    (np.zeros(60), "sample_weight is zero for every row"),
+    (np.ones((60, 2)), r"sample_weight must have shape \(60,\)"),
+    (3.0, "sample_weight must be one number per row"),
+    (["a"] * 60, "sample_weight must hold numbers"),
+])
+def test_bad_weights_are_refused_naming_the_parameter(weights, message):
+    X, y = _table()
+    for model in (NaiveBayes(), KDB(k=1), TAN(weighting="awnb")):
+        with pytest.raises(ValueError, match=message):
+            model.fit(X, y, sample_weight=weights)
+
+
+def test_fit_blocks_with_weights_equals_fit():
+    X, y = _table(n=90, seed=7)
+    X = X.drop(columns="num")
+    w = np.random.default_rng(8).uniform(0, 3, len(y))
+    w[30:45] = 0  # a block whose rows are all absent
+    frame = X.assign(target=y, weight=w)
+    for model in (TAN(), AnDE(min_count=0), KDB(k=2)):
+        whole = clone(model).fit(X, y, sample_weight=w)
+        pairs = fit_blocks(clone(model), [(X[i:i + 15], y[i:i + 15], w[i:i + 15]) for i in range(0, 90, 15)],
+                           classes=["p", "q"])
+        named = fit_blocks(clone(model), [frame[i:i + 15] for i in range(0, 90, 15)], target="target",
+                           weight="weight", classes=["p", "q"])
+        for blocks in (pairs, named):
+            assert np.abs(blocks.predict_proba(X) - whole.predict_proba(X)).max() < 1e-10
+            assert getattr(blocks, "structure_", None) == getattr(whole, "structure_", None)
+
+
+def test_fit_blocks_refuses_weights_for_a_model_that_repeats_rows():
+    X, y = _table()
+    with pytest.raises(TypeError, match="repeated rows"):
+        fit_blocks(SKDB(), [(X, y, np.ones(len(y)))], classes=["p", "q"])
+
+
+def test_partial_fit_skips_a_block_of_zero_weights():
+    X, y = _table()
+    model = TAN().partial_fit(X[:30], y[:30], classes=["p", "q"])
+    before = model.predict_proba(X)
+    model.partial_fit(X[30:], y[30:], sample_weight=np.zeros(30))
+    assert np.array_equal(model.predict_proba(X), before)
+    with pytest.raises(ValueError, match="zero for every row"):
+        TAN().partial_fit(X, y, classes=["p", "q"], sample_weight=np.zeros(len(y)))
+
+
+def test_the_documented_balanced_recipe_runs():
+    """docs/sample-weights.md's python blocks run, and what they assert holds."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert blocks
+    scope = {}
+    for block in blocks:
+        exec(compile(block, str(DOC), "exec"), scope)
