@@ -107,11 +107,13 @@ def _generative():
             "KDB(k=2)": pybnc.KDB(k=2, verbose=0), "SKDB(k=5)": pybnc.SKDB(k=5, verbose=0)}
 
 
-def model_factories() -> dict:
-    """Name -> function of the training table giving an unfitted model."""
-    models = {AUTO: lambda X: pybnc.AutoBNC(n_jobs=N_JOBS, random_state=0, verbose=0),
+def model_factories(auto_time_budget=None) -> dict:
+    """Name -> function of the training table giving an unfitted model (``auto_time_budget``:
+    AutoBNC's ``time_budget``, None by default)."""
+    models = {AUTO: lambda X: pybnc.AutoBNC(time_budget=auto_time_budget, n_jobs=N_JOBS, random_state=0, verbose=0),
               # the same without the ensemble of candidates: what the ensemble adds
-              AUTO_SINGLE: lambda X: pybnc.AutoBNC(ensemble=0, n_jobs=N_JOBS, random_state=0, verbose=0)}
+              AUTO_SINGLE: lambda X: pybnc.AutoBNC(ensemble=0, time_budget=auto_time_budget, n_jobs=N_JOBS,
+                                                   random_state=0, verbose=0)}
     for name, estimator in _generative().items():
         models[name] = lambda X, e=estimator: clone(e)
         variant = discriminative(estimator)
@@ -156,6 +158,15 @@ def shared_tables(names) -> dict:
 
 
 # -- running -------------------------------------------------------------------------------------
+def _choice(model) -> str:
+    """AutoBNC's choice, and what its time budget left out."""
+    if not hasattr(model, "best_candidate_"):
+        return ""
+    skipped = int(np.sum(model.cv_results_["status"] == "skipped: time budget"))
+    return model.best_candidate_ + (f" [time_budget {model.time_budget:g} s: {skipped} candidates skipped]"
+                                    if model.time_budget is not None else "")
+
+
 def _full_proba(model, X_test, classes) -> np.ndarray:
     """``predict_proba`` over all the table's classes (0 for a class the fold lacked)."""
     proba = model.predict_proba(X_test)
@@ -164,14 +175,15 @@ def _full_proba(model, X_test, classes) -> np.ndarray:
     return full
 
 
-def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool) -> pd.DataFrame:
+def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool,
+        auto_time_budget=None) -> pd.DataFrame:
     columns = ["dataset", "n_rows", "model", "fold", "accuracy", "log_loss", "fit_seconds", "predict_seconds",
                "choice", "load"]
     done = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=columns)
     if not done.empty and done["fold"].max() >= N_FOLDS:
         raise SystemExit(f"{csv} holds folds of another protocol (fold {done['fold'].max()} of a {N_FOLDS}-fold run): "
                          "give another --csv.")
-    factories = model_factories()
+    factories = model_factories(auto_time_budget)
     for dataset, load in tables.items():
         X = y = folds = None
         for model in models:
@@ -209,7 +221,7 @@ def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool)
                 row = {"dataset": dataset, "n_rows": len(y), "model": model, "fold": fold,
                        "accuracy": accuracy(y[test], proba, classes), "log_loss": log_loss(y[test], proba, classes),
                        "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
-                       "choice": getattr(estimator, "best_candidate_", ""), "load": os.getloadavg()[0]}
+                       "choice": _choice(estimator), "load": os.getloadavg()[0]}
                 if time.perf_counter() - start > time_limit and fold < N_FOLDS - 1:
                     row = {**row, "fold": -1, "accuracy": np.nan, "log_loss": np.nan,
                            "choice": f"over the time limit ({time_limit:.0f} s) after {fold + 1} folds"}
@@ -232,8 +244,11 @@ def run(tables: dict, models: list, csv: Path, time_limit: float, verbose: bool)
 def _choices(results, dataset) -> str:
     chosen = results[(results["dataset"] == dataset) & (results["model"] == AUTO)]["choice"]
     # an ensemble's name lists its members and weights: count it by its heaviest member
-    short = [c if not str(c).startswith("ensemble: ") else _ensemble(str(c)) for c in chosen]
-    return "; ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(short).most_common())
+    budgets = sorted({str(c).partition(" [")[2].rstrip("]") for c in chosen if " [" in str(c)})
+    chosen = [str(c).partition(" [")[0] for c in chosen]
+    short = [c if not c.startswith("ensemble: ") else _ensemble(c) for c in chosen]
+    text = "; ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(short).most_common())
+    return text + "".join(f" [{b}]" for b in budgets)
 
 
 def _ensemble(name: str) -> str:
@@ -251,13 +266,21 @@ def summarize(results: pd.DataFrame, datasets) -> str:
     means = complete.groupby(["dataset", "model"])[["accuracy", "log_loss", "fit_seconds"]].mean()
     lines = ["| table | rows | AutoBNC acc. | RF acc. | HGB acc. | AutoBNC log-loss | RF log-loss | HGB log-loss | "
              "acc. >= RF - 0.5 | log-loss <= RF | AutoBNC fit (s) | RF fit (s) | ratio | load | "
-             "AutoBNC's choices (5 folds) |", "|---" * 15 + "|"]
+             "AutoBNC's choices |", "|---" * 15 + "|"]
     tally = Counter()
+    scored = results[results["fold"] >= 0]
     for name in datasets:
-        if (name, AUTO) not in means.index or (name, FOREST) not in means.index:
+        # AutoBNC against the others on the folds it completed (all five but where a run was cut short)
+        folds = set(scored.loc[(scored["dataset"] == name) & (scored["model"] == AUTO), "fold"])
+        same = scored[(scored["dataset"] == name) & scored["fold"].isin(folds)]
+        fold_means = same.groupby("model")[["accuracy", "log_loss", "fit_seconds"]].mean()
+        forest_folds = set(same.loc[same["model"] == FOREST, "fold"])
+        if not folds or forest_folds != folds:  # not run, or the forest not on the same folds yet
             continue
-        auto, forest = means.loc[(name, AUTO)], means.loc[(name, FOREST)]
-        hgb = means.loc[(name, BOOSTING)] if (name, BOOSTING) in means.index else pd.Series(np.nan, means.columns)
+        auto, forest = fold_means.loc[AUTO], fold_means.loc[FOREST]
+        hgb = fold_means.loc[BOOSTING] if BOOSTING in fold_means.index else pd.Series(np.nan, fold_means.columns)
+        cut = "" if len(folds) == N_FOLDS else (f" (fold{'s' if len(folds) > 1 else ''} "
+                                                f"{', '.join(str(int(f)) for f in sorted(folds))} only)")
         acc_ok = 100 * auto["accuracy"] >= 100 * forest["accuracy"] - 0.5
         ll_ok = auto["log_loss"] <= forest["log_loss"]
         tally["tables"] += 1
@@ -266,8 +289,8 @@ def summarize(results: pd.DataFrame, datasets) -> str:
         tally["both"] += acc_ok and ll_ok
         ratio = auto["fit_seconds"] / forest["fit_seconds"]
         tally["time"] += ratio <= 10
-        load = complete.loc[(complete["dataset"] == name) & complete["model"].isin([AUTO, FOREST]), "load"]
-        lines.append(f"| {name} | {_n_rows(results, name)} | {100 * auto['accuracy']:.2f} | "
+        load = same.loc[same["model"].isin([AUTO, FOREST]), "load"]
+        lines.append(f"| {name}{cut} | {_n_rows(results, name)} | {100 * auto['accuracy']:.2f} | "
                      f"{100 * forest['accuracy']:.2f} | {100 * hgb['accuracy']:.2f} | {auto['log_loss']:.4f} | "
                      f"{forest['log_loss']:.4f} | {hgb['log_loss']:.4f} | {'yes' if acc_ok else '**no**'} | "
                      f"{'yes' if ll_ok else '**no**'} | {auto['fit_seconds']:.1f} | {forest['fit_seconds']:.1f} | "
@@ -301,11 +324,13 @@ def main():
     parser.add_argument("--datasets", default=",".join(list_datasets()),
                         help="shared tables (pybnc.datasets names); 'none' for none")
     parser.add_argument("--arff-dir", type=Path, help="add the ARFF tables of this folder (see the module doc)")
-    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff)")
+    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff), in this order")
     parser.add_argument("--models", default=None, help="comma-separated (default: all)")
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/accuracy_vs_forest_nested.csv"))
     parser.add_argument("--time-limit", type=float, default=3600.0,
                         help="seconds one model may take on one table before it is stopped")
+    parser.add_argument("--auto-time-budget", type=float, default=None,
+                        help="AutoBNC's time_budget (seconds of its choice), for the largest tables; default none")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--verbose", action="store_true", help="print each fold as it is done")
     args = parser.parse_args()
@@ -313,11 +338,14 @@ def main():
     if args.arff_dir is not None:
         extra = arff_tables(args.arff_dir)
         if args.arff_tables:
-            wanted = {f"uci-extra/{t}" for t in args.arff_tables.split(",")}
-            extra = {k: v for k, v in extra.items() if k in wanted}
+            wanted = [f"uci-extra/{t}" for t in args.arff_tables.split(",")]
+            unknown = [w for w in wanted if w not in extra]
+            if unknown:
+                raise SystemExit(f"--arff-tables: no such table in {args.arff_dir}: {unknown}")
+            extra = {k: extra[k] for k in wanted}  # in the order given
         tables.update(extra)
     models = list(model_factories()) if args.models is None else args.models.split(",")
-    results = run(tables, models, args.csv, args.time_limit, args.verbose)
+    results = run(tables, models, args.csv, args.time_limit, args.verbose, args.auto_time_budget)
     table = summarize(results, list(tables))
     print(table)
     if args.markdown:

@@ -40,7 +40,7 @@ def test_a_rerun_resumes_from_the_csv(iris_run, monkeypatch):
     def refuse(X):
         raise AssertionError("a model was refitted on a fold already in the CSV")
 
-    monkeypatch.setattr(bench, "model_factories", lambda: dict.fromkeys(MODELS, refuse))
+    monkeypatch.setattr(bench, "model_factories", lambda *budget: dict.fromkeys(MODELS, refuse))
     again = bench.run(tables, MODELS, csv, time_limit=600, verbose=False)
     assert len(again) == len(results)
 
