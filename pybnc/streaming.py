@@ -152,21 +152,34 @@ def _positive_rows(X, y, sample_weight):
 
 
 # -- Dask ---------------------------------------------------------------------------------
-def _count_partition(frame, encoder, classes, target, pairs):
+def _partition_weights(frame, weight):
+    """A partition's rows of positive weight and their weights (None without ``weight``)."""
+    if weight is None:
+        return frame, None
+    weights = check_sample_weight(frame[weight].to_numpy(), len(frame), allow_all_zero=True) if len(frame) \
+        else np.zeros(0)
+    kept = weights > 0
+    return frame[kept].drop(columns=[weight]), weights[kept]
+
+
+def _count_partition(frame, encoder, classes, target, pairs, weight=None):
+    frame, weights = _partition_weights(frame, weight)
     y = check_labels(frame[target], len(frame)) if len(frame) else frame[target].to_numpy()
     y_codes = pd.Index(classes).get_indexer(y)
     if (y_codes < 0).any():
         raise ValueError(f"y holds the label {y[y_codes < 0][0]!r}, not in classes={list(classes)}.")
     codes = encoder.transform(frame.drop(columns=[target]))
-    return count(codes, y_codes, encoder.cardinalities_, len(classes), pairs=pairs)
+    return count(codes, y_codes, encoder.cardinalities_, len(classes), pairs=pairs, weights=weights)
 
 
-def _code_partition(frame, encoder, classes, target):
+def _code_partition(frame, encoder, classes, target, weight=None):
+    frame, weights = _partition_weights(frame, weight)
     y_codes = pd.Index(classes).get_indexer(frame[target].to_numpy())
-    return encoder.transform(frame.drop(columns=[target])), y_codes
+    codes = encoder.transform(frame.drop(columns=[target]))
+    return (codes, y_codes) if weight is None else (codes, y_codes, weights)
 
 
-def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
+def fit_dask(model, ddf, target, classes=None, weight=None, **compute_kwargs):
     """Fit ``model`` on a Dask DataFrame: count every partition in parallel, sum.
 
     Two passes over the data: one learns the encoding (distinct levels of
@@ -186,6 +199,14 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         Name of the class column.
     classes : array-like, optional
         Class labels; by default the distinct values of ``ddf[target]``.
+    weight : str, optional
+        Name of the column holding each row's sample weight, for a model whose
+        ``capabilities(model).sample_weight`` is ``"counts"``: every partition is counted
+        with its rows' weights (a row of weight 0 is absent, the encoding pass
+        included), so the fit equals ``fit(X, y, sample_weight=w)`` in memory. The
+        encoding pass itself is not weighted: numeric columns to discretise are refused
+        with weights (cut them first, or use :func:`fit_blocks`), and the identifier
+        rule counts the rows of positive weight once each.
     **compute_kwargs
         Passed to ``dask.compute`` (for instance ``scheduler="synchronous"``).
 
@@ -210,8 +231,16 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
     refusal = block_refusal(model, one_pass=False)
     if refusal:
         raise TypeError(refusal)
-    if target not in ddf.columns:
-        raise ValueError(f"target={target!r} is not a column of the Dask DataFrame.")
+    for role, name in (("target", target), ("weight", weight)):
+        if name is not None and name not in ddf.columns:
+            raise ValueError(f"{role}={name!r} is not a column of the Dask DataFrame.")
+    weighted = ddf
+    if weight is not None:
+        if capabilities(model).sample_weight != "counts":
+            raise TypeError(f"{type(model).__name__} learns sample weights as repeated rows, which partitions "
+                            "cannot give (capabilities(model).sample_weight == 'repeats'). Fit it in memory with "
+                            "fit(X, y, sample_weight=w).")
+        ddf = ddf[ddf[weight] > 0].drop(columns=[weight])  # the encoding of the rows present
     X_meta = ddf._meta.drop(columns=[target])
     encoder = model._encoder()
     partitions = ddf.to_delayed()  # once: building a partition's task can cost (from_pandas converts strings)
@@ -224,9 +253,16 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
         (more,) = dask.compute(bins, **compute_kwargs)
         found = {**found, **more}
     encoder = finish_encoder(encoder, X_meta, found, classes)
+    cut = [name for name, kind in zip(encoder.columns_, encoder.kinds_) if kind == "discretised"]
+    if weight is not None and cut:
+        raise ValueError(f"fit_dask(weight={weight!r}) cannot weigh the cut points of the numeric columns "
+                         f"{cut[:5]} (they are learned in an unweighted pass of their own). Cut them first (pd.cut, "
+                         "or categorical_features=), or fit in blocks with pybnc.streaming.fit_blocks(weight=).")
+    if weight is not None:  # count the partitions with their weights (and their zero-weight rows left out)
+        partitions = weighted.to_delayed()
     count_part = dask.delayed(_count_partition)
     pairs = capabilities(model).pair_counts
-    parts = [count_part(p, encoder, classes, target, pairs) for p in partitions]
+    parts = [count_part(p, encoder, classes, target, pairs, weight) for p in partitions]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
     model._take_encoding(Encoding.of(X_meta, classes, encoder))
     model.counts_ = counts
@@ -236,7 +272,7 @@ def fit_dask(model, ddf, target, classes=None, **compute_kwargs):
 
     def total(per_block):  # every partition in parallel, summed in the partitions' order
         apply = dask.delayed(lambda coded, f: f(*coded))
-        results = [apply(code_part(p, encoder, classes, target), per_block) for p in partitions]
+        results = [apply(code_part(p, encoder, classes, target, weight), per_block) for p in partitions]
         out = results[0]
         for part in results[1:]:
             out = add(out, part)

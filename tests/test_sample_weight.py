@@ -196,3 +196,85 @@ def test_the_documented_balanced_recipe_runs():
     scope = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), scope)
+
+
+def test_cross_validate_weights_the_fits_and_the_scores():
+    """The fast path (weighted counts, total - fold) equals weighted refits, and each
+    fold's scores are its test rows' weighted means."""
+    from pybnc import KDB, TANHC
+    from pybnc.evaluation import cross_validate
+    from pybnc.evaluation.metrics import log_loss
+
+    X, y = _table(n=80, seed=9)
+    X = X.drop(columns="num")
+    w = np.random.default_rng(10).uniform(0, 2, len(y))
+    w[:8] = 0
+    models = {"nb": NaiveBayes(), "tan": TAN(), "a2de": AnDE(min_count=0), "kdb": KDB(k=2, verbose=0),
+              "tanhc": TANHC(verbose=0, random_state=0)}
+    weights = np.rint(w * 2)  # whole numbers for the wrapper, which repeats its rows
+    fast, proba = cross_validate(models, X, y, cv=4, verbose=0, sample_weight=weights, return_proba=True)
+    slow, slow_proba = cross_validate(models, X, y, cv=4, verbose=0, sample_weight=weights, fast=False,
+                                      return_proba=True)
+    for name in models:
+        assert np.abs(proba[name] - slow_proba[name]).max() < 1e-10, name
+    assert np.allclose(fast[["accuracy", "log_loss", "brier"]], slow[["accuracy", "log_loss", "brier"]])
+    unweighted = cross_validate(models, X, y, cv=4, verbose=0)
+    assert not np.allclose(fast["log_loss"], unweighted["log_loss"])
+    # fold 0's log-loss is the weighted mean over its test rows
+    from sklearn.model_selection import StratifiedKFold
+    classes, y_codes = np.unique(y, return_inverse=True)
+    test = list(StratifiedKFold(4, shuffle=True, random_state=0).split(np.zeros((len(y), 1)), y_codes))[0][1]
+    row = fast[(fast.model == "tan") & (fast.fold == 0)].iloc[0]
+    assert np.isclose(row.log_loss, log_loss(y_codes[test], proba["tan"][test], sample_weight=weights[test]))
+    manual = np.average(-np.log(np.maximum(proba["tan"][test, y_codes[test]], 1e-15)), weights=weights[test])
+    assert np.isclose(row.log_loss, manual)
+
+
+def test_autobnc_keeps_the_copies_of_a_row_in_its_folds():
+    """With cv given as folds, the weighted AutoBNC equals the one fitted on repeated rows
+    whose folds hold the copies of the same rows."""
+    from pybnc import AutoBNC
+
+    X, y = _table(n=45, seed=11)
+    w = np.random.default_rng(12).integers(0, 3, len(y))
+    folds = [(np.r_[15:45], np.r_[0:15]), (np.r_[0:15, 30:45], np.r_[15:30]), (np.r_[0:30], np.r_[30:45])]
+    rows = np.repeat(np.arange(len(y)), w)
+    repeated_folds = [(np.flatnonzero(np.isin(rows, a)), np.flatnonzero(np.isin(rows, b))) for a, b in folds]
+    make = lambda cv: AutoBNC(candidates=[NaiveBayes(), TAN()], cv=cv, verbose=0, random_state=0)  # noqa: E731
+    weighted = make(folds).fit(X, y, sample_weight=w)
+    repeated = make(repeated_folds).fit(X.iloc[rows], y[rows])
+    assert weighted.best_candidate_ == repeated.best_candidate_
+    assert np.allclose(weighted.cv_results_["mean_test_log_loss"], repeated.cv_results_["mean_test_log_loss"])
+    assert np.abs(weighted.predict_proba(X) - repeated.predict_proba(X)).max() < 1e-10
+
+
+def test_fit_dask_with_a_weight_column_equals_fit():
+    dd = pytest.importorskip("dask.dataframe")
+    from pybnc.streaming import fit_dask
+
+    X, y = _table(n=90, seed=13)
+    w = np.random.default_rng(14).uniform(0, 3, len(y))
+    w[:20] = 0
+    X.loc[3, "f0"] = "absent"  # a level seen only in a row of weight 0
+    w[3] = 0
+    frame = X.drop(columns="num").assign(y=y, w=w)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    for model in (TAN(), AnDE(min_count=0), KDB(k=2, verbose=0)):
+        whole = clone(model).fit(frame.drop(columns=["y", "w"]), y, sample_weight=w)
+        got = fit_dask(clone(model), ddf, "y", weight="w", scheduler="synchronous")
+        assert [list(c) for c in got.encoder_.categories_] == [list(c) for c in whole.encoder_.categories_]
+        assert np.abs(got.predict_proba(frame) - whole.predict_proba(frame)).max() < 1e-10
+    with pytest.raises(ValueError, match="cannot weigh the cut points.*num"):
+        fit_dask(TAN(), dd.from_pandas(X.assign(y=y, w=w), npartitions=2), "y", weight="w", scheduler="synchronous")
+    with pytest.raises(TypeError, match="repeated rows"):
+        fit_dask(SKDB(), ddf, "y", weight="w", scheduler="synchronous")
+
+
+def test_a_parameter_that_takes_the_passes_away_makes_the_weights_repeats():
+    class ReadsItsRows(NaiveBayes):
+        def _refine_capabilities(self, declared):
+            return declared.replace(learns_from_counts=False, passes=0)
+
+    assert capabilities(ReadsItsRows).sample_weight == "counts"
+    assert capabilities(ReadsItsRows()).sample_weight == "repeats"
+    assert capabilities(NaiveBayes(weighting="wanbia")).sample_weight == "repeats"

@@ -1,6 +1,6 @@
 """scikit-learn's own estimator checks on every pybnc classifier.
 
-pybnc skips no check; two fail by design (``_expected_failures`` says why). scikit-learn itself skips its array-API check
+pybnc skips no check; one fails by design (``_expected_failures`` says why). scikit-learn itself skips its array-API check
 (``check_array_api_input``) unless ``SCIPY_ARRAY_API=1`` is set; pybnc encodes every
 input into integer codes with numpy and does not claim array-API support.
 Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
@@ -58,9 +58,6 @@ def _expected_failures(estimator):
         # AWNB's trees learn on random subsamples drawn by row position: the check shuffles the
         # weighted rows, so the repeated and the weighted fits draw other rows (equal in law only).
         return {"check_sample_weight_equivalence_on_dense_data": "AWNB subsamples rows by position"}
-    if isinstance(estimator, AutoBNC):
-        return {"check_sample_weight_equivalence_on_dense_data": "AutoBNC's cv is a number of folds; the check "
-                                                                 "passes a list of splits"}
     return {}
 
 

@@ -269,7 +269,7 @@ class AnDE(AODE):
         triples = None
         if self.n == 2:
             cards, n_classes = counts.cardinalities, counts.n_classes
-            triples = yield lambda codes, y: count_triples(codes, y, cards, n_classes)
+            triples = yield lambda codes, y, weights=None: count_triples(codes, y, cards, n_classes, weights)
         self._fit_tables(counts, triples)
 
     def _check_fitted_state(self):

@@ -78,6 +78,8 @@ class Capabilities:
         repeated rows. ``"repeats"``: the model reads its training rows themselves (an
         inner cross-validation, weights fitted to the rows), so it learns from the rows
         repeated by their weights: integer weights only, fractional ones refused.
+        A parameter that takes a count learner's passes away (``passes == 0``: weights
+        fitted to the rows) makes it ``"repeats"``, whatever its class declares.
     explains : bool
         ``explain()`` gives the Shapley values of a prediction, from the model's own answers
         with features left out as missing (:mod:`pybnc.estimators.explain`): every
@@ -139,9 +141,11 @@ def capabilities(estimator) -> Capabilities:
     declared = getattr(estimator, "_capabilities", None)
     if not isinstance(declared, Capabilities):
         raise TypeError(f"{estimator!r} is not a pybnc classifier: it declares no capabilities.")
-    if inspect.isclass(estimator):
-        return declared
-    return estimator._refine_capabilities(declared)
+    found = declared if inspect.isclass(estimator) else estimator._refine_capabilities(declared)
+    if found.sample_weight == "counts" and declared.passes and not found.passes:
+        # a parameter that takes the passes away (weights fitted to the rows) reads the rows: it repeats them
+        found = found.replace(sample_weight="repeats")
+    return found
 
 
 def block_refusal(estimator, one_pass: bool) -> str | None:

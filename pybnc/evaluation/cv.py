@@ -47,6 +47,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from .._utils.progress import progress
 from ..counts.tables import count
+from ..counts.weights import check_sample_weight
 from ..encode import _as_frame
 from ..estimators.base import BaseBNC, Encoding, _check_labels, _check_table, log_posterior
 from ..estimators.capabilities import capabilities
@@ -67,9 +68,18 @@ def _take(X, rows):
     return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
 
 
-def _scores(y_true, proba, classes) -> dict:
-    return {"accuracy": accuracy(y_true, proba, classes), "log_loss": log_loss(y_true, proba, classes),
-            "log_score": log_score(y_true, proba, classes), "brier": brier_score(y_true, proba, classes)}
+def _scores(y_true, proba, classes, weights=None) -> dict:
+    kw = {"sample_weight": weights}
+    return {"accuracy": accuracy(y_true, proba, classes, **kw), "log_loss": log_loss(y_true, proba, classes, **kw),
+            "log_score": log_score(y_true, proba, classes, **kw), "brier": brier_score(y_true, proba, classes, **kw)}
+
+
+def _part(weights, rows):
+    """The weights of ``rows`` (None when there are none, or all are 1: the unweighted path)."""
+    if weights is None:
+        return None
+    part = weights[rows]
+    return None if (part == 1).all() else part
 
 
 def _subsample(train, y_codes, fraction, rng) -> np.ndarray:
@@ -110,29 +120,32 @@ def _check_models(models) -> dict:
 class _Encoded:
     """One table encoded and counted once, for all models sharing an encoder."""
 
-    def __init__(self, encoder, X, y_codes, n_classes, categorical_dtype, pairs=True):
+    def __init__(self, encoder, X, y_codes, n_classes, categorical_dtype, pairs=True, weights=None):
         self.encoder = encoder
         self.codes = encoder.transform(X)
         self.y_codes = y_codes
         self.n_classes = n_classes
         self.cards = encoder.cardinalities_
         self.pairs = pairs
-        self.total = count(self.codes, y_codes, self.cards, n_classes, pairs=pairs)
+        self.weights = weights  # each row counts its weight (sample_weight)
+        self.total = count(self.codes, y_codes, self.cards, n_classes, pairs=pairs, weights=weights)
         # pandas categories keep their declared levels in every fold's encoder.
         self.keeps_all_levels = categorical_dtype
         self.fold_counts = {}
 
     def training(self, fold, test, rows):
-        """Codes and counts of the training ``rows``, restricted as a refit would see them."""
+        """Codes, class codes, counts and weights (None: 1 each) of the training ``rows``."""
         codes, y = self.codes[rows], self.y_codes[rows]
+        weights = _part(self.weights, rows)
         if rows.size + test.size == self.codes.shape[0]:
             if fold not in self.fold_counts:
-                self.fold_counts[fold] = count(self.codes[test], self.y_codes[test], self.cards,
-                                               self.n_classes, pairs=self.pairs)
+                self.fold_counts[fold] = count(self.codes[test], self.y_codes[test], self.cards, self.n_classes,
+                                               pairs=self.pairs, weights=None if self.weights is None
+                                               else self.weights[test])
             counts = self.total - self.fold_counts[fold]
         else:
-            counts = count(codes, y, self.cards, self.n_classes, pairs=self.pairs)
-        return codes, y, counts
+            counts = count(codes, y, self.cards, self.n_classes, pairs=self.pairs, weights=weights)
+        return codes, y, counts, weights
 
     def restriction(self, counts, n_train):
         """Levels of each column and classes that a refit on these rows would know,
@@ -179,7 +192,7 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     """A fitted clone of ``model`` and its test probabilities over ``classes``;
     ``None`` when the fold must be refitted from raw rows."""
     start = time.perf_counter()
-    codes, y, counts = enc.training(fold, test, train)
+    codes, y, counts, weights = enc.training(fold, test, train)
     restriction = enc.restriction(counts, train.size)
     if restriction is None:
         return None
@@ -189,7 +202,7 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     encoder.cardinalities_ = np.array([keep.sum() for keep in present], dtype=np.int64)
     class_rank = np.cumsum(class_present) - 1
     est = clone(model)._fit_coded(Encoding.of(X, classes[class_present], encoder), _restrict_codes(codes, present),
-                                  class_rank[y], _restrict_counts(counts, present, class_present))
+                                  class_rank[y], _restrict_counts(counts, present, class_present), weights)
     fit_time = time.perf_counter() - start
     start = time.perf_counter()
     jll = est._jll_encoded(_restrict_codes(enc.codes[test], present))
@@ -199,17 +212,19 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     return proba, fit_time, time.perf_counter() - start
 
 
-def _uses_fast_path(model) -> bool:
-    return isinstance(model, BaseBNC) and capabilities(model).learns_from_codes
+def _uses_fast_path(model, weighted: bool = False) -> bool:
+    # weighted rows: only a model that weighs its counts (one that repeats its rows refits)
+    return isinstance(model, BaseBNC) and capabilities(model).learns_from_codes and (
+        not weighted or capabilities(model).sample_weight == "counts")
 
 
-def _encodings(models, X, y_codes, n_classes) -> dict:
+def _encodings(models, X, y_codes, n_classes, weights=None) -> dict:
     """One shared encoding per distinct encoder, for the models that can use it."""
     out, by_key = {}, {}
     X = _as_frame(X)
     categorical_dtype = [isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns]
     for name, model in models.items():
-        if not _uses_fast_path(model):
+        if not _uses_fast_path(model, weights is not None):
             continue
         encoder = model._encoder()
         # Models that need the pair counts get their own shared encoding with them.
@@ -218,7 +233,7 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
         if key not in by_key:
             encoder.fit(X, y_codes)
             ok = all(kind == "categorical" for kind in encoder.kinds_) and not encoder.dropped_columns_
-            by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype, pairs) if ok else None
+            by_key[key] = _Encoded(encoder, X, y_codes, n_classes, categorical_dtype, pairs, weights) if ok else None
         if by_key[key] is not None:
             out[name] = by_key[key]
     return out
@@ -226,7 +241,7 @@ def _encodings(models, X, y_codes, n_classes) -> dict:
 
 # -- public API ---------------------------------------------------------------------------
 def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
-                   verbose=1, fast=True, return_proba=False, error_score="raise"):
+                   verbose=1, fast=True, return_proba=False, error_score="raise", sample_weight=None):
     """Stratified k-fold cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -256,6 +271,12 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         a number (``np.nan``) becomes that fold's scores (and its probabilities are
         uniform), with a ``FitFailedWarning`` naming the model, the fold and the error,
         as scikit-learn's ``cross_validate`` does.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weight of each row: every fold is fitted with its training rows' weights
+        (``fit(..., sample_weight=)``; the fast path with weighted counts, for models
+        that weigh their counts) and scored by its test rows' weights (weighted mean
+        accuracy, log-loss and Brier score, weighted sum for the log score; NaN for a
+        test fold whose weights are all 0). The folds are drawn from the rows as without weights.
 
     Returns
     -------
@@ -289,6 +310,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     fractions = _check_fractions(train_fractions)
     _check_table(X)
     y = _check_labels(y, len(X))
+    weights = check_sample_weight(sample_weight, len(y))
     classes, y_codes = np.unique(y, return_inverse=True)
     if isinstance(cv, Integral):
         if cv < 2:
@@ -299,7 +321,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
                              f"use at most {largest} folds.")
         cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     folds = list(cv.split(np.zeros((len(y), 1)), y_codes))
-    encodings = _encodings(models, X, y_codes, classes.size) if fast else {}
+    encodings = _encodings(models, X, y_codes, classes.size, weights) if fast else {}
     rows = []
     out_of_fold = {name: np.zeros((len(y), classes.size)) for name in models}
     steps = [(f, frac) for f in range(len(folds)) for frac in fractions]
@@ -314,7 +336,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
                 if name in encodings:
                     result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
                 if result is None:
-                    result = _refit(model, X, y, classes, train, test)
+                    result = _refit(model, X, y, classes, train, test, weights)
             except Exception as exc:
                 if isinstance(error_score, str):
                     raise
@@ -324,7 +346,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
                 scores, fit_time, predict_time = dict.fromkeys(METRICS, error_score), np.nan, np.nan
             else:
                 proba, fit_time, predict_time = result
-                scores = _scores(y_codes[test], proba, None)
+                scores = _scores(y_codes[test], proba, None, None if weights is None else weights[test])
             if frac == max(fractions):
                 out_of_fold[name][test] = proba
             rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
@@ -335,9 +357,10 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     return (results, out_of_fold) if return_proba else results
 
 
-def _refit(model, X, y, classes, train, test):
+def _refit(model, X, y, classes, train, test, weights=None):
     start = time.perf_counter()
-    est = clone(model).fit(_take(X, train), y[train])
+    fit_weights = {} if weights is None else {"sample_weight": weights[train]}
+    est = clone(model).fit(_take(X, train), y[train], **fit_weights)
     fit_time = time.perf_counter() - start
     start = time.perf_counter()
     fold_proba = est.predict_proba(_take(X, test))

@@ -5,7 +5,8 @@ predicted class probabilities (one row per instance, one column per class,
 rows summing to one, as returned by ``predict_proba``) and optionally
 ``classes``, the class label of each column (an estimator's ``classes_``).
 Without ``classes``, ``y_true`` must hold integer column indices
-``0..K-1``.
+``0..K-1``. Each takes ``sample_weight`` too: the mean (the sum for
+:func:`log_score`) weighs each instance by it, as scikit-learn's metrics do.
 """
 
 from __future__ import annotations
@@ -55,12 +56,30 @@ def _prepare(y_true, proba, classes):
     return idx, proba
 
 
+def _weighted_mean(values: np.ndarray, sample_weight) -> float:
+    """The mean of ``values``, weighted by ``sample_weight`` (NaN when every weight is 0)."""
+    if sample_weight is None:
+        return float(np.mean(values))
+    weights = _weights(sample_weight, values.shape[0])
+    if not weights.sum() > 0:
+        return float("nan")
+    kept = weights > 0  # a row of weight 0 is absent, whatever its value (an infinite loss)
+    return float(np.average(values[kept], weights=weights[kept]))
+
+
+def _weights(sample_weight, n: int) -> np.ndarray:
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n,) or not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError(f"sample_weight must be {n} finite non-negative numbers, one per instance.")
+    return weights
+
+
 def _true_class_proba(y_true, proba, classes):
     idx, proba = _prepare(y_true, proba, classes)
     return proba[np.arange(idx.shape[0]), idx]
 
 
-def accuracy(y_true, proba, classes=None) -> float:
+def accuracy(y_true, proba, classes=None, sample_weight=None) -> float:
     """Fraction of instances whose most probable class is the true class.
 
     Ties between classes go to the first column, as ``numpy.argmax`` does.
@@ -79,12 +98,14 @@ def accuracy(y_true, proba, classes=None) -> float:
     --------
     >>> accuracy([0, 1, 1], [[0.8, 0.2], [0.4, 0.6], [0.7, 0.3]])
     0.6666666666666666
+    >>> accuracy([0, 1, 1], [[0.8, 0.2], [0.4, 0.6], [0.7, 0.3]], sample_weight=[1, 1, 2])
+    0.5
     """
     idx, proba = _prepare(y_true, proba, classes)
-    return float(np.mean(np.argmax(proba, axis=1) == idx))
+    return _weighted_mean(np.argmax(proba, axis=1) == idx, sample_weight)
 
 
-def error_rate(y_true, proba, classes=None) -> float:
+def error_rate(y_true, proba, classes=None, sample_weight=None) -> float:
     """Fraction of misclassified instances, ``1 - accuracy``.
 
     Examples
@@ -92,10 +113,10 @@ def error_rate(y_true, proba, classes=None) -> float:
     >>> error_rate(["a", "b"], [[0.8, 0.2], [0.9, 0.1]], classes=["a", "b"])
     0.5
     """
-    return 1.0 - accuracy(y_true, proba, classes)
+    return 1.0 - accuracy(y_true, proba, classes, sample_weight)
 
 
-def log_loss(y_true, proba, classes=None) -> float:
+def log_loss(y_true, proba, classes=None, sample_weight=None) -> float:
     """Mean negative natural log of the probability of the true class.
 
     ``mean(-ln(max(p_true, 1e-15)))``: the probability given to the true class
@@ -108,10 +129,10 @@ def log_loss(y_true, proba, classes=None) -> float:
     1.039721
     """
     p = _true_class_proba(y_true, proba, classes)
-    return float(np.mean(-np.log(np.maximum(p, LOG_LOSS_EPS))))
+    return _weighted_mean(-np.log(np.maximum(p, LOG_LOSS_EPS)), sample_weight)
 
 
-def log_score(y_true, proba, classes=None, base=np.e) -> float:
+def log_score(y_true, proba, classes=None, base=np.e, sample_weight=None) -> float:
     """LogScore of Cerquides & Lopez de Mantaras (2003), equation 30.
 
     ``LogScore(M, D') = sum over (S, s_C) in D' of -log P(C = s_C | V = S, M)``:
@@ -142,11 +163,14 @@ def log_score(y_true, proba, classes=None, base=np.e) -> float:
     if not base > 0 or base == 1:
         raise ValueError(f"base must be positive and not 1, got {base!r}")
     p = _true_class_proba(y_true, proba, classes)
+    weights = np.ones(p.shape[0]) if sample_weight is None else _weights(sample_weight, p.shape[0])
+    kept = weights > 0
     with np.errstate(divide="ignore"):
-        return float(-np.sum(np.log(p)) / np.log(base))
+        return float(-np.sum(weights[kept] * np.log(p[kept])) / np.log(base)) if sample_weight is not None \
+            else float(-np.sum(np.log(p)) / np.log(base))
 
 
-def brier_score(y_true, proba, classes=None) -> float:
+def brier_score(y_true, proba, classes=None, sample_weight=None) -> float:
     """Multi-class Brier score.
 
     Mean over instances of ``sum_k (p_k - [k == true class])^2``; it lies in
@@ -160,4 +184,4 @@ def brier_score(y_true, proba, classes=None) -> float:
     idx, proba = _prepare(y_true, proba, classes)
     onehot = np.zeros_like(proba)
     onehot[np.arange(idx.shape[0]), idx] = 1.0
-    return float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
+    return _weighted_mean(np.sum((proba - onehot) ** 2, axis=1), sample_weight)

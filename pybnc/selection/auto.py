@@ -28,10 +28,11 @@ from sklearn.base import _fit_context, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from .._utils.progress import progress
+from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
 from ..encode.labels import class_codes
 from ..estimators._fitted_state import InconsistentState
@@ -65,6 +66,15 @@ def inner_folds(y_codes: np.ndarray, n_splits: int, seed: int) -> list:
         split = StratifiedKFold(n_splits, shuffle=True, random_state=seed).split(np.zeros((rows.size, 1)),
                                                                                  y_codes[rows])
         return [(np.sort(np.concatenate([rows[train], kept])), rows[test]) for train, test in split]
+
+
+def _given_folds(cv, X, y) -> list:
+    """The ``(train, test)`` row positions of a splitter or a list of folds."""
+    folds = cv.split(X, y) if hasattr(cv, "split") else cv
+    out = [(np.asarray(train, dtype=np.int64), np.asarray(test, dtype=np.int64)) for train, test in folds]
+    if len(out) < 2:
+        raise ValueError(f"cv gives {len(out)} fold(s); the inner cross-validation needs at least 2.")
+    return out
 
 
 class _Folds:
@@ -119,10 +129,11 @@ class AutoBNC(BaseBNC):
     rule : {"one_se", "best"}, default="one_se"
         ``"one_se"``: the simplest candidate within one standard error of the best
         mean (:func:`pybnc.selection.rules.choose`); ``"best"``: the best mean.
-    cv : int, default=5
+    cv : int, splitter or list of (train, test), default=5
         Stratified folds of the inner cross-validation (fewer when the largest class
         has fewer rows; with fewer than two rows in every class the simplest candidate
-        is fitted without a choice).
+        is fitted without a choice), or the folds themselves: a scikit-learn splitter
+        (its ``split(X, y)``) or a list of ``(train, test)`` row positions.
     time_budget : float, default=None
         Seconds the choice may take. Round 1 always runs; a later round runs only the
         candidates that its cost estimate (from round 1's measured time) fits in what
@@ -192,7 +203,7 @@ class AutoBNC(BaseBNC):
         "candidates": [None, dict, list, tuple],
         "scoring": [StrOptions(set(SCORINGS))],
         "rule": [StrOptions(set(RULES))],
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv": [Interval(Integral, 2, None, closed="left"), list, tuple, HasMethods(["split", "get_n_splits"])],
         "ensemble": [Interval(Integral, 0, None, closed="left")],
         "time_budget": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
@@ -223,7 +234,8 @@ class AutoBNC(BaseBNC):
         """Choose a learner on the rows of ``X`` and ``y`` and refit it on all of them.
 
         ``sample_weight``: integer weights, learned as repeated rows (the inner
-        cross-validation splits the copies of a row like any rows; fractional
+        cross-validation splits the copies of a row like any rows, unless ``cv``
+        gives the folds: then the copies of a row stay in its folds; fractional
         weights are refused).
 
         Returns
@@ -231,8 +243,14 @@ class AutoBNC(BaseBNC):
         self
         """
         start = time.perf_counter()
-        X, y, _ = self._weighted_rows(X, y, sample_weight)
+        X = _check_table(X)
         y = _check_labels(y, X.shape[0])
+        given = None if isinstance(self.cv, Integral) else _given_folds(self.cv, X, y)
+        if sample_weight is not None:  # the rows repeated by their weights, each copy in its row's folds
+            rows = repeat_rows(check_sample_weight(sample_weight, X.shape[0]), type(self).__name__)
+            X, y = take_rows(X, rows), y[rows]
+            given = None if given is None else [(np.flatnonzero(np.isin(rows, train)),
+                                                 np.flatnonzero(np.isin(rows, test))) for train, test in given]
         _check_feature_names(self, X, reset=True)
         classes, y_codes = class_codes(y)
         if classes.shape[0] < 2:
@@ -243,7 +261,7 @@ class AutoBNC(BaseBNC):
         shared = {"id_columns": self.id_columns, "categorical_features": self.categorical_features,
                   "numeric_features": self.numeric_features}
         largest = int(np.bincount(y_codes).max())
-        n_splits = min(int(self.cv), largest)
+        n_splits = min(int(self.cv), largest) if given is None else len(given)
         if self.candidates is None:
             facts = self._table_facts(X, y_codes, classes.shape[0])
             first = round_one(facts, shared)
@@ -254,7 +272,7 @@ class AutoBNC(BaseBNC):
             chosen, eligible, n_splits = first[0], {first[0].name}, 0
             self._record(results, first)
         else:
-            folds = inner_folds(y_codes, n_splits, fold_seed)
+            folds = inner_folds(y_codes, n_splits, fold_seed) if given is None else given
             bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
                            verbose=self.verbose)
             with bar:
