@@ -278,7 +278,8 @@ def summarize(results: pd.DataFrame, datasets) -> str:
         if not folds or forest_folds != folds:  # not run, or the forest not on the same folds yet
             continue
         auto, forest = fold_means.loc[AUTO], fold_means.loc[FOREST]
-        hgb = fold_means.loc[BOOSTING] if BOOSTING in fold_means.index else pd.Series(np.nan, fold_means.columns)
+        complete_hgb = set(same.loc[same["model"] == BOOSTING, "fold"]) == folds
+        hgb = fold_means.loc[BOOSTING] if complete_hgb else pd.Series(np.nan, fold_means.columns)
         cut = "" if len(folds) == N_FOLDS else (f" (fold{'s' if len(folds) > 1 else ''} "
                                                 f"{', '.join(str(int(f)) for f in sorted(folds))} only)")
         acc_ok = 100 * auto["accuracy"] >= 100 * forest["accuracy"] - 0.5
@@ -301,7 +302,9 @@ def summarize(results: pd.DataFrame, datasets) -> str:
               f"<= the forest's on {tally['log_loss']} of {n}, both on {tally['both']} of {n} (the bar: "
               f"{int(np.ceil(2 * n / 3))}); its fit within 10x the forest's on {tally['time']} of {n}."]
     present = set(complete["model"])
-    models = [m for m in model_factories() if m in present] + sorted(present - set(model_factories()))
+    # each learner beside its discriminative variant, whether or not this pybnc has it
+    canonical = [AUTO, AUTO_SINGLE] + [n for g in _generative() for n in (g, f"{g} discriminative")] + [FOREST, BOOSTING]
+    models = [m for m in canonical if m in present] + sorted(present - set(canonical))
     for metric, scale, fmt, what in (("accuracy", 100, "{:.2f}", "accuracy (%)"), ("log_loss", 1, "{:.4f}", "log-loss"),
                                      ("fit_seconds", 1, "{:.2f}", "fit time (s, wall, per fold)")):
         lines += ["", f"Mean {what} of every model over the {N_FOLDS} folds (blank: not run or over the time "
