@@ -5,7 +5,8 @@ inside each outer training set an inner ``StratifiedKFold(3, shuffle=True,
 random_state=0)`` scores every penalty of the grid by its held-out log-loss (the
 generative model refitted on each inner training set, the weights fitted along the
 grid from the strongest penalty down, each fit warm-started from the previous one).
-The inner choice uses training rows only. The outer folds' accuracy and log-loss are
+The inner choice uses training rows only. A row scores the generative model's log joint
+plus what the weights add (``pybnc.estimators._discriminative``), as the estimators do. The outer folds' accuracy and log-loss are
 recorded for every penalty of the grid, so that a rule derived from the inner choices
 can afterwards be compared with the inner-CV choice itself on the outer folds (a rule
 is never chosen by the outer folds).
@@ -30,8 +31,8 @@ from sklearn.model_selection import StratifiedKFold
 import pybnc
 from pybnc.averaging.alr import SuperParentCells, alr_designs, alr_scores
 from pybnc.datasets import list_datasets, load_dataset
-from pybnc.parameters.discriminative import fit_weights, merge_rows
-from pybnc.parameters.network_weights import network_cells, network_design, network_scores, split_network_values
+from pybnc.parameters.discriminative import design_scores, fit_weights, merge_rows, with_base
+from pybnc.parameters.network_weights import network_cells, network_design
 from pybnc.parameters.learn import learn_parameters
 from pybnc.structure import Structure
 
@@ -54,18 +55,20 @@ class Path_:
         codes = m.encoder_.transform(X)
         y_codes = m._encode_labels(y, len(y))
         codes, y_codes, weight = merge_rows(codes, y_codes)
+        base = m._jll_encoded(codes)  # the generative model's scores: what weights of 1 give
         if isinstance(m, pybnc.AODE):
             offsets = np.concatenate([[0], np.cumsum(m.encoder_.cardinalities_)])
             naive = np.concatenate([t[:, 0] for t in m.log_cpts_], axis=1)
             self.space = SuperParentCells(1, offsets, m.log_joint_, m.log_child_, m.class_log_prior_, naive)
             self.values, self.n_cells = self.space, self.space.n_cells
-            self.designs = alr_designs(codes, self.space, m.super_parent_ok_, None, y_codes, weight)
+            offset = base - alr_scores(codes, self.space, m.super_parent_ok_)
+            self.designs = alr_designs(codes, self.space, m.super_parent_ok_, None, y_codes, weight, offset)
         else:
             nb = learn_parameters(Structure.naive_bayes(codes.shape[1]), m.counts_, "bayes", m.alpha)
             self.back_off = [t[:, 0, :] for t in nb.log_cpts]
             self.values, self.layout = network_cells(m.structure_, m.class_log_prior_, m.log_cpts_, self.back_off)
             self.n_cells = self.values.shape[1]
-            self.designs = [network_design(codes, self.layout, y_codes, weight)]
+            self.designs = [with_base(network_design(codes, self.layout, y_codes, weight), base, self.values)]
         self.fits = {}
         previous = None
         for penalty in GRID:
@@ -82,18 +85,26 @@ class Path_:
         codes = m.encoder_.transform(m._align(X))
         fit = self.fits[penalty]
         if isinstance(m, pybnc.AODE):
-            scores = alr_scores(codes, self.space.weighted(fit), m.super_parent_ok_)
+            delta = alr_scores(codes, self.space.deltas(fit), m.super_parent_ok_)
         else:
-            prior, tables, back_off = split_network_values(fit.weighted(self.values), self.layout, m.log_cpts_)
-            scores = network_scores(codes, m.structure_, prior, tables, back_off)
+            delta = design_scores(network_design(codes, self.layout).matrix, fit.deltas(self.values))
+        scores = m._jll_encoded(codes) + delta
         scores -= scores.max(axis=1, keepdims=True)
         proba = np.exp(scores)
         return proba / proba.sum(axis=1, keepdims=True)
 
 
 def _losses(proba, y_codes):
-    p = np.clip(proba[np.arange(y_codes.size), y_codes], 1e-15, 1)
-    return float(np.mean(proba.argmax(axis=1) == y_codes)), float(-np.mean(np.log(p)))
+    """Accuracy and log-loss; a class the model never saw (code -1) is always wrong."""
+    seen = y_codes >= 0
+    p = np.full(y_codes.size, 1e-15)
+    p[seen] = np.clip(proba[np.flatnonzero(seen), y_codes[seen]], 1e-15, 1)
+    return float(np.mean((proba.argmax(axis=1) == y_codes) & seen)), float(-np.mean(np.log(p)))
+
+
+def _codes(model, y):
+    """Class codes of ``y`` in the model's classes (-1: not among them)."""
+    return pd.Index(model.classes_).get_indexer(np.asarray(y))
 
 
 def run(tables, models, csv: Path) -> pd.DataFrame:
@@ -112,14 +123,14 @@ def run(tables, models, csv: Path) -> pd.DataFrame:
                 inner = StratifiedKFold(3, shuffle=True, random_state=0)
                 for tr, va in inner.split(Xt, yt):
                     path = Path_(MODELS[model], Xt.iloc[tr], yt[tr])
-                    codes = path.model._encode_labels(yt[va], len(va))
+                    codes = _codes(path.model, yt[va])
                     for p in GRID:
                         inner_loss[p] += _losses(path.proba(Xt.iloc[va], p), codes)[1] * len(va) / len(yt)
                 chosen = min(GRID, key=lambda p: (inner_loss[p], -p))  # ties: the stronger penalty
                 t0 = time.perf_counter()
                 path = Path_(MODELS[model], Xt, yt)
                 path_seconds = time.perf_counter() - t0
-                y_test = path.model._encode_labels(y[test], len(test))
+                y_test = _codes(path.model, y[test])
                 row = {"table": name, "model": model, "fold": fold, "n_train": len(train),
                        "n_features": path.model.n_features_in_, "n_classes": len(path.model.classes_),
                        "n_weights": path.fits[GRID[-1]].weights.size, "chosen": chosen,
@@ -140,15 +151,50 @@ def run(tables, models, csv: Path) -> pd.DataFrame:
     return done
 
 
+FAMILY = {"nb": "naive Bayes", "tan": "networks", "kdb1": "networks", "kdb2": "networks", "aode": "ALR^n"}
+
+
+def fit_rule(results: pd.DataFrame):
+    """``log10 lambda = a_family - b log10 n``, least squares on the inner-CV choices (the
+    training rows' verdicts only): ``(b, {family: a})``."""
+    families = sorted(set(FAMILY[m] for m in results.model))
+    columns = [np.log10(results.n_train.to_numpy())] + [(results.model.map(FAMILY) == f).to_numpy(float)
+                                                        for f in families]
+    coef, *_ = np.linalg.lstsq(np.column_stack(columns), np.log10(results.chosen.to_numpy()), rcond=None)
+    return -coef[0], dict(zip(families, coef[1:]))
+
+
+def rule_penalty(slope: float, intercept: float, n_rows) -> np.ndarray:
+    """The rule's penalty, snapped to the nearest grid value in log scale."""
+    raw = intercept - slope * np.log10(np.asarray(n_rows, dtype=float))
+    grid = np.log10(GRID)
+    return np.asarray(GRID)[np.abs(raw[:, None] - grid[None, :]).argmin(axis=1)]
+
+
 def report(results: pd.DataFrame) -> str:
-    lines = ["| table | model | rows | weights | generative | inner-CV choice | chosen penalties | "
-             + " | ".join(f"{p:g}" for p in GRID) + " |", "|---" * (7 + len(GRID)) + "|"]
+    slope, intercepts = fit_rule(results)
+    rule = np.empty(len(results))
+    for family, a in intercepts.items():
+        rows = (results.model.map(FAMILY) == family).to_numpy()
+        rule[rows] = rule_penalty(slope, a, results.n_train[rows])
+    results = results.assign(rule=rule)
+    pick = lambda column: lambda row: row["acc_%g" % row[column]]  # noqa: E731
+    results = results.assign(inner_acc=results.apply(pick("chosen"), axis=1),
+                             rule_acc=results.apply(pick("rule"), axis=1))
+    lines = ["Rule fitted to the inner-CV choices: log10 lambda = a - %.2f log10 n, a = %s." % (
+        slope, ", ".join(f"{f}: {a:.2f}" for f, a in intercepts.items())), "",
+        "| table | model | rows | weights | generative | inner-CV choice | rule | chosen penalties | rule's | "
+        + " | ".join(f"{p:g}" for p in GRID) + " |", "|---" * (9 + len(GRID)) + "|"]
     for (name, model), part in results.groupby(["table", "model"], sort=False):
-        chosen = np.mean([row["acc_%g" % row["chosen"]] for _, row in part.iterrows()])
         lines.append(f"| {name} | {model} | {int(part.n_train.mean())} | {int(part.n_weights.mean())} | "
-                     f"{100 * part.generative_acc.mean():.2f} | {100 * chosen:.2f} | "
-                     f"{','.join(f'{p:g}' for p in sorted(part.chosen))} | "
+                     f"{100 * part.generative_acc.mean():.2f} | {100 * part.inner_acc.mean():.2f} | "
+                     f"{100 * part.rule_acc.mean():.2f} | {','.join(f'{p:g}' for p in sorted(part.chosen))} | "
+                     f"{','.join(f'{p:g}' for p in sorted(part['rule']))} | "
                      + " | ".join(f"{100 * part[f'acc_{p:g}'].mean():.2f}" for p in GRID) + " |")
+    by = results.groupby(["table", "model"])[["generative_acc", "inner_acc", "rule_acc"]].mean() * 100
+    lines += ["", f"Mean over (table, model): generative {by.generative_acc.mean():.2f}, inner CV "
+              f"{by.inner_acc.mean():.2f}, rule {by.rule_acc.mean():.2f}; worst gap to the generative model: "
+              f"inner CV {(by.inner_acc - by.generative_acc).min():+.2f}, rule {(by.rule_acc - by.generative_acc).min():+.2f}."]
     return "\n".join(lines)
 
 

@@ -58,6 +58,14 @@ MODELS = {
     "bsej": lambda: pybnc.BSEJ(random_state=0, verbose=0),
     "kdbhc": lambda: pybnc.KDB(k=2, search="hc", random_state=0, verbose=0),
     "eskdb": lambda: pybnc.ESKDB(random_state=0, verbose=0),
+    # weighting="discriminative" (issue 20)
+    "nb+d": lambda: pybnc.NaiveBayes(weighting="discriminative"),
+    "tan+d": lambda: pybnc.TAN(weighting="discriminative"),
+    "kdb1+d": lambda: pybnc.KDB(k=1, weighting="discriminative", verbose=0),
+    "kdb2+d": lambda: pybnc.KDB(k=2, weighting="discriminative", verbose=0),
+    "skdb+d": lambda: pybnc.SKDB(weighting="discriminative", verbose=0),
+    "aode+d": lambda: pybnc.AODE(weighting="discriminative"),
+    "a2de+d": lambda: pybnc.AnDE(n=2, weighting="discriminative"),
 }
 
 

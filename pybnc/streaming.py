@@ -98,11 +98,13 @@ def fit_blocks(model, blocks, target=None, classes=None, weight=None):
         raise TypeError(refusal)
     if classes is None:
         raise ValueError("classes must list every class label of the stream: the first block may not show all.")
-    if found.passes > 1 and not callable(blocks) and iter(blocks) is blocks:
+    if (found.passes > 1 or found.rereads_rows) and not callable(blocks) and iter(blocks) is blocks:
+        how = ("again at every step of its optimiser" if found.rereads_rows else
+               f"{found.passes} times (what the first pass counts decides what the next ones count)")
         raise TypeError(
-            f"{type(model).__name__} reads the blocks {found.passes} times (what the first pass counts decides "
-            "what the next ones count), and this iterator can be read only once. Pass a list of blocks, or a "
-            "function that returns a fresh iterable, e.g. lambda: pd.read_csv(path, chunksize=100_000)."
+            f"{type(model).__name__} reads the blocks {how}, and this iterator can be read only once. Pass a list "
+            "of blocks, or a function that returns a fresh iterable, e.g. lambda: pd.read_csv(path, "
+            "chunksize=100_000)."
         )
     source = blocks if callable(blocks) else (lambda: blocks)
     for name in ("counts_", "family_counts_"):  # start afresh, as fit does
@@ -123,7 +125,7 @@ def fit_blocks(model, blocks, target=None, classes=None, weight=None):
         del block, X, y, w  # keep one block alive, not two, while the next one loads
     if not started:
         raise ValueError("blocks is empty: there are no rows to fit.")
-    if found.passes == 1:  # what the blocks added is all the model learns from
+    if found.passes == 1 and not found.rereads_rows:  # what the blocks added is all the model learns from
         model._fit_from_counts(model.counts_)
         return model
 

@@ -90,9 +90,11 @@ def test_dense_pairs_equal_the_sparse_design(monkeypatch):
     codes, y = rows(5, n=200)
     model, space, _ = fitted_space(2, codes, y, 5)
     args = (codes, y, model.super_parent_ok_, model.pair_ok_)
-    dense_space, dense = fit_alr_weights(space, *args, penalty=0.5)
+    dense = fit_alr_weights(space, *args, penalty=0.5)
+    dense_space = space.deltas(dense)
     monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 0)
-    sparse_space, sparse = fit_alr_weights(space, *args, penalty=0.5)
+    sparse = fit_alr_weights(space, *args, penalty=0.5)
+    sparse_space = space.deltas(sparse)
     np.testing.assert_array_equal(dense.cells, sparse.cells)
     np.testing.assert_allclose(dense.weights, sparse.weights, atol=1e-6)
     np.testing.assert_allclose(alr_scores(codes, dense_space, *args[2:]), alr_scores(codes, sparse_space, *args[2:]),
@@ -104,25 +106,43 @@ def test_blocks_rebuilt_at_every_evaluation_equal_the_held_design(n, monkeypatch
     codes, y = rows(3, n=150)
     model, space, _ = fitted_space(n, codes, y, 5)
     args = (codes, y, model.super_parent_ok_, getattr(model, "pair_ok_", None))
-    held_space, held = fit_alr_weights(space, *args, penalty=0.5)
+    held = fit_alr_weights(space, *args, penalty=0.5)
+    held_space = space.deltas(held)
     monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
     monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 2000)
     monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 0)
     assert callable(alr_designs(codes, space, *args[2:], y=y))
-    streamed_space, streamed = fit_alr_weights(space, *args, penalty=0.5)
+    streamed = fit_alr_weights(space, *args, penalty=0.5)
+    streamed_space = space.deltas(streamed)
     np.testing.assert_array_equal(streamed.cells, held.cells)
     np.testing.assert_allclose(streamed.weights, held.weights, atol=1e-6)
     np.testing.assert_allclose(alr_scores(codes, streamed_space, *args[2:]), alr_scores(codes, held_space, *args[2:]),
                                atol=1e-5)
 
 
+@pytest.mark.parametrize("n", [1, 2])
+def test_with_the_generative_scores_weights_of_one_are_anDE_itself(n):
+    """AnDE averages arithmetically; with its own scores as the base, weights of 1 give it
+    exactly, and the fit starts there."""
+    raw, y = rows(6, n=200)
+    model, space, _ = fitted_space(n, raw, y, 5)
+    codes = model.encoder_.transform(raw)  # the model's own codes (the generative scores read them)
+    args = (model.super_parent_ok_, getattr(model, "pair_ok_", None))
+    fit = fit_alr_weights(space, codes, y, *args, penalty=0.5, generative=model._generative_jll)
+    proba = np.exp(model.predict_log_proba(raw))
+    start = -np.mean(np.log(proba[np.arange(y.size), y]))
+    assert fit.initial_objective == pytest.approx(start, rel=1e-9) and fit.objective < start
+    fit.weights[:] = 1.0
+    np.testing.assert_allclose(alr_scores(codes, space.deltas(fit), *args), 0.0, atol=1e-12)
+
+
 def test_discriminative_weights_fit_the_training_rows_better():
     codes, y = rows(4, n=300, missing=0.0)
     model, space, _ = fitted_space(1, codes, y, 0)
-    weighted, fit = fit_alr_weights(space, codes, y, model.super_parent_ok_, penalty=0.1)
+    fit = fit_alr_weights(space, codes, y, model.super_parent_ok_, penalty=0.1)
     assert fit.converged and fit.objective < fit.initial_objective
     before = alr_scores(codes, space, model.super_parent_ok_)
-    after = alr_scores(codes, weighted, model.super_parent_ok_)
+    after = before + alr_scores(codes, space.deltas(fit), model.super_parent_ok_)
 
     def log_loss(scores):
         scores = scores - scores.max(axis=1, keepdims=True)

@@ -113,6 +113,44 @@ def test_naive_bayes_missing_values_are_summed_out_at_weights_of_one():
     np.testing.assert_allclose(scores, jll, rtol=0, atol=1e-12)
 
 
+def fitted_with_base(seed, name, n, penalty):
+    """A fit whose rows score the generative log joint plus the weights' corrections, and
+    the scores of the rows."""
+    structure = STRUCTURES[name]
+    codes, y = noisy_rows(seed, n=n, missing=0.3)
+    fitted, back_off = tables(structure, codes, y)
+
+    def generative(rows):
+        return joint_log_likelihood(rows, structure, fitted.class_log_prior, fitted.log_cpts, [3] * 4)
+
+    fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, back_off,
+                              penalty=penalty, generative=generative)
+
+    def scores():
+        return network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts, back_off, fit=fit,
+                              generative=generative)
+
+    return fit, scores, generative(codes), y
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_with_the_generative_scores_weights_of_one_are_the_generative_model_on_every_row(name):
+    """Rows with missing values too: the generative part sums them out exactly, the weights
+    only add (w - 1) log theta; here the fit's weights are then all set to 1."""
+    fit, scores, generative, _ = fitted_with_base(16, name, 300, 0.5)
+    assert np.abs(scores() - generative).max() > 0.1  # the weights did move the scores
+    fit.weights[:] = 1.0
+    np.testing.assert_allclose(scores(), generative, atol=1e-12)
+
+
+def test_the_objective_is_the_log_loss_of_the_scores_with_the_generative_base():
+    fit, scores, generative, y = fitted_with_base(17, "tan", 200, 0.0)
+    proba = np.exp(scores() - logsumexp(scores(), axis=1, keepdims=True))
+    assert fit.objective == pytest.approx(log_loss(y, proba), rel=1e-9)
+    start = np.exp(generative - logsumexp(generative, axis=1, keepdims=True))
+    assert fit.initial_objective == pytest.approx(log_loss(y, start), rel=1e-9)
+
+
 def test_a_missing_parent_reads_the_back_off_cell():
     codes = np.array([[-1, 2, 0, 1]])
     structure = STRUCTURES["tan"]  # 0 -> 1 -> {2, 3}
@@ -131,9 +169,9 @@ def test_unpenalised_naive_bayes_reaches_logistic_regression():
     codes, y = noisy_rows(7, n=1500, d=4, levels=3, k=3)
     structure = STRUCTURES["nb"]
     fitted, _ = tables(structure, codes, y)
-    (prior, cpts, _), fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y,
-                                                penalty=0.0, tol=1e-14, max_iter=5000)
-    scores = network_scores(codes, structure, prior, cpts)
+    fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, penalty=0.0, tol=1e-14,
+                              max_iter=5000)
+    scores = network_scores(codes, structure, fitted.class_log_prior, fitted.log_cpts, fit=fit)
     ours = log_loss(y, np.exp(scores - logsumexp(scores, axis=1, keepdims=True)))
     onehot = OneHotEncoder().fit_transform(codes).toarray()
     lr = LogisticRegression(C=np.inf, tol=1e-12, max_iter=20000).fit(onehot, y)
@@ -150,7 +188,7 @@ def test_penalty_pulls_the_weights_to_one():
     fitted, back_off = tables(structure, codes, y)
     distances, fit = [], None
     for penalty in (1e4, 10.0, 0.1):
-        _, fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, back_off,
+        fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, back_off,
                                      penalty=penalty)
         assert fit.converged and fit.objective <= fit.initial_objective
         distances.append(np.abs(fit.weights - 1).max())
@@ -203,7 +241,7 @@ def test_unconverged_fit_warns_and_reports_its_iterations():
     structure = STRUCTURES["kdb2"]
     fitted, _ = tables(structure, codes, y)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        _, fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, penalty=0.0,
+        fit = fit_network_weights(structure, fitted.class_log_prior, fitted.log_cpts, codes, y, penalty=0.0,
                                      max_iter=2)
     assert fit.n_iter == 2 and not fit.converged
     assert np.isfinite(fit.weights).all() and fit.objective < fit.initial_objective
@@ -259,7 +297,7 @@ def drive(passes, blocks):
 
 
 def test_fit_in_passes_equals_the_in_memory_fit():
-    from pybnc.parameters.discriminative import fit_weights_in_passes
+    from pybnc.parameters.discriminative_passes import fit_weights_in_passes
 
     codes, y, values, layout = problem(14, "kdb2", 500, missing=0.1)
     whole = fit_weights(values, [network_design(codes, layout, y)], penalty=0.3)
@@ -275,7 +313,7 @@ def test_fit_in_passes_equals_the_in_memory_fit():
 def test_fit_in_passes_closed_early_ends_its_thread():
     import threading
 
-    from pybnc.parameters.discriminative import fit_weights_in_passes
+    from pybnc.parameters.discriminative_passes import fit_weights_in_passes
 
     codes, y = noisy_rows(15, n=100)
     fitted, _ = tables(STRUCTURES["nb"], codes, y)

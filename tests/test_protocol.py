@@ -103,3 +103,32 @@ def test_passes_out_of_core_are_counted():
         reads.clear()
         fit_blocks(estimator, blocks, classes=np.unique(y))
         assert len(reads) == passes == capabilities(estimator).passes
+
+
+def _weighting_options(cls) -> set:
+    """The values the ``weighting`` parameter's constraint accepts besides None."""
+    options = cls._parameter_constraints.get("weighting", [])
+    return {value for option in options if hasattr(option, "options") for value in option.options}
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.short_name)
+def test_the_declared_weightings_are_the_ones_the_parameter_takes(entry):
+    assert set(entry.capabilities.weightings) == _weighting_options(entry.cls)
+
+
+def test_discriminative_weights_read_the_blocks_again_at_every_step():
+    assert {m.short_name for m in MODELS if "discriminative" in m.capabilities.weightings} == {
+        "nb", "tan", "fan", "kdb", "skdb", "aode", "a2de"}
+    weighted = TAN(weighting="discriminative", discriminative_penalty=1.0)
+    assert capabilities(weighted) == capabilities(TAN).replace(
+        learns_from_counts=False, rereads_rows=True, tables_are_probabilities=False, sample_weight="repeats")
+    X, y = load_dataset("car")
+    reads = []
+
+    def blocks():
+        reads.append(1)
+        return iter([(X.iloc[:900], np.asarray(y)[:900]), (X.iloc[900:], np.asarray(y)[900:])])
+
+    fit_blocks(weighted, blocks, classes=np.unique(y))
+    # the counting pass, the pass that finds the cells read, then one per L-BFGS evaluation
+    assert len(reads) >= capabilities(weighted).passes + 1 + weighted.n_iter_ > 3

@@ -23,16 +23,18 @@ class PairBlock:
 
     Cells (as :class:`pybnc.averaging.alr.SuperParentCells` numbers them): ``a * W + b``
     for the pair, ``W^2 + (a * W + b) * W + e`` for a child ``e``; a row reads them with the
-    weight ``scale`` (``n_pairs / |Q(x)|``).
+    weight ``scale`` (``n_pairs / |Q(x)|``); ``offset`` (``(m, K)``, optional) is added to
+    their scores, as :class:`~pybnc.parameters.discriminative.RowDesign`'s.
     """
 
-    def __init__(self, onehot, scale, pair_mask, column_feature, y, sample_weight):
+    def __init__(self, onehot, scale, pair_mask, column_feature, y, sample_weight, offset=None):
         self.onehot = np.ascontiguousarray(onehot, dtype=np.float64)
         self.scale = np.asarray(scale, dtype=np.float64)
         self.pair_mask = pair_mask  # (W, W): b's feature after a's, and the pair qualifies
         self.feature = column_feature
         self.y = np.asarray(y, dtype=np.int64)
         self.sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        self.offset = offset  # (m, K) added to the scores, or None
         self.width = self.onehot.shape[1]
         self.active = None
         self.anchors = [np.flatnonzero(self.onehot[:, a] > 0) for a in range(self.width)]
@@ -112,7 +114,10 @@ class PairBlock:
 
     def sums(self, values: np.ndarray) -> BlockSums:
         pair, child = self.dense(values)
-        nll, residual, total = block_softmax(self.scores(pair, child), self.y, self.sample_weight)
+        scores = self.scores(pair, child)
+        if self.offset is not None:
+            scores += self.offset
+        nll, residual, total = block_softmax(scores, self.y, self.sample_weight)
         grad_pair, grad_child = self.gradients(residual)
         w = self.width
         in_pairs, in_children = self._split()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
-from ..parameters.discriminative import RowDesign, design_scores, fit_weights, merge_rows
+from ..parameters.discriminative import BlockSums, RowDesign, design_scores, fit_weights, merge_rows
 from ._alr_pairs import PairBlock
 
 #: Most design entries (rows x cells read) held in memory; past it the blocks are rebuilt.
@@ -112,18 +112,21 @@ class SuperParentCells:
             out[:, lo:hi] = table[:, cells[lo:hi] - start] / divisor
         return out
 
-    def weighted(self, fit) -> "SuperParentCells":
-        """The tables with ``w * log theta`` where the fit gave a weight."""
-        tables = {name: None if getattr(self, name) is None else np.array(getattr(self, name), dtype=np.float64)
+    def deltas(self, fit) -> "SuperParentCells":
+        """Tables of ``(w - 1) * log theta``: what the weights add to the generative scores
+        (0 where no training row read the cell)."""
+        tables = {name: None if getattr(self, name) is None else np.zeros(np.shape(getattr(self, name)))
                   for name in ("log_pair", "log_pair_child", "log_joint", "log_child", "class_log_prior", "naive")}
         out = SuperParentCells(self.n, self.offsets, **tables)
-        for start, table, _ in out._parts():  # views into out's arrays
+        for (start, table, _), (_, source, _) in zip(out._parts(), self._parts()):  # views into out's arrays
             lo, hi = np.searchsorted(fit.cells, [start, start + table.shape[1]])
-            table[:, fit.cells[lo:hi] - start] *= fit.weights[lo:hi].T
+            cells = fit.cells[lo:hi] - start
+            table[:, cells] = (fit.weights[lo:hi].T - 1.0) * source[:, cells]
         return out
 
 
-def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight, pairs: bool = True) -> RowDesign:
+def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight, pairs: bool = True,
+                  offset=None) -> RowDesign:
     """The cells one block of rows reads (see the module notes), every row with the same
     number of entries: an entry a row does not read has the weight 0 (no gather, no
     boolean selection; its cell, any valid one, gets nothing from it)."""
@@ -167,7 +170,7 @@ def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight,
     put(start + width + width * width + 1 + cols, observed * naive[:, None])
     indptr = np.arange(0, m * entries + 1, entries, dtype=np.int32 if m * entries < 2**31 else np.int64)
     matrix = scipy.sparse.csr_matrix((data.ravel(), indices.ravel(), indptr), shape=(m, space.n_cells))
-    return RowDesign(matrix, y, weight)
+    return RowDesign(matrix, y, weight, offset)
 
 
 def _entries_per_row(space: SuperParentCells, d: int, pairs: bool = True) -> int:
@@ -201,11 +204,11 @@ def _pair_rows(codes, space: SuperParentCells, pair_ok):
     return onehot, first.size / np.maximum(n_pairs[has], 1), pair_ok & later, feature, has
 
 
-def alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None):
+def alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None, offset=None):
     """The rows' designs: a list held in memory when small enough, else a function that
     rebuilds them block by block (see :data:`DESIGN_CELLS`). A2DE's rows with a qualifying
     pair are one :class:`~pybnc.averaging._alr_pairs.PairBlock` while ``K W^3`` is at most
-    :data:`DENSE_PAIR_CELLS`."""
+    :data:`DENSE_PAIR_CELLS`. ``offset`` (``(n, K)``) is added to the rows' scores."""
     codes = np.asarray(codes)
     n, d = codes.shape
     y = np.zeros(n, dtype=np.int64) if y is None else np.asarray(y, dtype=np.int64)
@@ -213,15 +216,17 @@ def alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None,
     front, pairs = [], True
     if _dense_pairs(space):
         onehot, scale, mask, feature, has = _pair_rows(codes, space, pair_ok)
-        front = [PairBlock(onehot, scale, mask, feature, y[has], weight[has])]
+        front = [PairBlock(onehot, scale, mask, feature, y[has], weight[has], None if offset is None else offset[has])]
         codes, y, weight, pairs = codes[~has], y[~has], weight[~has], False
+        offset = None if offset is None else offset[~has]
     step = max(1, _BLOCK_ENTRIES // _entries_per_row(space, d, pairs))
 
     def blocks():
         yield from front
         for start in range(0, codes.shape[0], step):
             rows = slice(start, start + step)
-            yield _block_design(codes[rows], space, qualifies, pair_ok, y[rows], weight[rows], pairs)
+            yield _block_design(codes[rows], space, qualifies, pair_ok, y[rows], weight[rows], pairs,
+                                None if offset is None else offset[rows])
 
     held, size = [], 0
     for block in blocks():
@@ -233,8 +238,43 @@ def alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None,
     return held
 
 
+class _Blocks:
+    """Several designs answering as one (a block of rows out of core: its pair rows and the rest)."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def cells(self) -> np.ndarray:
+        return np.unique(np.concatenate([p.cells() for p in self.parts])) if self.parts else np.empty(0, np.int64)
+
+    def on(self, active, n_cells):
+        return _Blocks([p.on(active, n_cells) for p in self.parts])
+
+    def sums(self, values):
+        out = BlockSums(0.0, np.zeros_like(values), 0.0)
+        for part in self.parts:
+            out = out + part.sums(values)
+        return out
+
+
+def alr_block(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None,
+              generative=None) -> _Blocks:
+    """One block of coded rows as a single design (for the out-of-core passes);
+    ``generative`` as in :func:`fit_alr_weights`."""
+    offset = _offset(codes, space, qualifies, pair_ok, generative)
+    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    return _Blocks(list(designs() if callable(designs) else designs))
+
+
+def _offset(codes, space, qualifies, pair_ok, generative):
+    """The generative model's scores minus the log-mean of the estimators (None without it)."""
+    if generative is None:
+        return None
+    return generative(codes) - alr_scores(codes, space, qualifies, pair_ok)
+
+
 def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, penalty: float = 1.0,
-                    sample_weight=None, max_iter: int = 500, tol: float = 1e-7, designs=None):
+                    sample_weight=None, max_iter: int = 500, tol: float = 1e-7, generative=None):
     """Discriminative weights of an AODE (``space.n == 1``) or A2DE in the ALR^n form.
 
     Parameters
@@ -250,19 +290,20 @@ def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, 
     penalty, max_iter, tol
         See :func:`pybnc.parameters.discriminative.fit_weights`.
     sample_weight : ndarray of shape (n,), optional
-    designs : callable, optional
-        A function yielding the designs afresh (out of core), instead of ``codes``/``y``.
+    generative : callable, optional
+        ``generative(codes)``: AnDE's own log joint ``(n, K)`` (its arithmetic average).
+        A row then scores ``generative(x) + sum (w - 1) log theta`` over its cells, so
+        weights of 1 give AnDE itself; without it a row scores the log-mean of its
+        estimators (the ALR^n form proper).
 
     Returns
     -------
-    weighted : SuperParentCells
-        The tables holding ``w * log theta``; score rows with :func:`alr_scores`.
-    fit : DiscriminativeFit
+    DiscriminativeFit
+        Score rows with :func:`alr_scores` on ``space.deltas(fit)``, plus ``generative``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from pybnc.counts.tables import count
     >>> from pybnc import AODE
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 300)
@@ -270,15 +311,16 @@ def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, 
     >>> aode = AODE(min_count=0).fit(codes, y)
     >>> space = SuperParentCells(1, np.array([0, 2, 4]), aode.log_joint_, aode.log_child_,
     ...                          aode.class_log_prior_, np.concatenate([t[:, 0] for t in aode.log_cpts_], axis=1))
-    >>> weighted, fit = fit_alr_weights(space, codes, y, aode.super_parent_ok_)
-    >>> bool(fit.converged), alr_scores(codes[:2], weighted, aode.super_parent_ok_).shape
-    (True, (2, 2))
+    >>> fit = fit_alr_weights(space, codes, y, aode.super_parent_ok_)
+    >>> scores = alr_scores(codes, space, aode.super_parent_ok_) + alr_scores(codes, space.deltas(fit),
+    ...                                                                      aode.super_parent_ok_)
+    >>> bool(fit.converged), scores.shape
+    (True, (300, 2))
     """
-    if designs is None:
-        codes, y, sample_weight = merge_rows(codes, y, sample_weight)
-        designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
-    fit = fit_weights(space, designs, penalty, max_iter, tol, n_cells=space.n_cells)
-    return space.weighted(fit), fit
+    codes, y, sample_weight = merge_rows(codes, y, sample_weight)
+    offset = _offset(codes, space, qualifies, pair_ok, generative)
+    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    return fit_weights(space, designs, penalty, max_iter, tol, n_cells=space.n_cells)
 
 
 def alr_scores(codes, space: SuperParentCells, qualifies, pair_ok=None) -> np.ndarray:

@@ -34,6 +34,7 @@ from sklearn.utils._param_validation import Interval
 
 from ..counts.tables import _blas_controller, column_features, moved_columns, one_hot_offsets
 from ..encode import with_encoding_params
+from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import keep_arguments
 from ..parameters.learn import resolve_alpha
@@ -198,6 +199,11 @@ class AnDE(AODE):
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1, the paper's Laplace estimate).
     [encoding parameters]
+    weighting : {None, "discriminative"}, default=None
+        ``"discriminative"``: AnDE in the ALR^n form (:mod:`pybnc.averaging.alr`).
+    discriminative_penalty : float or None, default=None
+    discriminative_max_iter : int, default=500
+        As :class:`pybnc.NaiveBayes`.
 
     Attributes
     ----------
@@ -224,13 +230,20 @@ class AnDE(AODE):
     _parameter_constraints = {**AODE._parameter_constraints, "n": [Interval(Integral, 1, 2, closed="both")]}
 
     def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 weighting=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
+
+    @property
+    def _n_parents(self) -> int:
+        return int(self.n)
 
     def _fit_encoded(self, codes, y, counts):
         if self.n == 2:
             triples = count_triples(codes, y, counts.cardinalities, counts.n_classes)
         self._fit_tables(counts, triples if self.n == 2 else None)
+        self._weigh(counts, codes, y)
 
     def _fit_tables(self, counts, triples):
         self._fit_super_parents(counts)
@@ -271,6 +284,8 @@ class AnDE(AODE):
             cards, n_classes = counts.cardinalities, counts.n_classes
             triples = yield lambda codes, y, weights=None: count_triples(codes, y, cards, n_classes, weights)
         self._fit_tables(counts, triples)
+        if _discriminative.wanted(self):
+            yield from _discriminative.weigh_alr_in_passes(self, self.n, counts)
 
     def _check_fitted_state(self):
         super()._check_fitted_state()
@@ -280,7 +295,7 @@ class AnDE(AODE):
             fitted_array(self, "log_pair_child_", (k, width, width, width))
             fitted_array(self, "pair_ok_", (width, width), kinds="b")
 
-    def _jll_encoded(self, codes):
+    def _generative_jll(self, codes):
         if self.n == 1:
             return self._super_parent_jll(codes)
         offsets = one_hot_offsets(self.encoder_.cardinalities_)

@@ -42,9 +42,10 @@ from sklearn.utils._param_validation import Interval
 
 from ..counts.tables import Counts, _blas_controller, one_hot_offsets
 from ..encode import with_encoding_params
+from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, keep_arguments
-from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
+from ..estimators._constraints import ALPHA, DISCRIMINATIVE_WEIGHTING, ENCODING_CONSTRAINTS, params_options
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.learn import learn_parameters, log_ratio, pseudo_counts, resolve_alpha
@@ -216,6 +217,14 @@ class AODE(BaseBNC):
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1).
     [encoding parameters]
+    weighting : {None, "discriminative"}, default=None
+        ``"discriminative"``: AODE in the ALR^n form (:mod:`pybnc.averaging.alr`): one
+        weight per cell of every one-dependence estimator's tables and class, the
+        estimators' weighted terms combined in log space on top of AODE's own average,
+        learned for the conditional log-likelihood (``docs/discriminative.md``).
+    discriminative_penalty : float or None, default=None
+    discriminative_max_iter : int, default=500
+        As :class:`pybnc.NaiveBayes`.
 
     Attributes
     ----------
@@ -241,19 +250,44 @@ class AODE(BaseBNC):
 
     # every table comes from the pairwise counts; a missing super-parent is left out
     _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
-                                 averages_structures=True, sample_weight="counts")
+                                 averages_structures=True, sample_weight="counts", weightings=_discriminative.ONLY)
     _parameter_constraints = {**ENCODING_CONSTRAINTS, "min_count": [Interval(Real, 0, None, closed="left")],
-                              "params": params_options("bayes", "mle"), "alpha": ALPHA}
+                              "params": params_options("bayes", "mle"), "alpha": ALPHA, **DISCRIMINATIVE_WEIGHTING}
 
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 weighting=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
+
+    def _refine_capabilities(self, declared):
+        return _discriminative.refine(declared) if _discriminative.wanted(self) else declared
+
+    @property
+    def _n_parents(self) -> int:
+        return 1
 
     def _fit_encoded(self, codes, y, counts):
         self._fit_super_parents(counts)
+        self._weigh(counts, codes, y)
+
+    def _weigh(self, counts, codes, y) -> None:
+        """``weighting="discriminative"``: the ALR^n weights, from the rows in memory (a fit
+        from counts alone has none: out of core, :meth:`_learn_in_passes` reads them)."""
+        if _discriminative.wanted(self) and codes.shape[0]:
+            _discriminative.weigh_alr(self, self._n_parents, counts, codes, y)
+
+    def _learn_in_passes(self, counts):
+        """Out of core: the tables from the counts, then (``weighting="discriminative"``) the
+        weights, one pass over the blocks per evaluation."""
+        yield from super()._learn_in_passes(counts)
+        if _discriminative.wanted(self):
+            yield from _discriminative.weigh_alr_in_passes(self, self._n_parents, counts)
 
     def _fit_super_parents(self, counts):
         """The one-dependence estimators' tables and naive Bayes's (AnDE's fallback too)."""
+        for name in ("n_iter_", "discriminative_fit_"):  # a former discriminative fit's
+            self.__dict__.pop(name, None)
         alpha = resolve_alpha(self.params, self.alpha)
         self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.params, alpha)
         value_counts = counts.levels.sum(axis=0)
@@ -269,6 +303,12 @@ class AODE(BaseBNC):
         fitted_array(self, "super_parent_ok_", (width,), kinds="b")
 
     def _jll_encoded(self, codes):
+        if _discriminative.wanted(self):
+            return _discriminative.alr_jll(self, self._n_parents, codes)
+        return self._generative_jll(codes)
+
+    def _generative_jll(self, codes):
+        """The model's log joint without discriminative weights."""
         return self._super_parent_jll(codes)
 
     def _super_parent_jll(self, codes):

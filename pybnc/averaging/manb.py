@@ -163,7 +163,7 @@ class MANB(NaiveBayes):
     [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     """
 
-    _capabilities = NaiveBayes._capabilities.replace(averages_structures=True)
+    _capabilities = NaiveBayes._capabilities.replace(averages_structures=True, weightings=())
     # alpha also enters the marginal likelihoods: a pseudo-count of 0 has none
     _parameter_constraints = {**ENCODING_CONSTRAINTS, "arc_prior": [Interval(Real, 0, 1, closed="both")],
                               "alpha": [Interval(Real, 0, None, closed="neither")]}

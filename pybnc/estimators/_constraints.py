@@ -32,6 +32,15 @@ def params_options(*methods: str) -> list:
     return [StrOptions(set(methods or METHODS))]
 
 
+#: ``weighting="discriminative"``'s parameters (:mod:`pybnc.estimators._discriminative`).
+DISCRIMINATIVE_CONSTRAINTS = {
+    "discriminative_penalty": [Interval(Real, 0, None, closed="left"), None],
+    "discriminative_max_iter": POSITIVE_INT,
+}
+#: The ``weighting`` of the classifiers whose only weighting is the discriminative one.
+DISCRIMINATIVE_WEIGHTING = {"weighting": [StrOptions({"discriminative"}), None], **DISCRIMINATIVE_CONSTRAINTS}
+
+
 #: The parameters of the greedy wrappers that bnclassify shares (TAN-HC, TAN-HCSP, FSSJ, BSEJ).
 WRAPPER_CONSTRAINTS = {
     **ENCODING_CONSTRAINTS,

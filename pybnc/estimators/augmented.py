@@ -14,35 +14,42 @@ from ..scores.penalties import penalised
 from ..structure import Structure, chow_liu
 from ..inference.forest import joint_log_likelihood
 from ..parameters.weighting import AWNB_TREES, WEIGHTINGS, weight_tables
-from ._constraints import ALPHA, ENCODING_CONSTRAINTS, params_options
+from ._constraints import ALPHA, DISCRIMINATIVE_CONSTRAINTS, ENCODING_CONSTRAINTS, params_options
+from . import _discriminative
 from .base import BaseBNC, keep_arguments
 from .capabilities import Capabilities, capabilities
 
 _PARAMS_DOC = """
-    params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
-        Parameter learner: Dirichlet posterior mean, maximum likelihood, Friedman's
-        smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial
-        sampling (eq. 4). See :mod:`pybnc.parameters.learn`.
+    params : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner: Dirichlet posterior mean, back-off smoothing (each table
+        shrunk toward the table of one parent fewer, down to Laplace's ``P(x_i | c)``,
+        the strength chosen by leave-one-out from the counts; for a feature without
+        parents it is ``"bayes"``; TAN's default), maximum likelihood, Friedman's
+        smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial sampling
+        (eq. 4). See :mod:`pybnc.parameters.learn`.
     alpha : float, default=None
-        Smoothing strength: the Dirichlet pseudo-count for ``bayes`` (default 1,
-        bnclassify's ``smooth``), ``N0`` for ``friedman`` (default 5), the
-        equivalent sample size ``lambda`` for ``ms`` (default 10).
+        Smoothing strength: the Dirichlet pseudo-count for ``bayes`` and of the bottom
+        table of ``backoff`` (default 1, bnclassify's ``smooth``), ``N0`` for
+        ``friedman`` (default 5), the equivalent sample size ``lambda`` for ``ms``
+        (default 10).
 """ + ENCODING_PARAMS_DOC
 
 _WEIGHTING_DOC = """
-    weighting : {None, "awnb", "wanbia"}, default=None
+    weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
         Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
         depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
         et al. 2013; conditional log-likelihood by L-BFGS-B). See
         :mod:`pybnc.parameters.weighting` for the treatment of missing values.
+        ``"discriminative"``: one weight per table cell and class, learned for the
+        conditional log-likelihood from the generative tables (Zaidi et al. 2014, 2017;
+        ``docs/discriminative.md``).
     awnb_tree : {"c45", "rpart", "cart"}, default="c45"
         AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
         2007), R's rpart as bnclassify grows it (binary groupings of a feature's
         levels) or scikit-learn's CART on the codes (binary threshold splits, which
         weight many more features). Used only with ``weighting="awnb"``.
     random_state : int, RandomState or None, default=None
-        Seeds AWNB's bootstrap subsamples and trees.
-"""
+        Seeds AWNB's bootstrap subsamples and trees.""" + _discriminative.DISCRIMINATIVE_DOC
 
 _FITTED_DOC = """
     Attributes
@@ -73,6 +80,8 @@ class AugmentedNaiveBayes(BaseBNC):
     weighting = None
 
     def _refine_capabilities(self, declared):
+        if _discriminative.wanted(self):
+            return _discriminative.refine(declared)
         if self.weighting is not None:  # the weights are learned from the rows themselves
             return declared.replace(learns_from_counts=False, passes=0, tables_are_probabilities=False,
                                     sample_weight="repeats")
@@ -93,6 +102,11 @@ class AugmentedNaiveBayes(BaseBNC):
             tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
                                       self.__dict__.get("family_counts_"))
         log_cpts, weights = tables.log_cpts, None
+        if _discriminative.wanted(self):
+            self._set_network(self.structure_, tables.class_log_prior, log_cpts)
+            if codes.shape[0]:  # the weights need the rows (out of core: further passes)
+                _discriminative.weigh_network(self, counts, codes, y)
+            return
         if self.weighting is not None:  # a parameter of NaiveBayes, TAN and FAN
             log_cpts, weights = weight_tables(
                 self.weighting, codes, y, self.structure_, tables.class_log_prior, tables.log_cpts,
@@ -106,9 +120,27 @@ class AugmentedNaiveBayes(BaseBNC):
         self.structure_ = structure
         self.class_log_prior_ = class_log_prior
         self.log_cpts_ = log_cpts
+        for name in ("back_off_log_cpts_", "discriminative_features_", "n_iter_", "discriminative_fit_"):
+            self.__dict__.pop(name, None)  # a former discriminative fit's
         self.feature_weights_ = np.ones(len(log_cpts)) if feature_weights is None else feature_weights
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in structure.arcs]
+
+    def _learn_in_passes(self, counts):
+        """Out of core: the generative model from the counts, then (``weighting=
+        "discriminative"``) the weights, one pass over the blocks per evaluation."""
+        yield from super()._learn_in_passes(counts)
+        yield from self._weigh_in_passes(counts)
+
+    def _weigh_in_passes(self, counts):
+        """The discriminative weights' passes over the blocks, if the model has them."""
+        if _discriminative.wanted(self):
+            yield from _discriminative.weigh_network_in_passes(self, counts)
+
+    def _weighted_features(self):
+        """The features whose tables ``weighting="discriminative"`` weights (None: every
+        feature; SKDB: those it selected)."""
+        return None
 
     def _hdp_parameters(self, counts, codes, y):
         """``params="hdp"``: every family smoothed by :func:`pybnc.parameters.hdp.hdp_parameters`."""
@@ -125,6 +157,8 @@ class AugmentedNaiveBayes(BaseBNC):
         return hdp_parameters(counts, tables, ranked, random_state=self.random_state, verbose=self.verbose)
 
     def _jll_encoded(self, codes):
+        if _discriminative.wanted(self):
+            return _discriminative.network_jll(self, codes)
         # WANBIA's weighted tables are not distributions: renormalise a missing feature's.
         return joint_log_likelihood(codes, self.structure_, self.class_log_prior_, self.log_cpts_,
                                     self.encoder_.cardinalities_,
@@ -228,11 +262,13 @@ _NETWORK_CONSTRAINTS = {
     "weighting": [StrOptions({w for w in WEIGHTINGS if w is not None}), None],
     "awnb_tree": [StrOptions(set(AWNB_TREES))],
     "random_state": ["random_state"],
+    **DISCRIMINATIVE_CONSTRAINTS,
 }
 
 #: NaiveBayes, TAN and FAN: at most one feature parent, so every table is read from the
 #: class, level or pair counts, which are additive.
-_FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1, sample_weight="counts")
+_FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True, passes=1, sample_weight="counts",
+                                                         weightings=tuple(w for w in WEIGHTINGS if w))
 
 
 class NaiveBayes(AugmentedNaiveBayes):
@@ -256,7 +292,8 @@ class NaiveBayes(AugmentedNaiveBayes):
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
-                 weighting=None, awnb_tree="c45", random_state=None):
+                 weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
     def _learn_structure(self, counts, codes, y):
@@ -273,7 +310,8 @@ class TAN(AugmentedNaiveBayes):
         ``loglik`` learns a tree (``n - 1`` augmenting arcs); the penalised criteria
         keep an arc only when it raises the score, giving a forest. ``mdl`` is
         Hamine & Helman's optimal forest, identical to ``bic``. Each tree is directed
-        away from its first feature in column order; ties are broken by feature index.{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
+        away from its first feature in column order; ties are broken by feature index.{
+    _PARAMS_DOC.replace('default="bayes"', 'default="backoff"', 1)}{_WEIGHTING_DOC}{_FITTED_DOC}
     Examples
     --------
     >>> from pybnc import TAN
@@ -286,9 +324,10 @@ class TAN(AugmentedNaiveBayes):
     _capabilities = _FROM_COUNTS
     _parameter_constraints = {**_NETWORK_CONSTRAINTS, "criterion": [StrOptions({"loglik", "aic", "bic", "mdl"})]}
 
-    def __init__(self, criterion="loglik", params="bayes", alpha=None, n_bins=5, discretizer="mdl",
+    def __init__(self, criterion="loglik", params="backoff", alpha=None, n_bins=5, discretizer="mdl",
                  id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
-                 weighting=None, awnb_tree="c45", random_state=None):
+                 weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
     def _learn_structure(self, counts, codes, y):

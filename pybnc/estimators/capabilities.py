@@ -37,7 +37,8 @@ class Capabilities:
         (:func:`pybnc.streaming.fit_blocks`, :func:`pybnc.streaming.fit_dask`): 1 for
         the count learners, 2 for Sahami's kDB (its structure from the pair counts, then
         the families that structure asks for), 3 for SKDB (then its leave-one-out
-        losses); 0 when the model cannot learn out of core at all.
+        losses); 0 when the model cannot learn out of core at all. With
+        :attr:`rereads_rows`, the passes before the optimiser's (one more per step).
     pair_counts : bool
         The counting stage gives the model every pair's class-conditional counts
         (False: the class and level counts only; the tables with feature parents are
@@ -68,8 +69,18 @@ class Capabilities:
     tables_are_probabilities : bool
         The learned tables are conditional distributions (False when feature weights
         raise them to a power: AWNB, WANBIA), as a BIF file must hold.
-    discriminative_weights : bool
-        ``weighting="discriminative"`` learns weights for the conditional likelihood.
+    rereads_rows : bool
+        Learning ends with an optimiser that reads every training row at each of its
+        steps (``weighting="discriminative"``: L-BFGS on the conditional likelihood), so
+        the counts alone never give the model: no ``partial_fit``; out of core,
+        :func:`pybnc.streaming.fit_blocks` and :func:`~pybnc.streaming.fit_dask` read the
+        blocks again once per step after their ``passes`` (the blocks must be readable
+        again); cross-validation fits each fold from its coded rows.
+    weightings : tuple of str
+        The values of the ``weighting`` parameter besides None: ``"awnb"`` and
+        ``"wanbia"`` (feature weights: NaiveBayes, TAN, FAN) and ``"discriminative"``
+        (one weight per table cell and class, learned for the conditional likelihood:
+        NaiveBayes, TAN, FAN, KDB, SKDB, AODE, AnDE; ``docs/discriminative.md``).
     sample_weight : {"counts", "repeats"}
         How ``fit(X, y, sample_weight=w)`` (and ``partial_fit``) learns from weighted
         rows (:mod:`pybnc.counts.weights`; a row of weight 0 is always the row absent).
@@ -93,6 +104,8 @@ class Capabilities:
     (True, False)
     >>> capabilities(KDB).passes, capabilities(KDB(search="hc")).passes
     (2, 0)
+    >>> "discriminative" in capabilities(KDB).weightings, capabilities(KDB(weighting="discriminative")).rereads_rows
+    (True, True)
     >>> capabilities(TAN).sample_weight, capabilities(TAN(weighting="awnb")).sample_weight
     ('counts', 'repeats')
     """
@@ -109,9 +122,15 @@ class Capabilities:
     searches_by_cv: bool = False
     smooths_by_hdp: bool = False
     tables_are_probabilities: bool = True
-    discriminative_weights: bool = False
+    rereads_rows: bool = False
+    weightings: tuple = ()
     sample_weight: str = "repeats"
     explains: bool = True
+
+    @property
+    def discriminative_weights(self) -> bool:
+        """``"discriminative" in weightings``: the class takes ``weighting="discriminative"``."""
+        return "discriminative" in self.weightings
 
     def replace(self, **changes) -> "Capabilities":
         """A copy with ``changes`` (for a subclass's declaration or a parameter's refinement)."""
@@ -155,6 +174,10 @@ def block_refusal(estimator, one_pass: bool) -> str | None:
     name = type(estimator).__name__
     if found.passes and (found.learns_from_counts or not one_pass):
         return None
+    if found.passes and found.rereads_rows:
+        return (f"{_call(estimator)} fits its parameters by an optimiser (L-BFGS) that reads all the rows again "
+                "at every step, which partial_fit (one pass) cannot give. Use pybnc.streaming.fit_blocks with a "
+                "list of blocks or a function returning a fresh iterable, or fit_dask.")
     if found.passes:
         return (f"{name} reads the rows {found.passes} times (what the first pass counts decides what the "
                 "next ones count), which partial_fit (one pass) cannot give. Use pybnc.streaming.fit_blocks "

@@ -299,7 +299,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     >>> res.shape
     (10, 12)
     >>> res.groupby("model")["accuracy"].mean().round(3).tolist()
-    [0.849, 0.938]
+    [0.849, 0.942]
     """
     models = _check_models(models)
     if not (isinstance(error_score, str) and error_score == "raise") and not isinstance(error_score, Real):

@@ -26,6 +26,8 @@ import numpy as np
 
 #: Strengths ``m`` tried by leave-one-out.
 STRENGTHS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+#: Cells (table x strengths) scored in one vectorised pass; larger tables go one strength at a time.
+_GRID_CELLS = 1 << 22
 
 
 def _cmi_order(n: np.ndarray) -> list:
@@ -66,8 +68,21 @@ def _hierarchy(levels: list, strength: float, leave_one_out: bool, base: float =
 
 def _ranked(n: np.ndarray):
     """The parent axes by decreasing strength, and ``n`` with its parents in that order."""
+    if n.ndim <= 3:  # at most one parent: nothing to rank
+        return list(range(1, n.ndim - 1)), n
     order = _cmi_order(n)
     return order, np.moveaxis(n, order, list(range(1, n.ndim - 1)))
+
+
+def _loo_scores(ranked: np.ndarray, strengths, base: float) -> np.ndarray:
+    """Leave-one-out log-likelihood of the family's rows at every strength (one pass,
+    the strengths on a leading axis)."""
+    levels = _levels(ranked)
+    m = np.asarray(strengths, dtype=np.float64).reshape(-1, *([1] * ranked.ndim))
+    seen = ranked > 0
+    with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
+        loo = _hierarchy(levels, m, leave_one_out=True, base=base)
+        return np.where(seen, ranked * np.log(np.where(seen, loo, 1.0)), 0.0).reshape(m.shape[0], -1).sum(axis=1)
 
 
 def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0) -> float:
@@ -81,10 +96,7 @@ def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0) -> float
     >>> round(leave_one_out_log_likelihood(n, 1.0), 4)
     -4.4035
     """
-    ranked = _ranked(np.asarray(n, dtype=np.float64))[1]
-    with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
-        loo = _hierarchy(_levels(ranked), float(strength), leave_one_out=True, base=base)
-        return float(np.sum(np.where(ranked > 0, ranked * np.log(np.where(ranked > 0, loo, 1.0)), 0.0)))
+    return float(_loo_scores(_ranked(np.asarray(n, dtype=np.float64))[1], [strength], base)[0])
 
 
 def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0) -> tuple[np.ndarray, float]:
@@ -120,9 +132,12 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0) ->
         return np.zeros(n.shape), float("nan")
     if n.ndim == 2:
         return np.log((n + base) / (n.sum(axis=-1, keepdims=True) + r * base)), float("nan")
-    scores = [leave_one_out_log_likelihood(n, m, base) for m in strengths]
-    chosen = float(strengths[int(np.argmax(scores))])
     order, ranked = _ranked(n)
+    if ranked.size * len(strengths) <= _GRID_CELLS:
+        scores = _loo_scores(ranked, strengths, base)
+    else:  # a large table: one strength at a time
+        scores = np.array([_loo_scores(ranked, [m], base)[0] for m in strengths])
+    chosen = float(strengths[int(np.argmax(scores))])
     theta = np.broadcast_to(_hierarchy(_levels(ranked), chosen, leave_one_out=False, base=base), ranked.shape)
     table = np.moveaxis(theta, list(range(1, n.ndim - 1)), order)
     return np.log(np.maximum(table, 1e-300)), chosen

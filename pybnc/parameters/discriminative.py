@@ -25,8 +25,9 @@ reach. Designs may be a list held in memory or a function that yields them afres
 the in-memory sums).
 
 :func:`fit_weights` takes designs held in memory or re-read afresh;
-:func:`fit_weights_in_passes` is the same optimisation driven pass by pass over blocks
-of coded rows (the estimators' out-of-core protocol). Networks (naive Bayes, TAN, FAN,
+:func:`pybnc.parameters.discriminative_passes.fit_weights_in_passes` is the same
+optimisation driven pass by pass over blocks of coded rows (the estimators' out-of-core
+protocol). Networks (naive Bayes, TAN, FAN,
 kDB, SKDB) build their designs in :mod:`pybnc.parameters.network_weights`, averaged
 models (AODE, AnDE) in :mod:`pybnc.averaging.alr`.
 """
@@ -46,15 +47,32 @@ MAX_WEIGHTS = 1 << 22
 DEFAULT_MAX_ITER = 500
 
 
-def default_penalty(n_rows: float) -> float:
+#: The default penalty's rule, ``log10 lambda = a - SLOPE log10 n`` (``n`` training rows),
+#: fitted to the penalties an inner 3-fold cross-validation chose on the training rows
+#: of every UCI table (benchmarks/discriminative_penalty.py, docs/discriminative.md).
+PENALTY_SLOPE = 2.35
+PENALTY_INTERCEPT = {"naive_bayes": 6.73, "network": 7.83, "averaged": 6.30}
+
+
+def default_penalty(n_rows: float, kind: str = "network") -> float:
     """The penalty ``lambda`` the estimators use when none is given.
+
+    Small tables get a strong penalty (the weights stay near the generative model, whose
+    smoothing is worth more than what a few hundred rows say about the conditional
+    likelihood), large ones a weak one: ``log10 lambda = a - 2.35 log10 n``, within
+    ``[1e-3, 1e3]``, ``a`` by kind of model (``"naive_bayes"``: no arc; ``"network"``;
+    ``"averaged"``: AODE and AnDE). Inner cross-validation on the UCI tables chose these
+    (``docs/discriminative.md``).
 
     Examples
     --------
-    >>> default_penalty(1000)
-    1.0
+    >>> [round(default_penalty(n), 4) for n in (150, 1500, 15000)]
+    [520.2182, 2.3237, 0.0104]
     """
-    return 1.0
+    if kind not in PENALTY_INTERCEPT:
+        raise ValueError(f"kind={kind!r} is not one of {sorted(PENALTY_INTERCEPT)}.")
+    log_penalty = PENALTY_INTERCEPT[kind] - PENALTY_SLOPE * np.log10(max(float(n_rows), 1.0))
+    return float(10.0 ** np.clip(log_penalty, -3.0, 3.0))
 
 
 @dataclass
@@ -69,11 +87,16 @@ class RowDesign:
         Class codes.
     sample_weight : ndarray of shape (n_rows,), float
         Row multiplicities (1 for plain rows).
+    offset : ndarray of shape (n_rows, K), optional
+        Added to every row's scores: the generative model's exact score minus the sum
+        of the cells the row reads (see :func:`with_base`), so that weights of 1 give
+        the generative model on every row.
     """
 
     matrix: scipy.sparse.csr_matrix
     y: np.ndarray
     sample_weight: np.ndarray
+    offset: np.ndarray | None = None
 
     # A block of rows may be held in another form (a dense product per anchor: A2DE's
     # pairs, :mod:`pybnc.averaging.alr`) as long as it answers these three questions.
@@ -130,6 +153,13 @@ class DiscriminativeFit:
         out[:, self.cells] *= self.weights.T
         return out
 
+    def deltas(self, log_values: np.ndarray) -> np.ndarray:
+        """``(w - 1) * log theta`` for log values of shape ``(K, n_cells)``: what the weights
+        add to the generative scores (0 where no training row read the cell)."""
+        out = np.zeros(np.shape(log_values))
+        out[:, self.cells] = (self.weights.T - 1.0) * np.asarray(log_values)[:, self.cells]
+        return out
+
     def dense_weights(self, n_cells: int) -> np.ndarray:
         """All weights, shape ``(n_cells, K)`` (ones where no row reads the cell)."""
         out = np.ones((n_cells, self.weights.shape[1]))
@@ -174,11 +204,12 @@ def _compact(design: RowDesign, active: np.ndarray, n_cells: int) -> RowDesign:
     if active.size == n_cells:
         return design
     if active.size == 0:
-        return RowDesign(scipy.sparse.csr_matrix((matrix.shape[0], 0)), design.y, design.sample_weight)
+        return RowDesign(scipy.sparse.csr_matrix((matrix.shape[0], 0)), design.y, design.sample_weight,
+                         design.offset)
     # (an entry of weight 0 may name a cell no row reads: any valid column will do)
     columns = _positions(matrix.indices, active, n_cells)
     compact = scipy.sparse.csr_matrix((matrix.data, columns, matrix.indptr), shape=(matrix.shape[0], active.size))
-    return RowDesign(compact, design.y, design.sample_weight)
+    return RowDesign(compact, design.y, design.sample_weight, design.offset)
 
 
 @dataclass
@@ -211,7 +242,10 @@ def block_softmax(scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray):
 def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     """:class:`BlockSums` of one design for cell values ``values`` (``w * log theta``, shape
     ``(n_cells, K)``)."""
-    nll, residual, total = block_softmax(design.matrix @ values, design.y, design.sample_weight)
+    scores = design.matrix @ values
+    if design.offset is not None:
+        scores += design.offset
+    nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
     return BlockSums(nll, design.matrix.T @ residual, total)
 
 
@@ -301,8 +335,9 @@ def _result(active, result, first: float, max_iter: int, penalty: float) -> Disc
                       stacklevel=3)
     elif result.status == 1:
         warnings.warn(f"The discriminative weights did not converge in {result.nit} L-BFGS iterations "
-                      f"(max_iter={max_iter}); the best weights found are kept. Raise max_iter, or the "
-                      "penalty.", ConvergenceWarning, stacklevel=3)
+                      f"(max_iter={max_iter}); the best weights found are kept. Raise the limit "
+                      "(discriminative_max_iter of the estimators), or the penalty.", ConvergenceWarning,
+                      stacklevel=3)
     return DiscriminativeFit(active, found, int(result.nit), bool(ok and result.status == 0), value, float(first),
                              message, float(penalty))
 
@@ -373,104 +408,13 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
     return _result(active, _lbfgs(objective, start, max_iter, tol), first, max_iter, penalty)
 
 
-class _Cells:
-    """The cells a block of rows reads (sorted); blocks add up as the union."""
-
-    def __init__(self, cells):
-        self.cells = cells
-
-    def __add__(self, other: "_Cells") -> "_Cells":
-        return _Cells(np.union1d(self.cells, other.cells))
-
-
-def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter: int = DEFAULT_MAX_ITER,
-                          tol: float = 1e-7, n_cells=None):
-    """:func:`fit_weights` over blocks of rows read afresh at every evaluation: a generator.
-
-    It yields one function of a coded block ``(codes, y)`` per pass over the rows; the
-    caller applies it to every block, sends back the sum of the results (``None`` for no
-    block) and goes on until the generator returns the :class:`DiscriminativeFit` (as
-    :func:`pybnc.estimators.base.run_passes` drives a model's passes). The first pass
-    finds the cells the rows read, each further pass is one evaluation of the objective
-    (scipy's L-BFGS runs in a helper thread that waits for each evaluation), so the
-    result is the in-memory fit's: the sums over blocks are the sums over all rows.
-
-    Parameters
-    ----------
-    log_values, penalty, max_iter, tol, n_cells
-        As :func:`fit_weights`.
-    design_of : callable
-        ``design_of(codes, y)``: the :class:`RowDesign` of a coded block.
-
-    Examples
-    --------
-    >>> import numpy as np, scipy.sparse
-    >>> log_values = np.log([[0.5, 0.6, 0.4], [0.5, 0.4, 0.6]])
-    >>> def design_of(codes, y):
-    ...     rows = np.column_stack([np.zeros(len(y)), codes[:, 0] + 1]).astype(float)
-    ...     a = scipy.sparse.csr_matrix((np.ones(2 * len(y)), rows.ravel(), np.arange(0, 2 * len(y) + 1, 2)),
-    ...                                 shape=(len(y), 3))
-    ...     return RowDesign(a, y, np.ones(len(y)))
-    >>> blocks = [(np.array([[0], [1]] * 3), np.array([0, 1] * 3)) for _ in range(2)]
-    >>> passes = fit_weights_in_passes(log_values, design_of)
-    >>> step = next(passes)
-    >>> try:
-    ...     while True:
-    ...         step = passes.send(sum((step(c, y) for c, y in blocks[1:]), step(*blocks[0])))
-    ... except StopIteration as done:
-    ...     fit = done.value
-    >>> bool(fit.converged), fit.weights.shape
-    (True, (3, 2))
-    """
-    import queue
-    import threading
-
-    n_cells = _n_cells(log_values, n_cells)
-    found = yield lambda codes, y: _Cells(design_of(codes, y).cells())
-    active = found.cells if found is not None else np.empty(0, dtype=np.int64)
-    logs, start = _weights_of(active, log_values, None, penalty)
-    asked, answered = queue.Queue(), queue.Queue()
-    stop = object()
-
-    def objective(x):
-        asked.put(("evaluate", x.reshape(logs.shape).copy()))
-        reply = answered.get()
-        if reply is stop:
-            raise GeneratorExit
-        return reply
-
-    def optimise():
-        try:
-            asked.put(("done", _lbfgs(objective, start, max_iter, tol)))
-        except BaseException as exc:  # reported in the generator's thread
-            asked.put(("failed", exc))
-
-    worker = threading.Thread(target=optimise, daemon=True)
-    worker.start()
-    first = None
-    try:
-        while True:
-            kind, payload = asked.get()
-            if kind != "evaluate":
-                break
-            values = payload * logs
-            sums = yield lambda codes, y: design_of(codes, y).on(active, n_cells).sums(values)
-            if sums is None:
-                sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                value, grad = _penalised(payload, logs, sums, float(penalty))
-            if first is None:
-                first = value if np.all(payload == 1.0) else np.nan
-            answered.put((value, grad.ravel()))
-    finally:
-        if worker.is_alive() and kind == "evaluate":  # closed early: end the optimiser's wait
-            answered.put(stop)
-        worker.join()
-    if kind == "failed":
-        raise payload
-    if first is None or np.isnan(first):  # L-BFGS starts at ones: its first evaluation
-        first = float(payload.fun)
-    return _result(active, payload, first, max_iter, penalty)
+def with_base(design: RowDesign, base: np.ndarray, log_values) -> RowDesign:
+    """The design whose rows score ``base + sum of (w - 1) log theta`` over their cells:
+    ``base`` (``(n, K)``, the generative model's exact log joint) replaces the sum of the
+    cells at ``w = 1``. For complete rows of a network the two are equal; for rows with
+    missing values (summed out exactly) and for AODE's arithmetic average they are not."""
+    offset = np.asarray(base, dtype=np.float64) - design_scores(design.matrix, log_values)
+    return RowDesign(design.matrix, design.y, design.sample_weight, offset)
 
 
 def design_scores(matrix, log_values) -> np.ndarray:

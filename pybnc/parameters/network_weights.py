@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse
 
 from ..structure.dag import Structure
-from .discriminative import DEFAULT_MAX_ITER, RowDesign, design_scores, fit_weights, merge_rows
+from .discriminative import DEFAULT_MAX_ITER, RowDesign, design_scores, fit_weights, merge_rows, with_base
 
 
 @dataclass(frozen=True)
@@ -117,23 +117,9 @@ def network_design(codes, layout: NetworkCells, y=None, sample_weight=None) -> R
     return RowDesign(matrix, y, weight)
 
 
-def split_network_values(values: np.ndarray, layout: NetworkCells, log_cpts):
-    """Cell values ``(K, n_cells)`` back into ``(class_log_prior, log_cpts, back_off)`` shapes
-    (features that take no part keep their tables)."""
-    tables, back_off = list(log_cpts), [None] * len(log_cpts)
-    for i in layout.features:
-        shape = np.asarray(log_cpts[i]).shape
-        start = layout.table_start[i]
-        tables[i] = values[:, start : start + shape[1] * shape[2]].reshape(shape).copy()
-        if layout.back_off_start[i] >= 0:
-            start = layout.back_off_start[i]
-            back_off[i] = values[:, start : start + shape[2]].copy()
-    return values[:, 0].copy(), tables, back_off
-
-
 def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, y, back_off=None, features=None,
                         penalty: float = 1.0, sample_weight=None, max_iter: int = DEFAULT_MAX_ITER,
-                        tol: float = 1e-7, designs=None):
+                        tol: float = 1e-7, generative=None):
     """Discriminative weights of a network's tables: the pure learner of the estimators.
 
     Parameters
@@ -149,19 +135,18 @@ def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, 
     features : array-like of int, optional
         The features that take part (default all).
     penalty, max_iter, tol
-        See :func:`fit_weights`.
+        See :func:`~pybnc.parameters.discriminative.fit_weights`.
     sample_weight : ndarray of shape (n,), optional
-    designs : callable, optional
-        Instead of ``codes``/``y``: a function yielding :class:`RowDesign` blocks afresh
-        (out of core; build them with :func:`network_design` and the layout of
-        :func:`network_cells`).
+    generative : callable, optional
+        ``generative(codes)``: the network's exact log joint ``(n, K)`` (missing values
+        summed out). A row then scores ``generative(x) + sum (w - 1) log theta`` over its
+        cells, so weights of 1 give the generative model on every row; without it a row
+        scores the sum of its cells (the same on complete rows).
 
     Returns
     -------
-    tables : tuple
-        ``(class_log_prior, log_cpts, back_off)`` holding ``w * log theta``; predict with
-        :func:`network_scores`.
-    fit : DiscriminativeFit
+    DiscriminativeFit
+        Score rows with :func:`network_scores` (the same ``generative``).
 
     Examples
     --------
@@ -174,21 +159,31 @@ def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, 
     >>> codes = np.column_stack([x, x, x])  # one feature three times: naive Bayes triple-counts it
     >>> s = Structure.naive_bayes(3)
     >>> t = learn_parameters(s, count(codes, y, [2, 2, 2], 2), "bayes")
-    >>> (prior, tables, _), fit = fit_network_weights(s, t.class_log_prior, t.log_cpts, codes, y, penalty=0.1)
-    >>> scores = network_scores(codes, s, prior, tables)
+    >>> fit = fit_network_weights(s, t.class_log_prior, t.log_cpts, codes, y, penalty=0.1)
+    >>> scores = network_scores(codes, s, t.class_log_prior, t.log_cpts, fit=fit)
     >>> bool(fit.converged), round(float(np.mean(scores.argmax(1) == y)), 2)
     (True, 0.8)
     """
     log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
-    if designs is None:
-        merged = merge_rows(codes, y, sample_weight)
-        designs = [network_design(merged[0], layout, merged[1], merged[2])]
-    fit = fit_weights(log_values, designs, penalty, max_iter, tol)
-    return split_network_values(fit.weighted(log_values), layout, log_cpts), fit
+    codes, y, weight = merge_rows(codes, y, sample_weight)
+    design = network_design(codes, layout, y, weight)
+    if generative is not None:
+        design = with_base(design, generative(codes), log_values)
+    return fit_weights(log_values, [design], penalty, max_iter, tol)
 
 
-def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
-    """``score(c | x)`` of every row under (weighted) tables, shape ``(n, K)``: the sum of the
-    cells the row reads (:func:`network_design`)."""
+def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_off=None, features=None, fit=None,
+                   generative=None):
+    """``score(c | x)`` of every row, shape ``(n, K)``.
+
+    Without ``fit``: the sum of the cells the row reads (:func:`network_design`), the
+    generative log joint on complete rows. With ``fit``
+    (:func:`fit_network_weights`): ``generative(codes)`` (or that sum) plus
+    ``sum (w - 1) log theta`` over the row's cells.
+    """
     log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
-    return design_scores(network_design(codes, layout).matrix, log_values)
+    matrix = network_design(codes, layout).matrix
+    if fit is None:
+        return design_scores(matrix, log_values)
+    base = generative(codes) if generative is not None else design_scores(matrix, log_values)
+    return base + design_scores(matrix, fit.deltas(log_values))

@@ -61,7 +61,8 @@ from .c45_tree import c45_testing_depths
 from .rpart_tree import rpart_testing_depths
 from ..structure.dag import Structure
 
-WEIGHTINGS = (None, "awnb", "wanbia")
+#: ``"discriminative"`` is :mod:`pybnc.parameters.discriminative`'s, applied by the estimators.
+WEIGHTINGS = (None, "awnb", "wanbia", "discriminative")
 AWNB_TREES = ("c45", "rpart", "cart")
 
 
@@ -265,7 +266,7 @@ def weight_tables(weighting, codes, y, structure: Structure, class_log_prior, lo
     ``normalise_missing=True`` (see the module notes).
     """
     if weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting={weighting!r} is not one of None, 'awnb', 'wanbia'.")
+        raise ValueError(f"weighting={weighting!r} is not one of None, 'awnb', 'wanbia', 'discriminative'.")
     d = len(log_cpts)
     if weighting is None:
         return log_cpts, np.ones(d)

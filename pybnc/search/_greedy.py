@@ -100,8 +100,10 @@ def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k
 
 
 def make_scorer(estimator, codes, y, counts, n_folds: int, rng) -> CVScorer:
-    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng, estimator.params,
-                    estimator.alpha)
+    # Back-off tables (kDB's default) are scored by their Dirichlet estimates: the search
+    # reads each candidate family's counts per fold, not a hierarchy of them.
+    method = "bayes" if estimator.params == "backoff" else estimator.params
+    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng, method, estimator.alpha)
 
 
 def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str):

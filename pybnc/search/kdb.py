@@ -14,12 +14,23 @@ from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
 from ..parameters.learn import METHODS
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
+from ..estimators import _discriminative
+from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
 from ..estimators.base import keep_arguments
 from ._greedy import _TRACE_DOC, _WRAPPER_DOC
 from .tan_hc import _ArcSearch, addable_arcs
 
-# The wrappers' argument docs without their ``k`` (here the number of parents).
-_SEARCH_ARGS_DOC = "\n    epsilon" + _WRAPPER_DOC.split("\n    epsilon", 1)[1]
+# The wrappers' argument docs without their ``k`` (here the number of parents), and kDB's
+# own default parameter learner.
+_SEARCH_ARGS_DOC = "\n    epsilon" + _WRAPPER_DOC.split("\n    epsilon", 1)[1].replace(
+    """    params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model.""",
+    """    params : {"backoff", "bayes", "mle", "friedman", "ms", "hdp"}, default="backoff"
+        Parameter learner of the final model (:mod:`pybnc.parameters.learn`): back-off
+        smoothing shrinks each table toward the table of one parent fewer, so that a
+        family with more configurations than rows does not overfit; ``hdp`` see above.
+        The hill-climbing scores its candidates with this learner (``bayes`` for
+        ``backoff``).""")
 
 
 def sahami_order(class_mi: np.ndarray) -> np.ndarray:
@@ -112,7 +123,11 @@ class KDB(_ArcSearch):
     search : {{"sahami", "hc"}}, default="sahami"
     n_folds : int, default=5
         Folds of the cross-validation scoring ``search="hc"`` (bnclassify's ``k``);
-        the remaining search arguments are used by ``"hc"`` only.{_SEARCH_ARGS_DOC}{
+        the remaining search arguments are used by ``"hc"`` only.{_SEARCH_ARGS_DOC}
+    weighting : {{None, "discriminative"}}, default=None
+        ``"discriminative"``: one weight per table cell and class, learned for the
+        conditional log-likelihood from the generative tables
+        (``docs/discriminative.md``).{_discriminative.DISCRIMINATIVE_DOC}{
     _FITTED_DOC}{_TRACE_DOC}        Only with ``search="hc"``.
 
     Examples
@@ -128,23 +143,28 @@ class KDB(_ArcSearch):
     _folds_name = "n_folds"
     # Sahami's structure from the pair counts, then a second pass for its families;
     # params="hdp" (Petitjean et al. 2018) with search="sahami" only.
-    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True, sample_weight="counts")
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True, sample_weight="counts",
+                                                              weightings=_discriminative.ONLY)
     _parameter_constraints = {
         **WRAPPER_CONSTRAINTS,
         "k": [Interval(Integral, 0, None, closed="left")],
         "search": [StrOptions({"sahami", "hc"})],
         "n_folds": FOLDS,
         "params": params_options(*METHODS, "hdp"),
+        **DISCRIMINATIVE_WEIGHTING,
     }
 
-    def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="bayes", alpha=None,
+    def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="backoff", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 weighting=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
     def _refine_capabilities(self, declared):
         if self.search == "hc":  # the search scores arcs on the rows, by cross-validation
-            return _ArcSearch._capabilities
+            declared = _ArcSearch._capabilities.replace(weightings=_discriminative.ONLY)
+            return _discriminative.refine(declared) if _discriminative.wanted(self) else declared
         return super()._refine_capabilities(declared)
 
     def _learn_in_passes(self, counts):
@@ -156,11 +176,13 @@ class KDB(_ArcSearch):
         families = (yield lambda codes, y, weights=None: count_families(codes, y, cards, n_classes, wanted, weights)
                     ) if wanted else None
         self._fit_from_counts(counts, families)
+        yield from self._weigh_in_passes(counts)
 
     def _learn_structure(self, counts, codes, y):
         if self.search == "sahami":
             return sahami_structure(counts, int(self.k))
-        searched = WRAPPER_CONSTRAINTS["params"][0].options
+        # back-off tables (the default) are scored by their Dirichlet estimates (make_scorer)
+        searched = WRAPPER_CONSTRAINTS["params"][0].options | {"backoff"}
         if self.params not in searched:
             raise ValueError(f"params={self.params!r} needs search='sahami': the hill-climbing scores candidate "
                              f"arcs by cross-validation with one of {sorted(searched)}.")

@@ -39,6 +39,8 @@ from ..counts.families import FamilyCounts, count_families
 from ..encode import with_encoding_params
 from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, POSITIVE_INT, params_options
 from ..estimators.augmented import AugmentedNaiveBayes
+from ..estimators import _discriminative
+from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
 from ..estimators.base import keep_arguments, run_passes
 from ..parameters.hdp import hdp_parameters, ranked_to_sorted
 from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
@@ -126,6 +128,13 @@ class SKDB(AugmentedNaiveBayes):
     verbose : int, default=1
         Progress of the Gibbs sampler (see :mod:`pybnc._utils.progress`).
     [encoding parameters]
+    weighting : {None, "discriminative"}, default=None
+        ``"discriminative"``: the selected model's tables weighted, one weight per
+        cell and class, for the conditional log-likelihood (``docs/discriminative.md``);
+        the features left out stay out.
+    discriminative_penalty : float or None, default=None
+    discriminative_max_iter : int, default=500
+        As :class:`pybnc.NaiveBayes`.
 
     Attributes
     ----------
@@ -161,12 +170,15 @@ class SKDB(AugmentedNaiveBayes):
     """
 
     # out of core through fit_blocks / fit_dask, in the three passes
-    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=3, smooths_by_hdp=True)
-    _parameter_constraints = SKDB_CONSTRAINTS
+    _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=3, smooths_by_hdp=True,
+                                                              weightings=_discriminative.ONLY)
+    _parameter_constraints = {**SKDB_CONSTRAINTS, **DISCRIMINATIVE_WEIGHTING}
 
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
                  verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 weighting=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
     @property
@@ -177,6 +189,12 @@ class SKDB(AugmentedNaiveBayes):
     def _fit_encoded(self, codes, y, counts):
         order, ranked = sahami_ranking(counts, int(self.k))
         run_passes(self._passes_from_order(counts, order, ranked), lambda: iter([(codes, y)]))
+        if _discriminative.wanted(self) and codes.shape[0]:
+            _discriminative.weigh_network(self, counts, codes, y)
+
+    def _weighted_features(self) -> np.ndarray:
+        """The features the selected model keeps (the others are not weighted)."""
+        return np.sort(self.order_[: self.n_selected_])
 
     def _fit_ranked(self, encoding, codes, y, counts, order, ranked_parents):
         """Passes 2 and 3 for a given attribute order and candidate parents (strongest
@@ -190,6 +208,7 @@ class SKDB(AugmentedNaiveBayes):
         """Out of core: Sahami's order from the first pass's counts, then passes 2 and 3."""
         order, ranked = sahami_ranking(counts, int(self.k))
         yield from self._passes_from_order(counts, order, ranked)
+        yield from self._weigh_in_passes(counts)
 
     def _passes_from_order(self, counts, order, ranked_parents):
         """Passes 2 (family counts) and 3 (leave-one-out losses) over the rows, then the

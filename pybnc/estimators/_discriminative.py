@@ -1,0 +1,225 @@
+"""``weighting="discriminative"``: the estimators' side of the discriminative learners.
+
+The pure learners are :mod:`pybnc.parameters.network_weights` (networks) and
+:mod:`pybnc.averaging.alr` (AODE, AnDE); here they are called (on the rows in memory,
+the penalty given or chosen on held-out training rows by
+:mod:`pybnc.estimators._penalty_choice`; or pass by pass over blocks out of core:
+:func:`pybnc.parameters.discriminative_passes.fit_weights_in_passes`) and the results kept as
+fitted attributes: the generative tables stay as they are, the weights go to
+``discriminative_fit_`` (:class:`~pybnc.parameters.discriminative.DiscriminativeFit`:
+the cells read, their weights, iterations, convergence, objective, penalty) and
+``n_iter_``; a row scores the generative model's exact log joint plus
+``(w - 1) log theta`` over the cells it reads, so weights of 1 are the generative model
+on every row, with missing values or not. The weights need the rows: a fit from counts
+alone (no coded rows) leaves the generative model, and the out-of-core driver then reads
+the blocks again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..inference.forest import joint_log_likelihood
+from ..parameters.discriminative import (DEFAULT_MAX_ITER, default_penalty, design_scores, fit_weights, merge_rows,
+                                         with_base)
+from ..parameters.discriminative_passes import fit_weights_in_passes
+from ..parameters.learn import METHODS, learn_parameters
+from ..parameters.network_weights import network_cells, network_design, network_scores
+from ..structure import Structure
+
+DISCRIMINATIVE_DOC = """
+    discriminative_penalty : float or None, default=None
+        With ``weighting="discriminative"``: ``lambda`` of the penalty
+        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model
+        (on the summed negative conditional log-likelihood; larger is closer to the
+        generative model). None: chosen on the training rows by held-out log-loss
+        (3-fold CV up to 3,000 rows, a 20 % hold-out beyond; out of core, where rows
+        cannot be held out, :func:`pybnc.parameters.discriminative.default_penalty`);
+        ``docs/discriminative.md``.
+    discriminative_max_iter : int, default=500
+        Most L-BFGS iterations of ``weighting="discriminative"`` (a
+        ``ConvergenceWarning`` says when they run out; the best weights found are kept).
+"""
+
+
+def wanted(estimator) -> bool:
+    return getattr(estimator, "weighting", None) == "discriminative"
+
+
+#: ``Capabilities.weightings`` of a class whose only weighting is the discriminative one.
+ONLY = ("discriminative",)
+
+
+def refine(declared):
+    """What the weights change in a class's capabilities: L-BFGS reads the rows at every
+    step (no ``partial_fit``; out of core, the blocks again after the counting passes; sample
+    weights as repeated rows), and the weighted tables are not probabilities."""
+    return declared.replace(learns_from_counts=False, rereads_rows=True, tables_are_probabilities=False,
+                            sample_weight="repeats")
+
+
+def _penalty(estimator, counts, kind: str) -> float:
+    value = estimator.discriminative_penalty
+    return default_penalty(counts.n_rows, kind) if value is None else float(value)
+
+
+def _network_kind(estimator) -> str:
+    return "network" if estimator.structure_.arcs else "naive_bayes"
+
+
+def _keep_fit(estimator, fit, validation=None) -> None:
+    """The fit (:class:`~pybnc.parameters.discriminative.DiscriminativeFit`), ``n_iter_`` and,
+    when the penalty was chosen by held-out rows, their losses."""
+    estimator.discriminative_fit_ = fit
+    estimator.n_iter_ = int(fit.n_iter)
+    estimator.__dict__.pop("discriminative_validation_", None)
+    if validation is not None:
+        estimator.discriminative_validation_ = validation
+
+
+def _weigh_in_memory(estimator, problem, codes, y) -> tuple:
+    """The weights on the rows in memory (identical rows merged), the penalty given or chosen
+    on held-out training rows (:mod:`pybnc.estimators._penalty_choice`)."""
+    from ._penalty_choice import choose_penalty
+
+    validation = None
+    penalty = estimator.discriminative_penalty
+    if penalty is None:
+        penalty, validation = choose_penalty(estimator, codes, y, problem)
+    log_values, n_cells, designs, _ = problem(estimator, *merge_rows(codes, y))
+    fit = fit_weights(log_values, designs, float(penalty), estimator.discriminative_max_iter, n_cells=n_cells)
+    return fit, validation
+
+
+def naive_bayes_tables(counts, params: str, alpha) -> list:
+    """``log P(x_i | c)`` of every feature, shape ``(K, r_i)``: the back-off cells read where a
+    parent is missing (the estimator's own learner when it is a Dirichlet one, else ``bayes``)."""
+    method = params if params in METHODS and params != "backoff" else "bayes"
+    tables = learn_parameters(Structure.naive_bayes(counts.n_features), counts, method,
+                              alpha if method == params else None)
+    return [t[:, 0, :] for t in tables.log_cpts]
+
+
+# -- networks ---------------------------------------------------------------------------------------
+def _generative_network(estimator):
+    """The network's exact log joint of coded rows (missing values summed out)."""
+    return lambda codes: joint_log_likelihood(codes, estimator.structure_, estimator.class_log_prior_,
+                                              estimator.log_cpts_, estimator.encoder_.cardinalities_)
+
+
+def _network(estimator, counts, features):
+    back_off = naive_bayes_tables(counts, estimator.params, estimator.alpha)
+    features = np.arange(len(estimator.log_cpts_)) if features is None else np.asarray(features, dtype=np.int64)
+    return back_off, features
+
+
+def _keep_network(estimator, back_off, features) -> None:
+    estimator.back_off_log_cpts_ = back_off
+    estimator.discriminative_features_ = features
+
+
+def _network_problem(model, codes, y, weight):
+    """The discriminative problem of a (fold's) generative network: the cells' log values,
+    the rows' designs and a scorer of held-out rows (see :func:`_weigh_in_memory`)."""
+    back_off, kept = _network(model, model.counts_, model._weighted_features())
+    values, layout = network_cells(model.structure_, model.class_log_prior_, model.log_cpts_, back_off, kept)
+    generative = _generative_network(model)
+
+    def scores(rows, fit):
+        return generative(rows) + design_scores(network_design(rows, layout).matrix, fit.deltas(values))
+
+    return values, None, [with_base(network_design(codes, layout, y, weight), generative(codes), values)], scores
+
+
+def weigh_network(estimator, counts, codes, y) -> None:
+    """Discriminative weights on a fitted network's tables (rows in memory; SKDB's only on the
+    features it selected). The generative tables stay: a row scores the network's exact log
+    joint plus ``(w - 1) log theta`` of its cells."""
+    fit, validation = _weigh_in_memory(estimator, _network_problem, codes, y)
+    back_off, features = _network(estimator, counts, estimator._weighted_features())
+    _keep_network(estimator, back_off, features)
+    _keep_fit(estimator, fit, validation)
+
+
+def weigh_network_in_passes(estimator, counts):
+    """:func:`weigh_network` out of core: a generator of passes over the blocks."""
+    back_off, features = _network(estimator, counts, estimator._weighted_features())
+    values, layout = network_cells(estimator.structure_, estimator.class_log_prior_, estimator.log_cpts_,
+                                   back_off, features)
+    generative = _generative_network(estimator)
+
+    def design_of(codes, y):
+        return with_base(network_design(codes, layout, y), generative(codes), values)
+
+    fit = yield from fit_weights_in_passes(values, design_of, _penalty(estimator, counts, _network_kind(estimator)),
+                                           estimator.discriminative_max_iter)
+    _keep_network(estimator, back_off, features)
+    _keep_fit(estimator, fit)
+
+
+def network_jll(estimator, codes) -> np.ndarray:
+    """The weighted network's scores: its exact log joint plus the weights' corrections."""
+    return network_scores(codes, estimator.structure_, estimator.class_log_prior_, estimator.log_cpts_,
+                          estimator.back_off_log_cpts_, estimator.discriminative_features_,
+                          fit=estimator.discriminative_fit_, generative=_generative_network(estimator))
+
+
+# -- AODE and AnDE: the ALR^n form (pybnc.averaging.alr) ---------------------------------------------
+def _space(estimator, n: int):
+    from ..averaging.alr import SuperParentCells
+
+    offsets = np.concatenate([[0], np.cumsum(estimator.encoder_.cardinalities_)]).astype(np.int64)
+    naive = np.concatenate([t[:, 0] for t in estimator.log_cpts_], axis=1)
+    extra = {"log_pair": estimator.log_pair_, "log_pair_child": estimator.log_pair_child_} if n == 2 else {}
+    return SuperParentCells(n, offsets, estimator.log_joint_, estimator.log_child_, estimator.class_log_prior_,
+                            naive, **extra)
+
+
+def _pair_ok(estimator, n: int):
+    return estimator.pair_ok_ if n == 2 else None
+
+
+def _alr_problem(n: int):
+    """The discriminative problem of a (fold's) generative AODE or A2DE."""
+    from ..averaging.alr import alr_designs, alr_scores
+
+    def problem(model, codes, y, weight):
+        space, qualifies, pair_ok = _space(model, n), model.super_parent_ok_, _pair_ok(model, n)
+        offset = model._generative_jll(codes) - alr_scores(codes, space, qualifies, pair_ok)
+
+        def scores(rows, fit):
+            return model._generative_jll(rows) + alr_scores(rows, space.deltas(fit), qualifies, pair_ok)
+
+        return space, space.n_cells, alr_designs(codes, space, qualifies, pair_ok, y, weight, offset), scores
+
+    return problem
+
+
+def weigh_alr(estimator, n: int, counts, codes, y) -> None:
+    """Discriminative weights on an AODE's (``n = 1``) or A2DE's tables in the ALR^n form;
+    a row scores AnDE's own log joint plus ``(w - 1) log theta`` of its estimators' cells."""
+    _keep_fit(estimator, *_weigh_in_memory(estimator, _alr_problem(n), codes, y))
+
+
+def weigh_alr_in_passes(estimator, n: int, counts):
+    """:func:`weigh_alr` out of core: a generator of passes over the blocks."""
+    from ..averaging.alr import alr_block
+
+    space, qualifies, pair_ok = _space(estimator, n), estimator.super_parent_ok_, _pair_ok(estimator, n)
+    fit = yield from fit_weights_in_passes(
+        space, lambda codes, y: alr_block(codes, space, qualifies, pair_ok, y, generative=estimator._generative_jll),
+        _penalty(estimator, counts, "averaged"), estimator.discriminative_max_iter, n_cells=space.n_cells)
+    _keep_fit(estimator, fit)
+
+
+def alr_jll(estimator, n: int, codes) -> np.ndarray:
+    """Scores of the weighted model: AnDE's log joint plus the weights' corrections."""
+    from ..averaging.alr import alr_scores
+
+    deltas = _space(estimator, n).deltas(estimator.discriminative_fit_)
+    return estimator._generative_jll(codes) + alr_scores(codes, deltas, estimator.super_parent_ok_,
+                                                         _pair_ok(estimator, n))
+
+
+__all__ = ["DISCRIMINATIVE_DOC", "DEFAULT_MAX_ITER", "ONLY", "wanted", "refine", "weigh_network",
+           "weigh_network_in_passes", "network_jll", "weigh_alr", "weigh_alr_in_passes", "alr_jll"]
