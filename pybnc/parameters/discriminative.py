@@ -435,18 +435,19 @@ def design_scores(matrix, log_values) -> np.ndarray:
 
 
 def merge_rows(codes, y, sample_weight=None):
-    """Identical rows of the same class as one row of summed weight: the objective and its
-    gradient are unchanged, the work shrinks (car, nursery, chess repeat few rows; large
+    """Identical rows of the same class as one row of summed weight, in sorted order: the
+    objective and its gradient are unchanged (up to the order of the sums, now independent
+    of the rows' order), the work shrinks (car, nursery, chess repeat few rows; large
     discretised tables many). Returns ``codes, y, sample_weight``."""
     codes = np.asarray(codes)
     y = np.asarray(y, dtype=np.int64)
     weight = np.ones(y.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if y.size == 0:
         return codes, y, weight
+    # always in the sorted order of the distinct rows, so that the sums (and the fit) do not
+    # depend on the order the rows came in
     keys = np.column_stack([codes.astype(np.int64), y])
     unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    if unique.shape[0] == y.size:
-        return codes, y, weight
     merged = np.bincount(inverse.ravel(), weights=weight, minlength=unique.shape[0])
     return unique[:, :-1].astype(codes.dtype), unique[:, -1], merged
 
