@@ -133,7 +133,10 @@ class AutoBNC(BaseBNC):
         Stratified folds of the inner cross-validation (fewer when the largest class
         has fewer rows; with fewer than two rows in every class the simplest candidate
         is fitted without a choice), or the folds themselves: a scikit-learn splitter
-        (its ``split(X, y)``) or a list of ``(train, test)`` row positions.
+        (its ``split(X, y)``) or a list of ``(train, test)`` row positions. The folds
+        are drawn over row positions (seeded by ``random_state``), so, as with
+        ``GridSearchCV``, the same rows in another order can make a near tie between
+        candidates go the other way.
     time_budget : float, default=None
         Seconds the choice may take. Round 1 always runs; a later round runs only the
         candidates that its cost estimate (from round 1's measured time) fits in what
