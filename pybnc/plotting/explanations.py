@@ -70,13 +70,14 @@ def plot_waterfall(explanation, row=0, max_display=10, ax=None, path=None, **kw)
     Returns
     -------
     matplotlib Axes
+        The waterfall: one bar per feature from ``base_value`` to the row's output.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from pybnc import TAN
     >>> from pybnc.datasets import load_dataset
+    >>> from pybnc import TAN
     >>> X, y = load_dataset("car")
     >>> ax = plot_waterfall(TAN().fit(X, y).explain(X.iloc[[0]]))
     >>> ax.get_xlabel()
@@ -158,6 +159,7 @@ def plot_importance(explanation, kind="bar", max_display=15, ax=None, path=None,
     Returns
     -------
     matplotlib Axes
+        Features ranked by mean absolute contribution, the largest on top.
 
     Examples
     --------

@@ -158,6 +158,7 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     Returns
     -------
     matplotlib Axes
+        The drawing: the class on top, each feature below its parents.
 
     Examples
     --------

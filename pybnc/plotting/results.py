@@ -108,6 +108,7 @@ def plot_comparison(results, metric="accuracy", baseline=None, ax=None, path=Non
     Returns
     -------
     matplotlib Axes
+        A dot plot of each model's mean score per dataset, or the scatter against ``baseline``.
 
     Examples
     --------
