@@ -50,3 +50,23 @@ def test_predict_proba_over_partitions_on_worker_processes(client):
     proba = predict_proba_dask(model, dd.from_pandas(X, npartitions=4)).compute()
     assert list(proba.columns) == list(model.classes_)
     assert_array_equal(proba.loc[X.index].to_numpy(), model.predict_proba(X))
+
+
+def test_eskdb_members_run_on_worker_processes_through_joblib(client):
+    """ESKDB's members through joblib's Dask backend: the members run on the worker
+    processes (each smoothing its own families, without the threads' shared cache) and
+    the model equals the one fitted in this process."""
+    import joblib
+    from distributed import get_task_stream
+
+    from pybnc import ESKDB
+
+    X, y = _table(300)
+    kw = dict(n_estimators=4, k=2, hdp_iterations=30, random_state=3, verbose=0)
+    with get_task_stream(client) as stream, joblib.parallel_backend("dask"):
+        got = ESKDB(**kw, n_jobs=2).fit(X, y)
+    ran = [task["key"] for task in stream.data]
+    assert any("_fit_member" in str(key) for key in ran), ran
+    want = ESKDB(**kw, n_jobs=1).fit(X, y)
+    assert got.structures_ == want.structures_
+    assert_array_equal(got.predict_proba(X), want.predict_proba(X))

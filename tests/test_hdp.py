@@ -223,3 +223,63 @@ def test_compiled_and_numpy_chains_sample_the_same_posterior():
             hdp._native = native
     spread = np.sqrt(runs["compiled"].var(axis=0) / 6 + runs["numpy"].var(axis=0) / 6) + 1e-3
     assert np.all(np.abs(runs["compiled"].mean(axis=0) - runs["numpy"].mean(axis=0)) < 5 * spread)
+
+
+def _shared_case():
+    a, b = _leaves(21), _leaves(22)
+    return [[a, b[:, 0]], [b, a.copy(), np.zeros((2, 0))], [a[:, 1], b]]  # a and b held twice
+
+
+def test_shared_chains_smooth_each_distinct_table_once_with_its_own_draws(engine, monkeypatch):
+    """Equal tables share one chain and one estimate, and a table's estimate is the
+    draw of its chain alone (its stream is its counts' hash): the same as smoothing it
+    by itself, whoever else is smoothed in the same call, in any order, in a copy sent
+    to another process."""
+    lists = _shared_case()
+    smoothed = []
+    real = hdp._chain_estimates
+    monkeypatch.setattr(hdp, "_chain_estimates", lambda tables, *a, **k: smoothed.extend(tables) or real(tables, *a, **k))
+    chains = hdp.SharedChains(n_iterations=60, random_state=5)
+    got = [chains.estimates(tables) for tables in lists]
+    assert got[1][2].shape == (2, 0)  # the empty table needs no chain
+    if engine == "numpy":  # nothing shared across calls: one numpy chain per call
+        assert len(smoothed) == 6
+        return
+    assert got[1][1] is got[0][0] and got[2][1] is got[1][0]
+    assert len(smoothed) == 4  # a, b, a[:, 1], b[:, 0]
+    for tables, estimates in zip(lists, got):
+        for table, p in zip(tables, estimates):
+            assert p.shape == table.shape and not p.flags.writeable
+            if table.size:
+                np.testing.assert_allclose(p.sum(axis=-1), 1.0)
+    for table, p in [(lists[0][0], got[0][0]), (lists[0][1], got[0][1]), (lists[2][0], got[2][0])]:
+        (alone,) = real([np.rint(table)], [hdp.table_seed(table, 5)], 60, hdp._burn_in(60, None))
+        np.testing.assert_array_equal(p, alone)
+    import pickle
+    copy = pickle.loads(pickle.dumps(chains))
+    for tables, estimates in zip(reversed(lists), reversed(got)):
+        for p, q in zip(copy.estimates(tables), estimates):
+            np.testing.assert_array_equal(p, q)
+    other = hdp.SharedChains(n_iterations=60, random_state=6).estimates(lists[0])
+    assert not np.array_equal(other[0], got[0][0])  # the base seed matters
+
+
+def test_shared_chains_between_threads_run_each_chain_once(monkeypatch):
+    """Threads asking for the same tables at once: one runs each chain, the others wait
+    for it, and all get what a single thread gets."""
+    if hdp._native is None:
+        pytest.skip("the C kernels are not built (tests/test_native.py fails)")
+    from concurrent.futures import ThreadPoolExecutor
+
+    lists = _shared_case() * 4
+    smoothed = []
+    real = hdp._chain_estimates
+    monkeypatch.setattr(hdp, "_chain_estimates", lambda tables, *a, **k: smoothed.extend(tables) or real(tables, *a, **k))
+    chains = hdp.SharedChains(n_iterations=300, random_state=1)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(chains.estimates, lists))
+    assert len(smoothed) == 4
+    alone = hdp.SharedChains(n_iterations=300, random_state=1)
+    for tables, estimates in zip(lists, got):
+        for p, q in zip(alone.estimates(tables), estimates):
+            np.testing.assert_array_equal(p, q)

@@ -43,6 +43,7 @@ from ..estimators.base import BaseBNC, Encoding, keep_arguments, log_posterior
 from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
+from ..parameters.hdp import SharedChains, hdp_class_log_prior, hdp_log_cpts
 from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
@@ -83,6 +84,21 @@ def with_cut_points(encoder, cuts: list):
             out.cut_points_[j], out.categories_[j] = column_cuts, levels
     out.cardinalities_ = np.array([len(c) for c in out.categories_], dtype=np.int64)
     return out
+
+
+class _MemberSKDB(SKDB):
+    """A member whose families are smoothed by the ensemble's
+    :class:`~pybnc.parameters.hdp.SharedChains` (``chains_``): a family another member
+    holds too is sampled once."""
+
+    @classmethod
+    def of(cls, member: SKDB, chains: SharedChains) -> "_MemberSKDB":
+        out = cls(**member.get_params())
+        out.chains_ = chains
+        return out
+
+    def _hdp_tables(self, counts, tables, ranked) -> tuple:
+        return hdp_class_log_prior(counts), hdp_log_cpts(self.chains_.estimates(tables), ranked)
 
 
 def _fit_member(member, encoding, codes, counts, order, ranked, y):
@@ -212,8 +228,13 @@ class ESKDB(BaseBNC):
                             ranked_parents(order, cmi, int(self.k))))
             orders.append(order)
             cut_points.append(cuts)
+        if self.params == "hdp":  # drawn last: the orders are those of the ensemble without shared chains
+            chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1))
+            members = [(_MemberSKDB.of(member, chains), *rest) for member, *rest in members]
         jobs = (delayed(_fit_member)(*member, y) for member in members)
-        runner = Parallel(n_jobs=self.n_jobs, return_as="generator")
+        # threads: the chains release the GIL and share their cache; a backend chosen by
+        # the caller (processes, Dask) runs the members as well, each smoothing its own
+        runner = Parallel(n_jobs=self.n_jobs, return_as="generator", prefer="threads")
         fitted = list(progress(runner(jobs), total=len(members), desc="ESKDB members", verbose=self.verbose))
         # The members' tables, not the member objects: plain arrays in the model file.
         self.orders_ = np.array(orders)

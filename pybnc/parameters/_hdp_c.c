@@ -106,41 +106,40 @@ static inline void sample_slot(const Chain *ch, Rng *rng, int64_t j, int64_t p, 
     if (lo > hi) return;
     int64_t v = lo;
     if (hi > lo) {
-        double w[2 * MAX_WINDOW + 1], ratio[2 * MAX_WINDOW + 1];
+        /* cum[i]: the weights of candidates lo .. lo + i summed, relative to lo's */
+        double cum[2 * MAX_WINDOW + 1], ratio[2 * MAX_WINDOW + 1];
         const double *up = ch->ratios->up + count * (count + 1) / 2;
         const double *down = ch->ratios->down + (tp >= 2 ? ch->ratios->down_start[tp] : 0);
         int64_t width = hi - lo + 1;
-        double mass = 1.0, denominator = cp + (double)total_rest + (double)lo, m = (double)(par_rest + lo);
+        double w = 1.0, denominator = cp + (double)total_rest + (double)lo, m = (double)(par_rest + lo);
         int in_range = 1;
-        w[0] = 1.0;
+        cum[0] = 1.0;
         for (int64_t i = 1; i < width; i++, denominator += 1.0, m += 1.0) {
             int64_t prev = lo + i - 1;
             double grow = tp >= 2 ? m + down[par_rest + prev] : m;
             ratio[i] = up[prev] * cj * grow / denominator;
-            w[i] = w[i - 1] * ratio[i];
-            in_range &= (w[i] < 1e280) & (w[i] > 1e-280);
-            mass += w[i];
+            w *= ratio[i];
+            in_range &= (w < 1e280) & (w > 1e-280);
+            cum[i] = cum[i - 1] + w;
         }
         if (!in_range) { /* the same weights from the logs of the same ratios */
             double log_w = 0.0, top = 0.0;
-            w[0] = 0.0;
+            cum[0] = 0.0;
             for (int64_t i = 1; i < width; i++) {
                 log_w += log(ratio[i]);
-                w[i] = log_w;
+                cum[i] = log_w;
                 if (log_w > top) top = log_w;
             }
-            mass = 0.0;
+            double sum = 0.0;
             for (int64_t i = 0; i < width; i++) {
-                w[i] = exp(w[i] - top);
-                mass += w[i];
+                sum += exp(cum[i] - top);
+                cum[i] = sum;
             }
         }
-        double u = rng_uniform(rng) * mass;
+        /* the first candidate whose cumulative weight exceeds u, counted without branches */
+        double u = rng_uniform(rng) * cum[width - 1];
         int64_t pick = 0;
-        while (pick < width - 1 && u >= w[pick]) {
-            u -= w[pick];
-            pick++;
-        }
+        for (int64_t i = 0; i < width - 1; i++) pick += cum[i] <= u;
         v = lo + pick;
     }
     if (v != old) {

@@ -56,7 +56,9 @@ negligible: ``N`` dwarfs ``c``).
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
+import threading
 
 import numpy as np
 from scipy.special import digamma, gammaln
@@ -257,10 +259,14 @@ class _Trees:
             count[index, :len(f["levels"])] = [level["count"] for level in f["levels"]]
         n_levels = np.array([len(f["levels"]) for f in self.families], dtype=np.int64)
         mean = np.zeros(self.n.size)
-        for index in progress(range(len(self.families)), desc="HDP smoothing", verbose=verbose):
-            _native.chains(self.n, self.t, self.total, self.off, self.parent, self.conc, self.c, first, count,
-                           n_levels, np.array([index], dtype=np.int64), np.asarray(seeds[index:index + 1], dtype=np.int64),
-                           n_iterations, burn_in, sample_concentrations, WINDOW, STIRLING_MAX_N, mean)
+        args = (self.n, self.t, self.total, self.off, self.parent, self.conc, self.c, first, count, n_levels)
+        seeds = np.asarray(seeds, dtype=np.int64)
+        if not verbose:  # every chain in one call
+            _native.chains(*args, np.arange(len(self.families), dtype=np.int64), seeds, n_iterations, burn_in,
+                           sample_concentrations, WINDOW, STIRLING_MAX_N, mean)
+        for index in progress(range(len(self.families)) if verbose else (), desc="HDP smoothing", verbose=verbose):
+            _native.chains(*args, np.array([index], dtype=np.int64), seeds[index:index + 1], n_iterations, burn_in,
+                           sample_concentrations, WINDOW, STIRLING_MAX_N, mean)
         return mean
 
 
@@ -314,27 +320,147 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
         ancestor's estimate.
     """
     rng = np.random.default_rng(random_state)
-    burn_in = min(1000, n_iterations // 10) if burn_in is None else int(burn_in)
     leaf_tables = [np.rint(table) for table in leaf_tables]  # whole customers (weighted counts)
-    results = [None] * len(leaf_tables)
     kept = [i for i, table in enumerate(leaf_tables) if table.size]
-    for i, table in enumerate(leaf_tables):
-        if not table.size:  # a feature with no level (never observed) or a parent without one
-            results[i] = np.full(table.shape, 1.0 / max(table.shape[-1], 1))
-    if not kept:
-        return results
-    trees = _Trees([leaf_tables[i] for i in kept])
+    seeds = rng.integers(0, 2**63 - 1, size=len(kept), dtype=np.int64) if _native is not None else None
+    estimates = _chain_estimates([leaf_tables[i] for i in kept], seeds, n_iterations, _burn_in(n_iterations, burn_in),
+                                 fixed_concentration, rng, verbose)
+    results = [_empty_estimate(table) for table in leaf_tables]
+    for i, p in zip(kept, estimates):
+        results[i] = p
+    return results
+
+
+def _burn_in(n_iterations, burn_in) -> int:
+    return min(1000, int(n_iterations) // 10) if burn_in is None else int(burn_in)
+
+
+def _empty_estimate(table: np.ndarray):
+    """Uniform for a table without cells (a feature with no level, or a parent without
+    one); None for the others (they are smoothed)."""
+    return None if table.size else np.full(table.shape, 1.0 / max(table.shape[-1], 1))
+
+
+def _chain_estimates(tables, seeds, n_iterations: int, burn_in: int, fixed_concentration=None, rng=None,
+                     verbose=0) -> list:
+    """The normalised estimates of non-empty integer ``tables``, each on its own chain:
+    compiled, table ``i`` on the stream of ``seeds[i]`` (all in one call, the GIL
+    released); without the kernels one numpy chain over them all on ``rng``."""
+    if not tables:
+        return []
+    trees = _Trees(tables)
     if fixed_concentration is not None:
         trees.c[1:] = float(fixed_concentration)
     if _native is not None:
-        seeds = rng.integers(0, 2**63 - 1, size=len(kept), dtype=np.int64)
         mean = trees.run_chains(seeds, int(n_iterations), burn_in, fixed_concentration is None, verbose)
     else:
         mean = _numpy_chain(trees, rng, int(n_iterations), burn_in, fixed_concentration is None, verbose)
-    for index, i in enumerate(kept):
-        p = trees.dense(mean, index, leaf_tables[i].shape)
-        results[i] = p / p.sum(axis=-1, keepdims=True)
-    return results
+    estimates = []
+    for index, table in enumerate(tables):
+        p = trees.dense(mean, index, table.shape)
+        estimates.append(p / p.sum(axis=-1, keepdims=True))
+    return estimates
+
+
+def table_seed(table: np.ndarray, base_seed: int) -> int:
+    """The random stream of ``table``'s chain: a hash of its counts, shape and ``base_seed``,
+    so that equal tables get equal streams wherever and whenever they are smoothed."""
+    digest = hashlib.blake2b(np.asarray(table, dtype=np.int64).tobytes(), digest_size=8,
+                             key=int(base_seed).to_bytes(8, "little", signed=True),
+                             person=repr(table.shape).encode()[:16])
+    return int.from_bytes(digest.digest(), "little") >> 1
+
+
+class SharedChains:
+    """HDP estimates of tables, one chain per distinct table (its counts and shape).
+
+    The HDP posterior of a table depends on its counts alone (the tree is its shape,
+    the customers its cells), and each table's chain runs on the stream of
+    :func:`table_seed`: so equal tables, held by an ensemble's members that share a
+    family, its bins and its parents' order (as ESKDB_HDP's members share one tree),
+    have the same estimate, and it is sampled once — each member's estimate has the
+    distribution it has alone. The object is shared by threads (a table being smoothed
+    by one is waited for by the others; the chains run with the GIL released); a copy
+    sent to another process (joblib's process or Dask backends) starts empty and
+    smooths what it is asked for, with the same results. Without the compiled kernels
+    nothing is shared: each call runs one numpy chain over its distinct tables.
+
+    Parameters
+    ----------
+    n_iterations, burn_in :
+        As :func:`hdp_tables`.
+    random_state : int
+        The base of every table's seed.
+
+    Examples
+    --------
+    >>> counts = np.array([[[5, 1], [0, 3]], [[1, 4], [2, 2]]])
+    >>> chains = SharedChains(n_iterations=50, random_state=0)
+    >>> a, = chains.estimates([counts])
+    >>> b, c = chains.estimates([counts, counts[:, 0]])
+    >>> a is b, a.sum(axis=-1).round(6).tolist()
+    (True, [[1.0, 1.0], [1.0, 1.0]])
+    """
+
+    def __init__(self, n_iterations: int = 500, burn_in=None, random_state: int = 0):
+        self.n_iterations, self.burn_in = int(n_iterations), _burn_in(n_iterations, burn_in)
+        self.random_state = int(random_state)
+        self._lock, self._done, self._pending = threading.Lock(), {}, {}
+
+    def __getstate__(self):  # another process starts with an empty cache
+        return {"n_iterations": self.n_iterations, "burn_in": self.burn_in, "random_state": self.random_state}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock, self._done, self._pending = threading.Lock(), {}, {}
+
+    def estimates(self, leaf_tables) -> list:
+        """:func:`hdp_tables` of ``leaf_tables`` (read-only arrays, shared between
+        equal tables)."""
+        tables = [np.rint(table).astype(np.int64) for table in leaf_tables]
+        keys = [(table.shape, table.tobytes()) for table in tables]
+        distinct = {key: table for key, table in zip(keys, tables)}
+        if _native is None:
+            return self._numpy_estimates(tables, keys, distinct)
+        mine, theirs = {}, {}
+        with self._lock:
+            for key, table in distinct.items():
+                if key in self._done:
+                    continue
+                if key in self._pending:
+                    theirs[key] = self._pending[key]
+                else:
+                    mine[key] = self._pending[key] = threading.Event()
+        try:
+            if mine:
+                todo = [key for key in mine if distinct[key].size]
+                seeds = np.array([table_seed(distinct[key], self.random_state) for key in todo], dtype=np.int64)
+                smoothed = _chain_estimates([distinct[key] for key in todo], seeds, self.n_iterations, self.burn_in)
+                results = dict(zip(todo, smoothed))
+                with self._lock:
+                    for key in mine:
+                        p = results.get(key)
+                        p = _empty_estimate(distinct[key]) if p is None else p
+                        p.setflags(write=False)
+                        self._done[key] = p
+        finally:
+            with self._lock:
+                for key, event in mine.items():
+                    del self._pending[key]
+                    event.set()
+        for key, event in theirs.items():
+            event.wait()
+            if key not in self._done:  # the thread smoothing it failed: smooth it here
+                return self.estimates(leaf_tables)
+        return [self._done[key] for key in keys]
+
+    def _numpy_estimates(self, tables, keys, distinct) -> list:
+        todo = [key for key, table in distinct.items() if table.size]
+        seed = table_seed(np.array([table_seed(distinct[key], self.random_state) for key in todo], dtype=np.int64),
+                          self.random_state)
+        smoothed = dict(zip(todo, _chain_estimates([distinct[key] for key in todo], None, self.n_iterations,
+                                                   self.burn_in, rng=np.random.default_rng(seed))))
+        return [smoothed[key] if key in smoothed else _empty_estimate(table) for key, table in zip(keys, tables)]
 
 
 def _numpy_chain(trees, rng, n_iterations: int, burn_in: int, sample_concentrations: bool, verbose) -> np.ndarray:
@@ -385,6 +511,15 @@ def hdp_parameters(counts, family_tables, ranked_parents, n_iterations=500, rand
     ParameterTables
     """
     smoothed = hdp_tables(family_tables, n_iterations, random_state=random_state, verbose=verbose)
-    log_cpts = [np.log(np.maximum(ranked_to_sorted(p, parents), 1e-300))
-                for p, parents in zip(smoothed, ranked_parents)]
-    return ParameterTables(class_log_prior(counts.class_counts, "bayes", 1.0), log_cpts)
+    return ParameterTables(hdp_class_log_prior(counts), hdp_log_cpts(smoothed, ranked_parents))
+
+
+def hdp_class_log_prior(counts) -> np.ndarray:
+    """The class prior beside HDP tables: the Dirichlet estimate, ``alpha = 1``."""
+    return class_log_prior(counts.class_counts, "bayes", 1.0)
+
+
+def hdp_log_cpts(smoothed, ranked_parents) -> list:
+    """Log tables ``(K, q, r)``, parents in increasing index, of smoothed tables whose
+    parents are in ``ranked_parents``' order."""
+    return [np.log(np.maximum(ranked_to_sorted(p, parents), 1e-300)) for p, parents in zip(smoothed, ranked_parents)]

@@ -246,9 +246,7 @@ class SKDB(AugmentedNaiveBayes):
                 tables.append(np.zeros((n_classes, int(cards[i]))))
         in_order = [int(i) for i in self.order_]
         if self.params == "hdp":
-            fitted = hdp_parameters(counts, tables, [ranked[i] for i in in_order], int(self.hdp_iterations),
-                                    self.random_state, self.verbose)
-            prior, by_position = fitted.class_log_prior, fitted.log_cpts
+            prior, by_position = self._hdp_tables(counts, tables, [ranked[i] for i in in_order])
         else:
             prior = class_log_prior(counts.class_counts, self.params, alpha)
             by_position = [conditional_log_table(ranked_to_sorted(t, ranked[i]), self.params, alpha)
@@ -257,3 +255,10 @@ class SKDB(AugmentedNaiveBayes):
         for i, table in zip(in_order, by_position):
             log_cpts[i] = table
         self._set_network(Structure(tuple(parents)), prior, log_cpts)
+
+    def _hdp_tables(self, counts, tables, ranked) -> tuple:
+        """The class log prior and the HDP-smoothed log tables of the selected model,
+        ``tables[i]`` with parents ``ranked[i]`` (strongest first); ESKDB's members
+        override it to smooth the families of all members together."""
+        fitted = hdp_parameters(counts, tables, ranked, int(self.hdp_iterations), self.random_state, self.verbose)
+        return fitted.class_log_prior, fitted.log_cpts
