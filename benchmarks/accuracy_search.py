@@ -42,10 +42,12 @@ from pybnc.datasets import load_dataset, read_arff
 WRAPPERS = {
     "TANHC": lambda s, e: TANHC(epsilon=e, random_state=s, verbose=0),
     "TANHCSP": lambda s, e: TANHCSP(epsilon=e, random_state=s, verbose=0),
-    "FSSJ": lambda s, e: FSSJ(epsilon=e, random_state=s, verbose=0),
-    "FSSJ product": lambda s, e: FSSJ(epsilon=e, join_smoothing="product", random_state=s, verbose=0),
-    "BSEJ": lambda s, e: BSEJ(epsilon=e, random_state=s, verbose=0),
-    "BSEJ product": lambda s, e: BSEJ(epsilon=e, join_smoothing="product", random_state=s, verbose=0),
+    "FSSJ": lambda s, e: FSSJ(epsilon=e, stopping="epsilon", random_state=s, verbose=0),
+    "FSSJ product": lambda s, e: FSSJ(epsilon=e, join_smoothing="product", stopping="epsilon", random_state=s,
+                                      verbose=0),
+    "BSEJ": lambda s, e: BSEJ(epsilon=e, stopping="epsilon", random_state=s, verbose=0),
+    "BSEJ product": lambda s, e: BSEJ(epsilon=e, join_smoothing="product", stopping="epsilon", random_state=s,
+                                      verbose=0),
     "KDB k=2 hc": lambda s, e: KDB(k=2, search="hc", epsilon=e, random_state=s, verbose=0),
 }
 REFERENCE = {

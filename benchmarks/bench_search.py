@@ -43,8 +43,8 @@ from pybnc.structure import Structure
 LEARNERS = {
     "tan_hc": lambda k: TANHC(k=k, epsilon=0, random_state=0, verbose=0),
     "tan_hcsp": lambda k: TANHCSP(k=k, epsilon=0, random_state=0, verbose=0),
-    "fssj": lambda k: FSSJ(k=k, epsilon=0, random_state=0, verbose=0),
-    "bsej": lambda k: BSEJ(k=k, epsilon=0, random_state=0, verbose=0),
+    "fssj": lambda k: FSSJ(k=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),  # bnclassify's rule
+    "bsej": lambda k: BSEJ(k=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),
     "kdb (kdbk=2)": lambda k: KDB(k=2, search="hc", n_folds=k, epsilon=0, random_state=0, verbose=0),
 }
 

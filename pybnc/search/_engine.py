@@ -171,6 +171,7 @@ class CVScorer:
         # mean is over the folds that hold rows, else it would be NaN and no move could win.
         self._nonempty = self.fold_sizes > 0
         self._all_nonempty, self._n_nonempty = bool(self._nonempty.all()), int(self._nonempty.sum())
+        self._row_weight = self.y.size / (self._n_nonempty * self.fold_sizes[self.fold])  # row_log_loss's
         # Each feature's codes contiguous: every family counted or read back walks columns.
         self._columns = np.ascontiguousarray(self.codes.T)
         self.observed = self.codes >= 0
@@ -205,14 +206,15 @@ class CVScorer:
         for c in range(self.n_classes - 2, -1, -1):
             first = np.where(hit[c], c, first)
         correct = first == self.y
-        return self._mean_fold_accuracy(np.bincount(self.fold, weights=correct, minlength=self.n_folds))
+        return self._fold_mean(np.bincount(self.fold, weights=correct, minlength=self.n_folds))
 
-    def _mean_fold_accuracy(self, correct_per_fold: np.ndarray) -> float:
+    def _fold_mean(self, per_fold: np.ndarray) -> float:
+        """Mean over the folds that hold rows of ``per_fold`` (a sum per fold) / the fold's size."""
         # np.mean's own arithmetic (a sum, then a division), without its overhead: it is
         # taken for every candidate.
         if self._all_nonempty:
-            return float((correct_per_fold / self.fold_sizes).sum() / self._n_nonempty)
-        return float((correct_per_fold[self._nonempty] / self.fold_sizes[self._nonempty]).sum() / self._n_nonempty)
+            return float((per_fold / self.fold_sizes).sum() / self._n_nonempty)
+        return float((per_fold[self._nonempty] / self.fold_sizes[self._nonempty]).sum() / self._n_nonempty)
 
     def accuracy_of(self, total: np.ndarray, plus=(), minus=()) -> float:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
@@ -220,7 +222,19 @@ class CVScorer:
         candidate instead of one per array operation, the same floating-point sums."""
         if not (plus or minus):
             return self.accuracy(total)
-        return self._mean_fold_accuracy(correct_per_fold(total, self.y, self.fold, self.n_folds, plus, minus))
+        return self._fold_mean(correct_per_fold(total, self.y, self.fold, self.n_folds, plus, minus))
+
+    def row_log_loss(self, total: np.ndarray, plus=(), minus=()) -> np.ndarray:
+        """Each row's ``-log P(true class | x)`` under ``total + sum(plus) - sum(minus)``,
+        with its training folds' parameters, times ``n / (folds * its fold's size)``: their
+        plain mean is the mean over folds of each fold's mean (as :meth:`accuracy`), the
+        cross-validated log-loss of the wrappers' ``stopping="log_loss"``."""
+        candidate = sum_terms(plus, total)
+        if minus:
+            candidate = candidate - sum_terms(minus)
+        top = candidate.max(axis=0)
+        loss = top + np.log(np.exp(candidate - top).sum(axis=0)) - candidate[self.y, np.arange(self.n_rows)]
+        return loss * self._row_weight
 
     def accuracy_swapping_family(self, total: np.ndarray, i: int, parents: tuple, old_parents: tuple) -> float:
         """:meth:`accuracy_of` ``(total, [contribution(i, parents)], [contribution(i, old_parents)])``
@@ -230,7 +244,7 @@ class CVScorer:
         correct = correct_per_fold_swapped(total, self.log_table(i, parents), self.fold, self._parent_codes(parents),
                                            self.column(i), self.contribution(i, old_parents), self.y, self.fold,
                                            self.n_folds)
-        return self._mean_fold_accuracy(correct)
+        return self._fold_mean(correct)
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""

@@ -62,6 +62,8 @@ _TRACE_DOC = """
         ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
         last round (``None`` if there was no candidate) and the ``reason``. If no
         move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
 """
 
 
@@ -106,7 +108,7 @@ def make_scorer(estimator, codes, y, counts, n_folds: int, rng) -> CVScorer:
     return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng, method, estimator.alpha)
 
 
-def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str):
+def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str, init_loss=None):
     """Greedy search over states.
 
     Parameters
@@ -114,15 +116,21 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
     init_state, init_score
         The starting model and its cross-validated accuracy.
     step : callable
-        ``step(state) -> list of (describe, score, apply)``: each candidate move with
-        a readable description, its accuracy and a function building its state.
+        ``step(state) -> list of (describe, score, apply[, loss])``: each candidate move
+        with a readable description, its accuracy, a function building its state and,
+        for the log-loss rule, a function giving each row's cross-validated log-loss.
+    init_loss : ndarray, optional
+        The starting model's per-row cross-validated log-loss. Given, the search
+        follows the log-loss rule (:func:`choose_by_log_loss`); else bnclassify's (the
+        best accuracy, ties at random, while it gains ``epsilon``).
 
     Returns
     -------
     state, trace
     """
-    state, current = init_state, init_score
-    trace = [{"step": 0, "move": "start", "cv_accuracy": current, "n_candidates": 1}]
+    state, current, loss = init_state, init_score, init_loss
+    extra = {} if loss is None else {"cv_log_loss": float(loss.mean())}
+    trace = [{"step": 0, "move": "start", "cv_accuracy": current, **extra, "n_candidates": 1}]
     bar = progress(total=None, desc=desc, verbose=verbose)
     stop = {"best_candidate": None, "n_candidates": 0, "reason": "the accuracy is 1"}
     try:
@@ -131,32 +139,81 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
             if not candidates:
                 stop = {"best_candidate": None, "n_candidates": 0, "reason": "no candidate move is left"}
                 break
-            scores = np.array([score for _, score, _ in candidates])
+            scores = np.array([candidate[1] for candidate in candidates])
             best = scores.max()
-            if not best - epsilon >= current:
+            if loss is None:
+                chosen = pick_best(scores, rng) if best - epsilon >= current else None
+                reason = f"less than epsilon={epsilon:g}"
+            else:
+                chosen, new_loss = choose_by_log_loss(scores, [c[3] for c in candidates], current, loss, epsilon, rng)
+                reason = (f"less than epsilon={epsilon:g}, and no move that loses no accuracy lowers the "
+                          f"CV log-loss ({loss.mean():.4f})")
+            if chosen is None:
                 stop = {"best_candidate": float(best), "n_candidates": len(candidates),
-                        "reason": f"the best move gains {best - current:+.4f} in CV accuracy, "
-                                  f"less than epsilon={epsilon:g}"}
+                        "reason": f"the best move gains {best - current:+.4f} in CV accuracy, {reason}"}
                 break
-            describe, current, apply = candidates[pick_best(scores, rng)]
+            describe, current, apply = candidates[chosen][:3]
             state = apply()
-            trace.append({"step": len(trace), "move": describe, "cv_accuracy": float(current),
+            if loss is not None:
+                loss = new_loss
+                extra["cv_log_loss"] = float(loss.mean())
+            trace.append({"step": len(trace), "move": describe, "cv_accuracy": float(current), **extra,
                           "n_candidates": len(candidates)})
             bar.update(1)
             bar.set_postfix(cv_accuracy=f"{current:.4f}")
     finally:
         bar.close()
-    trace.append({"step": len(trace), "move": "stop", "cv_accuracy": float(current), **stop})
+    trace.append({"step": len(trace), "move": "stop", "cv_accuracy": float(current), **extra, **stop})
     return state, trace
+
+
+def choose_by_log_loss(scores, losses, current: float, current_loss, epsilon: float, rng):
+    """The log-loss rule's move: ``(index, its per-row log-loss)``, or ``(None, None)``.
+
+    A move is acceptable if it gains at least ``epsilon`` in CV accuracy, or if it loses
+    no accuracy (within ``TIE_TOLERANCE``) and lowers the CV log-loss (the mean over
+    rows of ``-log P(true class | x)``, each row under its training folds' parameters,
+    by more than ``TIE_TOLERANCE``); the acceptable move of lowest log-loss wins (exact
+    ties at random). On a small table accuracy moves in steps of one row per fold, so
+    most moves tie on it: bnclassify's rule then stops on a plateau (``epsilon > 0``:
+    FSSJ keeps the class alone) or walks it at random (``epsilon = 0``). The held-out
+    log-loss ranks every move and rises, on average, when a feature or a join adds only
+    noise. ``losses`` are callables, called only for the moves that lose no accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> now = np.array([0.7, 0.7, 0.7, 0.7])
+    >>> losses = [lambda: now - 0.1, lambda: now - 0.2, lambda: now + 0.2]
+    >>> choose_by_log_loss([0.8, 0.8, 0.8], losses, 0.8, now, 0.01, np.random.RandomState(0))[0]
+    1
+    >>> choose_by_log_loss([0.8, 0.75, 0.9], losses, 0.8, now, 0.01, np.random.RandomState(0))[0]
+    0
+    >>> choose_by_log_loss([0.75, 0.75, 0.9], losses, 0.8, now, 0.01, np.random.RandomState(0))[0]
+    2
+    >>> choose_by_log_loss([0.8, 0.7], [lambda: now, losses[1]], 0.8, now, 0.01, np.random.RandomState(0))
+    (None, None)
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    looked = np.flatnonzero(scores >= current - TIE_TOLERANCE)  # the moves that lose no accuracy
+    rows = [losses[i]() for i in looked]
+    means = np.array([r.mean() for r in rows], dtype=np.float64)
+    keep = np.flatnonzero((means < current_loss.mean() - TIE_TOLERANCE) | (scores[looked] - epsilon >= current))
+    if not keep.size:
+        return None, None
+    pick = keep[pick_best(-means[keep], rng)]
+    return int(looked[pick]), rows[pick]
 
 
 def report_stop(estimator, trace: list, start_model: str, folds: int) -> None:
     """Warn when the search accepted no move and so returns its starting model."""
     if len(trace) == 2 and trace[-1]["best_candidate"] is not None:
+        fix = ("Lower epsilon (epsilon=0 accepts any gain) to let the search proceed."
+               if getattr(estimator, "stopping", "epsilon") == "epsilon" else
+               "No single move helps on these folds; the starting model is the search's answer.")
         warnings.warn(
             f"{type(estimator).__name__} returned its starting model, {start_model}: "
-            f"{trace[-1]['reason']} ({folds}-fold CV accuracy {trace[-1]['cv_accuracy']:.4f}). "
-            "Lower epsilon (epsilon=0 accepts any gain) to let the search proceed.",
+            f"{trace[-1]['reason']} ({folds}-fold CV accuracy {trace[-1]['cv_accuracy']:.4f}). " + fix,
             StartModelWarning, stacklevel=_caller_level())
 
 
