@@ -1,6 +1,7 @@
 """ESKDB: sampled orders, seeded, parallel = serial, prediction = mean of members' posteriors."""
 
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -184,3 +185,27 @@ def test_a_model_without_an_identifier_column_saves_and_loads(tmp_path):
     pybnc.save(model, tmp_path / "m.pbnc")
     loaded = pybnc.load(tmp_path / "m.pbnc")
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_members_share_leave_one_out_lookups_and_chains_without_changing_the_model(votes, monkeypatch):
+    """The members' shared caches (leave-one-out lookups of a family table, the HDP chain
+    of a table) only save work: the model equals the one whose members build and
+    sample everything themselves, and a shared family is looked up, not rebuilt."""
+    from pybnc.averaging import eskdb
+    from pybnc.search import leave_one_out
+
+    X, y = votes
+    kw = dict(n_estimators=4, k=2, hdp_iterations=30, random_state=2, verbose=0)
+    built = []
+    real = leave_one_out._FactorLookup.__init__
+    monkeypatch.setattr(leave_one_out._FactorLookup, "__init__", lambda self, *a: built.append(1) or real(self, *a))
+    shared = ESKDB(**kw, n_jobs=2).fit(X, y)
+    n_shared = len(built)
+    monkeypatch.setattr(eskdb._MemberSKDB, "_loo_cache", lambda self: None)
+    fresh = eskdb.SharedChains.estimates  # each call on an empty copy: nothing shared
+    monkeypatch.setattr(eskdb.SharedChains, "estimates", lambda self, tables: fresh(pickle.loads(pickle.dumps(self)), tables))
+    alone = ESKDB(**kw, n_jobs=1).fit(X, y)
+    assert n_shared < len(built) - n_shared  # the first fit built fewer lookups
+    assert shared.structures_ == alone.structures_
+    np.testing.assert_array_equal(shared.predict_proba(X), alone.predict_proba(X))
+

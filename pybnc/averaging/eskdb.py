@@ -48,6 +48,7 @@ from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..search.kdb import ranked_parents, sahami_order
+from ..search.leave_one_out import LookupCache
 from ..search.skdb import SKDB, SKDB_CONSTRAINTS
 from .member_bins import NumericValues, member_statistics
 
@@ -89,13 +90,17 @@ def with_cut_points(encoder, cuts: list):
 class _MemberSKDB(SKDB):
     """A member whose families are smoothed by the ensemble's
     :class:`~pybnc.parameters.hdp.SharedChains` (``chains_``): a family another member
-    holds too is sampled once."""
+    holds too is sampled once; the leave-one-out lookups of a family table are shared
+    the same way (``lookups_``, a :class:`~pybnc.search.leave_one_out.LookupCache`)."""
 
     @classmethod
-    def of(cls, member: SKDB, chains: SharedChains) -> "_MemberSKDB":
+    def of(cls, member: SKDB, chains, lookups: LookupCache) -> "_MemberSKDB":
         out = cls(**member.get_params())
-        out.chains_ = chains
+        out.chains_, out.lookups_ = chains, lookups
         return out
+
+    def _loo_cache(self):
+        return self.lookups_
 
     def _hdp_tables(self, counts, tables, ranked) -> tuple:
         return hdp_class_log_prior(counts), hdp_log_cpts(self.chains_.estimates(tables), ranked)
@@ -228,9 +233,11 @@ class ESKDB(BaseBNC):
                             ranked_parents(order, cmi, int(self.k))))
             orders.append(order)
             cut_points.append(cuts)
-        if self.params == "hdp":  # drawn last: the orders are those of the ensemble without shared chains
-            chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1))
-            members = [(_MemberSKDB.of(member, chains), *rest) for member, *rest in members]
+        # drawn last: the orders are those of the ensemble without shared chains
+        chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1)) \
+            if self.params == "hdp" else None
+        lookups = LookupCache()
+        members = [(_MemberSKDB.of(member, chains, lookups), *rest) for member, *rest in members]
         jobs = (delayed(_fit_member)(*member, y) for member in members)
         # threads: the chains release the GIL and share their cache; a backend chosen by
         # the caller (processes, Dask) runs the members as well, each smoothing its own

@@ -84,16 +84,43 @@ class _FactorLookup:
         return factor, own
 
 
-def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, max_cells=None) -> list:
+class LookupCache:
+    """Lookups of family tables shared by several fits (an ensemble's members): a
+    family table's :class:`_FactorLookup` list is built once (they are only read), up to
+    ``max_bytes`` of tables kept. Safe between threads (two may build the same entry)."""
+
+    def __init__(self, max_bytes: int = 1 << 28):
+        self.max_bytes, self.n_bytes, self._entries = max_bytes, 0, {}
+
+    def get(self, key):
+        return self._entries.get(key)
+
+    def put(self, key, lookups: list) -> None:
+        size = sum(a.nbytes for lookup in lookups for a in (lookup.num, lookup.other, lookup.own) if a is not None)
+        if self.n_bytes + size <= self.max_bytes:
+            self._entries[key] = lookups
+            self.n_bytes += size
+
+
+def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, max_cells=None,
+                cache=None) -> list:
     """The :class:`_FactorLookup` of every family position and ``k' = 0 .. k``, built
     once for all the blocks of a fit (tables of at most ``max_cells`` cells, default
-    the number of rows counted)."""
+    the number of rows counted); ``cache``, a :class:`LookupCache`, shares them between
+    fits."""
     max_cells = fc.n_rows if max_cells is None else max_cells
     out = []
     for p, family in enumerate(fc.families):
         r = int(fc.cardinalities[family[-1]])
-        out.append([_FactorLookup(table, total, r, alpha, leave_out, max_cells)
-                    for table, total in _sub_tables(fc.tables[p], len(family) - 1)])
+        table = fc.tables[p]
+        key = None if cache is None else (table.shape, table.tobytes(), r, alpha, leave_out, max_cells)
+        lookups = None if key is None else cache.get(key)
+        if lookups is None:
+            lookups = [_FactorLookup(sub, total, r, alpha, leave_out, max_cells)
+                       for sub, total in _sub_tables(table, len(family) - 1)]
+            if key is not None:
+                cache.put(key, lookups)
+        out.append(lookups)
     return out
 
 

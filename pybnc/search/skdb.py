@@ -219,7 +219,7 @@ class SKDB(AugmentedNaiveBayes):
         families = [self.ranked_parents_[i] + (int(i),) for i in self.order_]
         cards, n_classes, k = counts.cardinalities, counts.n_classes, int(self.k)
         fc = yield lambda codes, y: count_families(codes, y, cards, n_classes, families)
-        lookups = loo_lookups(fc, k, alpha)  # once for all the blocks
+        lookups = loo_lookups(fc, k, alpha, cache=self._loo_cache())  # once for all the blocks
         losses = yield lambda codes, y: loo_losses(fc, self.order_, codes, y, k, alpha, self.loss, lookups=lookups)
         self._select(fc, losses, counts, alpha)
 
@@ -255,6 +255,11 @@ class SKDB(AugmentedNaiveBayes):
         for i, table in zip(in_order, by_position):
             log_cpts[i] = table
         self._set_network(Structure(tuple(parents)), prior, log_cpts)
+
+    def _loo_cache(self):
+        """A :class:`~pybnc.search.leave_one_out.LookupCache` shared with other fits (None:
+        none); ESKDB's members share one."""
+        return None
 
     def _hdp_tables(self, counts, tables, ranked) -> tuple:
         """The class log prior and the HDP-smoothed log tables of the selected model,
