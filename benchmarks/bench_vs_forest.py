@@ -15,16 +15,17 @@ Three tables, each printed as it is done:
    processes.
    Last, the same uses with the compiled kernels hidden: what the numpy versions (a
    checkout whose kernels are not built) cost.
-2. **Against the forest** (``--tables``). A stratified 70/30 split (seed 0) of each table;
-   every model is fitted on the 70% and predicts the 30%, in the same run, least time of
-   ``--repeats``: fit and predict_proba seconds, their ratio to the forest's (both
+2. **Against the forest** (``--tables``: glass, car, chess, letter and adult by default,
+   214 to 48,842 rows). A stratified 70/30 split (seed 0) of each table; every model is
+   fitted on the 70% and predicts the 30%, in the same run, least time of ``--repeats``
+   (``--big-repeats`` on tables of 10,000 rows or more): fit and predict_proba seconds, their ratio to the forest's (both
    ``n_jobs=2``), accuracy and log-loss. pybnc gets the raw table; scikit-learn's models
    the ordinal-coded one (``accuracy_vs_forest.py``'s pipelines).
 3. **TBMATAN's predictions**: rows per second of TBMATAN's and TAN's predict_proba on
    chess (the whole table, least of repeats); the bar: TBMATAN at least TAN's / 5.
 
 Run: ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_vs_forest.py [--tables glass,car,chess]
-[--models ESKDB,SKDB,...] [--repeats 3] [--python /path/to/venv/bin/python] [--first-use-only]``.
+[--models ESKDB,SKDB,...] [--repeats 3] [--big-repeats 1] [--python /path/to/venv/bin/python] [--first-use-only]``.
 To take the first-use rows right after an install, run the script with that
 environment's interpreter and without PYTHONPATH (the fresh processes inherit the
 environment). Results: docs/speed.md.
@@ -54,6 +55,8 @@ import pybnc  # noqa: E402
 from pybnc.datasets import load_dataset  # noqa: E402
 
 FOREST = "RandomForest(300)"
+#: Tables of this many rows or more (letter, adult) are timed ``--big-repeats`` times.
+BIG_ROWS = 10_000
 
 
 def _forest2(X):
@@ -194,9 +197,9 @@ def without_kernels(python: str) -> None:
         print(f"| {name} | {fast:.3f} | {slow:.3f} | {slow / fast:.1f} |", flush=True)
 
 
-def against_forest(tables, models, repeats: int) -> None:
-    print(f"\nAgainst the forest: 70/30 stratified split (seed 0), least of {repeats}; ratios to "
-          f"{FOREST} (n_jobs=2) in the same run")
+def against_forest(tables, models, repeats: int, big_repeats: int) -> None:
+    print(f"\nAgainst the forest: 70/30 stratified split (seed 0), least of {repeats} (of {big_repeats} on tables "
+          f"of {BIG_ROWS:,} rows or more); ratios to {FOREST} (n_jobs=2) in the same run")
     print("| table | rows | model | fit (s) | fit / forest | predict_proba (s) | predict / forest | accuracy "
           "| log-loss | load |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -204,12 +207,13 @@ def against_forest(tables, models, repeats: int) -> None:
         X, y = load_dataset(table)
         y = np.asarray(y)
         X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+        table_repeats = big_repeats if len(X) >= BIG_ROWS else repeats
         results = {}
         for name in [FOREST] + [m for m in models if m != FOREST]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fit_s, model = timed(lambda: MODELS[name](X_train).fit(X_train, y_train), repeats)
-                predict_s, proba = timed(lambda: model.predict_proba(X_test), repeats)
+                fit_s, model = timed(lambda: MODELS[name](X_train).fit(X_train, y_train), table_repeats)
+                predict_s, proba = timed(lambda: model.predict_proba(X_test), table_repeats)
             classes = list(model.classes_)
             accuracy = float(np.mean(np.asarray(classes)[proba.argmax(axis=1)] == y_test))
             loss = log_loss(y_test, np.clip(proba, 1e-15, 1), labels=classes)
@@ -235,9 +239,10 @@ def tbmatan_predict(repeats: int) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tables", default="glass,car,chess")
+    parser.add_argument("--tables", default="glass,car,chess,letter,adult")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help=f"among {', '.join(MODELS)}")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--big-repeats", type=int, default=1, help=f"repeats on tables of {BIG_ROWS:,} rows or more")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the first-use rows")
     parser.add_argument("--first-use-only", action="store_true")
     parser.add_argument("--skip-first-use", action="store_true")
@@ -252,7 +257,7 @@ def main():
         without_kernels(args.python)
     if args.first_use_only:
         return
-    against_forest([t.strip() for t in args.tables.split(",") if t.strip()], models, args.repeats)
+    against_forest([t.strip() for t in args.tables.split(",") if t.strip()], models, args.repeats, args.big_repeats)
     tbmatan_predict(args.repeats)
 
 
