@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from pybnc import (AODE, ESKDB, AnDE, AutoBNC, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN,
                    NaiveBayes)
 from pybnc.selection import AveragedBNC
+from pybnc import BaggedBNC
 
 # The checks' tiny random tables often leave the wrappers at naive Bayes; that is
 # reported (StartModelWarning) and is not what these checks are about.
@@ -48,6 +49,7 @@ ESTIMATORS = [
     # two candidates and three folds keep the checks fast; the default set passes them too
     AutoBNC(candidates=[NaiveBayes(), TAN()], cv=3, verbose=0),
     AveragedBNC([NaiveBayes(), TAN()], weights=[0.3, 0.7]),
+    BaggedBNC(TAN(), n_estimators=3, random_state=0),
     NaiveBayes(weighting="discriminative"),
     KDB(weighting="discriminative", discriminative_penalty=0.1, verbose=0),
     AODE(weighting="discriminative", min_count=0),
@@ -62,6 +64,9 @@ def _expected_failures(estimator):
         # AWNB's trees learn on random subsamples drawn by row position: the check shuffles the
         # weighted rows, so the repeated and the weighted fits draw other rows (equal in law only).
         return {"check_sample_weight_equivalence_on_dense_data": "AWNB subsamples rows by position"}
+    if isinstance(estimator, BaggedBNC):
+        # the same reason: its bootstrap samples are drawn by row position
+        return {"check_sample_weight_equivalence_on_dense_data": "BaggedBNC bootstraps rows by position"}
     return {}
 
 

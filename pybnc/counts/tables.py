@@ -346,9 +346,12 @@ def segment_sums(a: np.ndarray, offsets: np.ndarray, axis: int, equal_widths: bo
         for level in view[1:]:  # r strided adds: numpy reduces a short inner axis slowly
             out += level
         return out
-    pad = [(0, 0)] * a.ndim
-    pad[axis] = (0, 1)
-    out = np.add.reduceat(np.pad(a, pad), offsets[:-1], axis=axis)
+    starts = offsets[:-1]
+    if starts.size and starts[-1] >= a.shape[axis]:  # the last feature has no levels: reduceat needs a column there
+        shape = list(a.shape)
+        shape[axis] = 1
+        a = np.concatenate([a, np.zeros(shape, dtype=a.dtype)], axis=axis)
+    out = np.add.reduceat(a, starts, axis=axis)
     empty = np.flatnonzero(np.diff(offsets) == 0)
     if empty.size:
         index = [slice(None)] * a.ndim

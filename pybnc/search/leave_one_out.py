@@ -31,11 +31,12 @@ def _sub_tables(full: np.ndarray, n_parents: int):
     """For ``k' = 0 .. n_parents``: the family table with the last parents summed out
     (missing slots kept), and its sum over the child's observed levels."""
     out = []
-    for kept in range(n_parents + 1):
-        axes = tuple(range(1 + kept, 1 + n_parents))
-        table = full.sum(axis=axes) if axes else full
+    table = full
+    for kept in range(n_parents, -1, -1):  # each table from the next larger one: the full one is summed once
+        if kept < n_parents:
+            table = table.sum(axis=1 + kept)
         out.append((table, table[..., :-1].sum(axis=-1)))
-    return out
+    return out[::-1]
 
 
 class _FactorLookup:

@@ -5,7 +5,8 @@ The stage after evaluation: it cross-validates candidate learners
 """
 
 from .auto import AutoBNC
-from .blend import AveragedBNC, ensemble_selection
+from ..averaging import AveragedBNC
+from .blend import ensemble_selection
 from .rules import choose
 
 __all__ = ["AutoBNC", "AveragedBNC", "choose", "ensemble_selection"]

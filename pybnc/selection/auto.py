@@ -23,9 +23,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import _fit_context, clone
-from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -36,12 +34,13 @@ from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
 from ..encode.labels import class_codes
 from ..estimators._fitted_state import InconsistentState
-from ..estimators.base import BaseBNC, _check_labels, _check_table
+from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from ..estimators.capabilities import Capabilities
-from ..evaluation import cross_validate
 from .candidates import Candidate, TableFacts, round_one, round_two, user_candidates
 from .blend import ensemble_candidate
+from .race import RACE_FOLDS, Evaluation, evaluate, race_survivors, workers_for
 from .rules import RULES, choose
+from .temperature import fit_temperature
 
 SCORINGS = ("log_loss", "accuracy")
 _METRICS = ("log_loss", "accuracy")
@@ -77,36 +76,6 @@ def _given_folds(cv, X, y) -> list:
     return out
 
 
-class _Folds:
-    """A splitter that gives fixed folds (``cross_validate`` takes any splitter)."""
-
-    def __init__(self, folds):
-        self.folds = folds
-
-    def split(self, X=None, y=None, groups=None):
-        return iter(self.folds)
-
-    def get_n_splits(self, X=None, y=None, groups=None):
-        return len(self.folds)
-
-
-def _cross_validate_quietly(models: dict, X, y, folds) -> tuple:
-    """``cross_validate`` on ``folds``; failing folds score NaN. Returns the long results,
-    the out-of-fold probabilities (zero outside these folds' test rows) and each failing
-    model's first error; the candidates' warnings are not shown (the refitted choice
-    shows its own)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        results, proba = cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan,
-                                        return_proba=True)
-    errors = {}
-    for w in caught:
-        if issubclass(w.category, FitFailedWarning):
-            name, _, why = str(w.message).partition(" failed on fold ")
-            errors.setdefault(name, why.split(": ", 1)[-1])
-    return results, proba, errors
-
-
 class AutoBNC(BaseBNC):
     """A Bayesian network classifier chosen among pybnc's learners on the training rows.
 
@@ -137,6 +106,13 @@ class AutoBNC(BaseBNC):
         are drawn over row positions (seeded by ``random_state``), so, as with
         ``GridSearchCV``, the same rows in another order can make a near tie between
         candidates go the other way.
+    calibrate : bool, default=True
+        Temper the chosen learner's posterior, ``P(c | x)^(1/T)`` normalised, by the
+        temperature ``T`` of least log-loss on its out-of-fold probabilities of the
+        inner cross-validation (:func:`pybnc.selection.temperature.fit_temperature`):
+        a network fitted on a few hundred rows is often over- or underconfident, and
+        one number learned from the training rows corrects most of it. It never
+        changes the predicted class.
     time_budget : float, default=None
         Seconds the choice may take. Round 1 always runs; a later round runs only the
         candidates that its cost estimate (from round 1's measured time) fits in what
@@ -176,6 +152,9 @@ class AutoBNC(BaseBNC):
         ``"failed: ..."``, ``"skipped: time budget"``).
     n_splits_ : int
         Folds of the inner cross-validation (0 when there was no choice).
+    temperature_ : float
+        The temperature applied to ``best_estimator_``'s posterior (1: none; above 1
+        softens it).
     choice_time_, refit_time_ : float
         Seconds spent choosing and refitting.
     classes_, n_features_in_, feature_names_in_
@@ -208,6 +187,7 @@ class AutoBNC(BaseBNC):
         "rule": [StrOptions(set(RULES))],
         "cv": [Interval(Integral, 2, None, closed="left"), list, tuple, HasMethods(["split", "get_n_splits"])],
         "ensemble": [Interval(Integral, 0, None, closed="left")],
+        "calibrate": ["boolean"],
         "time_budget": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -215,10 +195,11 @@ class AutoBNC(BaseBNC):
         **{name: ENCODING_CONSTRAINTS[name] for name in ("id_columns", "categorical_features", "numeric_features")},
     }
 
-    def __init__(self, candidates=None, scoring="log_loss", rule="one_se", cv=5, ensemble=10, time_budget=None,
-                 n_jobs=None, random_state=None, verbose=1, id_columns="drop", categorical_features=None,
-                 numeric_features=None):
+    def __init__(self, candidates=None, scoring="log_loss", rule="one_se", cv=5, ensemble=10, calibrate=True,
+                 time_budget=None, n_jobs=None, random_state=None, verbose=1, id_columns="drop",
+                 categorical_features=None, numeric_features=None):
         self.candidates = candidates
+        self.calibrate = calibrate
         self.scoring = scoring
         self.rule = rule
         self.cv = cv
@@ -279,11 +260,13 @@ class AutoBNC(BaseBNC):
             bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
                            verbose=self.verbose)
             with bar:
-                seconds = self._round(results, first, X, y, folds, bar)
+                seconds = self._round_one(results, first, X, y, folds, bar)
                 if self.candidates is None:
                     encoding = self._choose(results, first, folds)[0].encoding
                     second = round_two(facts, encoding, shared, candidate_seed)
-                    self._round(results, self._affordable(second, first, seconds, start), X, y, folds, bar)
+                    per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
+                    self._race(results, self._affordable(second, per_unit, start), X, y, y_codes, folds, bar,
+                               per_unit, start)
                     skipped = [c for c in second if c.name not in results]
                     self._record(results, skipped, status="skipped: time budget")
             evaluated = first + (second if self.candidates is None else [])
@@ -293,6 +276,8 @@ class AutoBNC(BaseBNC):
                     results[blend[0].name] = blend[1]
                     evaluated.append(blend[0])
             chosen, eligible = self._choose(results, evaluated, folds)
+        proba = results[chosen.name]["proba"] if n_splits >= 2 else None
+        self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
         self.choice_time_ = time.perf_counter() - start
         start = time.perf_counter()
         self.best_estimator_ = clone(chosen.estimator).fit(X, y)
@@ -319,42 +304,79 @@ class AutoBNC(BaseBNC):
                           has_numeric="discretised" in encoder.kinds_,
                           has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()))
 
-    def _round(self, results: dict, candidates: list, X, y, folds, bar) -> float:
-        """Cross-validate ``candidates`` on ``folds`` into ``results``; returns the seconds taken."""
-        start = time.perf_counter()
-        if not candidates:
-            bar.update(len(folds))
-            return 0.0
-        models = {c.name: c.estimator for c in candidates}
-        n_workers = min(effective_n_jobs(self.n_jobs), len(folds))
-        # contiguous groups of folds: a group shares its table's encoding and counts
-        groups = [list(g) for g in np.array_split(np.arange(len(folds)), n_workers)]
-        jobs = (delayed(_cross_validate_quietly)(models, X, y, [folds[i] for i in group]) for group in groups)
-        parts, errors, proba = [], {}, {}
-        runner = Parallel(n_jobs=n_workers, return_as="generator")
-        for group, (part, part_proba, failed) in zip(groups, runner(jobs)):
-            part["fold"] = np.asarray(group)[part["fold"].to_numpy()]
-            parts.append(part)
-            for name, p in part_proba.items():  # each group fills its own test rows
-                proba[name] = p if name not in proba else proba[name] + p
-            for name, why in failed.items():
-                errors.setdefault(name, why)
-            bar.update(len(group))
-        long = pd.concat(parts, ignore_index=True)
-        self._record(results, candidates, long, errors, proba)
-        return time.perf_counter() - start
+    def _round_one(self, results: dict, candidates: list, X, y, folds, bar) -> float:
+        """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds
+        taken. The first fold runs here; its time decides whether a pool runs the rest."""
+        head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
+        workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
+        total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
+        self._record(results, candidates, total, len(folds))
+        return total.seconds
+
+    def _race(self, results: dict, candidates: list, X, y, y_codes, folds, bar, per_unit: float,
+              start: float) -> None:
+        """Cross-validate ``candidates`` into ``results`` as a race
+        (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
+        n_head = RACE_FOLDS if len(folds) > RACE_FOLDS + 1 else len(folds)
+        estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
+        head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
+                        workers_for(self.n_jobs, n_head, estimate), bar.update)
+        stopped = {}
+        survivors = list(candidates)
+        if n_head < len(folds):
+            rows = np.concatenate([test for _, test in folds[:n_head]])
+            survivors, stopped = race_survivors(head, candidates, y_codes, rows, self.scoring)
+            per_fold = {name: float(t.mean()) for name, t in
+                        (head.long.assign(t=head.long["fit_time"] + head.long["predict_time"])
+                         .groupby("model")["t"])} if len(head.long) else {}
+            n_tail = len(folds) - n_head
+            survivors = self._within_budget(survivors, {n: t * n_tail for n, t in per_fold.items()}, start,
+                                            stopped)
+            estimate = sum(per_fold.get(c.name, 0.0) for c in survivors) * n_tail
+            head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)),
+                                   workers_for(self.n_jobs, n_tail, estimate), bar.update)
+            if not survivors:
+                bar.update(n_tail)
+        self._record(results, candidates, head, len(folds), stopped=stopped)
+
+    def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict) -> list:
+        """The candidates, cheapest first, whose measured ``seconds`` fit the time left; the
+        others go into ``stopped`` with the reason."""
+        if self.time_budget is None:
+            return candidates
+        left = self.time_budget - (time.perf_counter() - start)
+        kept = []
+        for c in sorted(candidates, key=lambda c: seconds.get(c.name, 0.0)):
+            if seconds.get(c.name, 0.0) <= left:
+                kept.append(c)
+                left -= seconds.get(c.name, 0.0)
+            else:
+                stopped[c.name] = f"stopped after {RACE_FOLDS} folds: time budget"
+        return [c for c in candidates if c in kept]
 
     @staticmethod
-    def _record(results, candidates, long=None, errors=None, proba=None, status=None) -> None:
+    def _record(results, candidates, evaluation: Evaluation | None = None, n_splits: int = 0, status=None,
+                stopped=None) -> None:
+        stopped = stopped or {}
+        long = evaluation.long if evaluation is not None else None
         for c in candidates:
             entry = {"candidate": c, "scores": {m: None for m in _METRICS}, "fit_time": np.nan, "proba": None,
                      "status": status or "not cross-validated: too few rows per class"}
-            if long is not None:
-                rows = long[long["model"] == c.name].sort_values("fold")
-                entry["scores"] = {m: rows[m].to_numpy(dtype=np.float64) for m in _METRICS}
-                entry["fit_time"] = float(rows["fit_time"].mean())
-                entry["status"] = f"failed: {errors[c.name]}" if c.name in errors else "ok"
-                entry["proba"] = proba[c.name] if entry["status"] == "ok" else None
+            if long is not None and len(long):
+                rows = long[long["model"] == c.name]
+                entry["scores"] = {}
+                for m in _METRICS:
+                    per_fold = np.full(n_splits, np.nan)
+                    per_fold[rows["fold"].to_numpy(dtype=np.int64)] = rows[m].to_numpy(dtype=np.float64)
+                    entry["scores"][m] = per_fold
+                entry["fit_time"] = float(rows["fit_time"].mean()) if len(rows) else np.nan
+                if c.name in evaluation.errors:
+                    entry["status"] = f"failed: {evaluation.errors[c.name]}"
+                elif c.name in stopped:
+                    entry["status"] = stopped[c.name]
+                else:
+                    entry["status"] = "ok"
+                entry["proba"] = evaluation.proba.get(c.name) if entry["status"] == "ok" else None
             results[c.name] = entry
 
     def _choose(self, results, candidates, folds) -> tuple:
@@ -371,11 +393,11 @@ class AutoBNC(BaseBNC):
             raise ValueError(f"AutoBNC: every candidate failed in cross-validation ({failures[:2000]}).") from None
         return scored[chosen], {c.name for c, ok in zip(scored, eligible) if ok}
 
-    def _affordable(self, candidates: list, done: list, seconds: float, start: float) -> list:
-        """The candidates (in their order) whose estimated cost fits the time left."""
+    def _affordable(self, candidates: list, per_unit: float, start: float) -> list:
+        """The candidates (in their order) whose estimated cost (:func:`_cost` times the
+        seconds per unit of cost measured in round 1) fits the time left."""
         if self.time_budget is None:
             return candidates
-        per_unit = seconds / max(sum(_cost(c) for c in done), 1e-9)
         left = self.time_budget - (time.perf_counter() - start)
         kept = []
         for c in sorted(candidates, key=_cost):
@@ -437,20 +459,31 @@ class AutoBNC(BaseBNC):
             warnings.filterwarnings("ignore", message="X (has|does not have) (valid )?feature names")
             return getattr(best, method)(X)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class posterior of the chosen learner, shape ``(n_samples, n_classes)``."""
-        return self._delegate("predict_proba", X)
-
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log of :meth:`predict_proba`, the chosen learner's."""
-        return self._delegate("predict_log_proba", X)
+        """Log class posterior of the chosen learner, tempered by ``temperature_``, shape
+        ``(n_samples, n_classes)``."""
+        log_proba = self._delegate("predict_log_proba", X)
+        return log_proba if self.temperature_ == 1.0 else log_posterior(self._temper(log_proba))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class posterior of the chosen learner, tempered by ``temperature_``."""
+        if self._best() is not None and self.temperature_ == 1.0:
+            return self._delegate("predict_proba", X)
+        return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class of each row, the chosen learner's prediction."""
+        """Most probable class of each row, the chosen learner's prediction (a temperature
+        does not change it)."""
         return self._delegate("predict", X)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
-        return self._delegate("predict_log_proba", X)
+        return self.predict_log_proba(X)
+
+    def _temper(self, log_scores: np.ndarray) -> np.ndarray:
+        # log p / T differs from the tempered log posterior by a constant per row, which
+        # every reader normalises away (log_posterior), so jll-like values temper alike
+        temperature = getattr(self, "temperature_", 1.0)
+        return log_scores if temperature == 1.0 else log_scores / temperature
 
     @property
     def encoder_(self):
@@ -462,14 +495,14 @@ class AutoBNC(BaseBNC):
                         "table: call fit(X, y), not a fit from codes or counts.")
 
     def _jll_encoded(self, codes):
-        return self._best()._jll_encoded(codes)
+        return self._temper(self._best()._jll_encoded(codes))
 
     # explain(): the chosen learner's game
     def _explain_rows(self, X):
         return self._delegate("_explain_rows", X)
 
     def _masked_jll(self, coded, rows, keep) -> np.ndarray:
-        return self._best()._masked_jll(coded, rows, keep)
+        return self._temper(self._best()._masked_jll(coded, rows, keep))
 
     def _independent_groups(self):
         return self._best()._independent_groups()
@@ -501,6 +534,10 @@ class AutoBNC(BaseBNC):
 def _cost(candidate: Candidate) -> float:
     """A relative fit cost, to order and budget the candidates (naive Bayes = 1)."""
     base = {"NaiveBayes": 1.0, "TAN": 1.5, "FAN": 1.5, "AODE": 2.0, "KDB": 3.0, "SKDB": 4.0, "AnDE": 8.0}
+    members = getattr(candidate.estimator, "n_estimators", None)
+    if type(candidate.estimator).__name__ == "BaggedBNC":  # its members' cost, each a fit on all rows
+        inner = candidate.estimator.estimator
+        return members * base.get(type(inner).__name__, 5.0) * 2.0  # encoded afresh per member: no counts reused
     cost = base.get(type(candidate.estimator).__name__, 5.0)
     if getattr(candidate.estimator, "weighting", None) == "discriminative":
         # a fixed penalty: one L-BFGS fit; none: the learner's own path of penalties on 3 folds too

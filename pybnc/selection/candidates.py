@@ -29,6 +29,15 @@ one fold of each, kDB(k=2) and AODE scored within 0.3 point of their best penalt
 costliest variant (36 estimators' cells on chess). The other learners' discriminative
 variants are left out for time: each costs 5 to 20 generative fits per fold.
 
+On tables of at most :data:`BAGGING_MAX_ROWS` rows, bagged TAN and AODE
+(:class:`pybnc.BaggedBNC`, :data:`BAGGING_MEMBERS` members, each with its own cut
+points, structure and tables from a bootstrap sample) are candidates too: on small
+tables a single network's probabilities follow the chance of one sample (a cut point,
+an arc, a sparse cell) and the average of bootstrap copies evens it out (5-fold
+log-loss, TAN with MDL bins against 25 bagged copies: glass 0.94 to 0.73, hepatitis
+0.53 to 0.34, iris 0.26 to 0.12, cleve 0.48 to 0.41). On large tables the variance it
+removes is small and its cost is not.
+
 Each candidate has a *complexity* rank, used by the one-standard-error rule
 (:mod:`pybnc.selection.rules`): naive Bayes is simplest, then the one-dependence
 models, then the two- and three-dependence ones; a discriminative variant ranks one
@@ -42,7 +51,7 @@ from dataclasses import dataclass, field
 
 from sklearn.base import clone
 
-from ..averaging import AODE
+from ..averaging import AODE, BaggedBNC
 from ..estimators import TAN, NaiveBayes
 from ..estimators.capabilities import capabilities
 from ..search import KDB, SKDB
@@ -55,6 +64,10 @@ DISCRETISERS = ({"discretizer": "mdl", "n_bins": 5}, {"discretizer": "quantile",
 DISCRIMINATIVE_PENALTIES = (1.0, 0.01)
 #: The round-2 learners whose discriminative variants are candidates.
 DISCRIMINATIVE_LEARNERS = ("NB", "TAN", "AODE", "KDB(k=2)")
+#: Bagged candidates are offered on tables of at most this many rows ...
+BAGGING_MAX_ROWS = 2000
+#: ... with this many members each.
+BAGGING_MEMBERS = 10
 
 
 @dataclass
@@ -155,6 +168,11 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
     for learner, estimator, rank in learners:
         out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared), rank, 2,
                              dict(encoding)))
+    if facts.n_rows <= BAGGING_MAX_ROWS:
+        for learner, estimator, rank in (("TAN bagged", TAN(), 1.5), ("AODE bagged", AODE(), 2.5)):
+            bagged = BaggedBNC(_with(estimator, encoding, shared), n_estimators=BAGGING_MEMBERS,
+                               random_state=random_state)
+            out.append(Candidate(_named(learner, encoding), bagged, rank, 2, dict(encoding)))
     for learner, estimator, rank in [("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0),
                                      *learners]:
         variant = discriminative(_with(estimator, encoding, shared)) if learner in DISCRIMINATIVE_LEARNERS else None

@@ -1,0 +1,163 @@
+"""Running AutoBNC's cross-validation: where (in this process or a pool of workers)
+and how far (a race that stops clear losers after the first folds).
+
+A pool of worker processes costs seconds to start (each imports numpy, pandas,
+scikit-learn and pybnc), more than a round of small candidates on a small table takes
+in this process: a round runs in parallel only when its estimated time is over
+:data:`POOL_SECONDS`.
+
+The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
+lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
+candidate of a round is scored on its first :data:`RACE_FOLDS` folds; a candidate whose
+loss on those held-out rows exceeds the best candidate's, row by row, by more than
+:data:`RACE_Z` standard errors of the paired differences *and* by more than
+:data:`RACE_RELATIVE` of the best's loss stops there, and the rest run the remaining
+folds. The first condition keeps every candidate the rows cannot yet tell from the
+best; the second keeps, on large tables where any difference is significant, the
+near-best ones that a greedy ensemble can still use. A stopped candidate is never
+chosen, nor a member of the ensemble.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.exceptions import FitFailedWarning
+
+from ..evaluation import cross_validate
+from ..evaluation.metrics import LOG_LOSS_EPS
+
+#: Estimated seconds of a round under which it runs in this process, not in a pool.
+POOL_SECONDS = 4.0
+#: Folds every candidate of a raced round runs before the losers stop.
+RACE_FOLDS = 2
+#: A loser's paired excess loss, in standard errors ...
+RACE_Z = 3.0
+#: ... and as a share of the best candidate's loss.
+RACE_RELATIVE = 0.1
+
+
+class _Folds:
+    """A splitter that gives fixed folds (``cross_validate`` takes any splitter)."""
+
+    def __init__(self, folds):
+        self.folds = folds
+
+    def split(self, X=None, y=None, groups=None):
+        return iter(self.folds)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return len(self.folds)
+
+
+def _cross_validate_quietly(models: dict, X, y, folds) -> tuple:
+    """``cross_validate`` on ``folds``; failing folds score NaN. Returns the long results,
+    the out-of-fold probabilities (zero outside these folds' test rows) and each failing
+    model's first error; the candidates' warnings are not shown (the refitted choice
+    shows its own)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results, proba = cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan,
+                                        return_proba=True)
+    errors = {}
+    for w in caught:
+        if issubclass(w.category, FitFailedWarning):
+            name, _, why = str(w.message).partition(" failed on fold ")
+            errors.setdefault(name, why.split(": ", 1)[-1])
+    return results, proba, errors
+
+
+@dataclass
+class Evaluation:
+    """The scores of some candidates on some folds.
+
+    ``long``: ``cross_validate``'s rows (``fold`` is the fold's index among all folds);
+    ``proba``: each candidate's out-of-fold probabilities, zero outside these folds'
+    test rows; ``errors``: each failing candidate's first error; ``seconds``: wall time.
+    """
+
+    long: pd.DataFrame = field(default_factory=pd.DataFrame)
+    proba: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def __add__(self, other: "Evaluation") -> "Evaluation":
+        proba = dict(self.proba)
+        for name, p in other.proba.items():  # each evaluation fills its own test rows
+            proba[name] = p if name not in proba else proba[name] + p
+        return Evaluation(pd.concat([self.long, other.long], ignore_index=True), proba,
+                          {**other.errors, **self.errors}, self.seconds + other.seconds)
+
+
+def workers_for(n_jobs, n_folds: int, estimated_seconds: float) -> int:
+    """Worker processes for a round: 1 (this process) when it is estimated to take less
+    than :data:`POOL_SECONDS`, else ``n_jobs``'s, at most one per fold."""
+    if estimated_seconds < POOL_SECONDS:
+        return 1
+    return max(1, min(effective_n_jobs(n_jobs), n_folds))
+
+
+def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_folds=None) -> Evaluation:
+    """Cross-validate ``candidates`` on ``folds`` (whose indices among all folds are
+    ``fold_ids``) with ``n_workers`` workers; ``on_folds(n)`` is called as ``n`` folds end."""
+    start = time.perf_counter()
+    fold_ids = np.asarray(fold_ids)
+    if not candidates or not folds:
+        return Evaluation(seconds=0.0)
+    models = {c.name: c.estimator for c in candidates}
+    # contiguous groups of folds: a group shares its table's encoding and counts
+    groups = [g for g in np.array_split(np.arange(len(folds)), max(1, min(n_workers, len(folds)))) if g.size]
+    jobs = (delayed(_cross_validate_quietly)(models, X, y, [folds[i] for i in group]) for group in groups)
+    if len(groups) == 1:
+        outputs = (_cross_validate_quietly(models, X, y, list(folds)),)
+    else:
+        outputs = Parallel(n_jobs=len(groups), return_as="generator")(jobs)
+    total = Evaluation()
+    for group, (part, part_proba, failed) in zip(groups, outputs):
+        part["fold"] = fold_ids[group][part["fold"].to_numpy()]
+        total = total + Evaluation(part, part_proba, failed)
+        if on_folds is not None:
+            on_folds(len(group))
+    total.seconds = time.perf_counter() - start
+    return total
+
+
+def row_losses(proba: np.ndarray, y_codes: np.ndarray, rows: np.ndarray, scoring: str) -> np.ndarray:
+    """Each of ``rows``' loss: ``-log p(class)`` for log-loss, 0/1 error for accuracy."""
+    p = proba[rows]
+    if scoring == "log_loss":
+        return -np.log(np.clip(p[np.arange(rows.size), y_codes[rows]], LOG_LOSS_EPS, 1.0))
+    return (p.argmax(axis=1) != y_codes[rows]).astype(np.float64)
+
+
+def race_survivors(evaluation: Evaluation, candidates: list, y_codes: np.ndarray, rows: np.ndarray,
+                   scoring: str) -> tuple:
+    """The candidates that go on after the first folds, and why each other stopped.
+
+    ``rows``: the test rows of the folds run so far. Returns ``(survivors, stopped)``,
+    ``stopped`` a dict of name to the reason (its loss against the best's).
+    """
+    ok = [c for c in candidates if c.name not in evaluation.errors and c.name in evaluation.proba]
+    if len(ok) < 2:
+        return ok, {}
+    losses = np.array([row_losses(evaluation.proba[c.name], y_codes, rows, scoring) for c in ok])
+    finite = np.isfinite(losses).all(axis=1)
+    mean = np.where(finite, losses.mean(axis=1), np.inf)
+    best = int(np.argmin(mean))
+    difference = losses - losses[best]
+    standard_error = difference.std(axis=1, ddof=1) / np.sqrt(rows.size)
+    metric = "log-loss" if scoring == "log_loss" else "error rate"
+    survivors, stopped = [], {}
+    for i, c in enumerate(ok):
+        excess = mean[i] - mean[best]
+        if finite[i] and not (excess > RACE_Z * standard_error[i] and excess > RACE_RELATIVE * mean[best]):
+            survivors.append(c)
+        else:
+            stopped[c.name] = (f"stopped after {RACE_FOLDS} folds: {metric} {mean[i]:.4g} against the best's "
+                               f"{mean[best]:.4g} ({ok[best].name})")
+    return survivors, stopped
