@@ -6,7 +6,7 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters.learn` (log table
 :mod:`pybnc.inference.forest` (joint log-likelihood), then the estimators.
 """
 
-from .averaging import AODE, ESKDB, MANB, AnDE, BaggedBNC, SSTBMATAN, TBMATAN
+from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
 from .estimators.capabilities import Capabilities, capabilities
 from .io import load, save
@@ -15,5 +15,5 @@ from .selection import AutoBNC
 
 __version__ = "0.1.0"
 
-__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB", "AutoBNC", "BaggedBNC",
+__all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB", "AutoBNC",
            "capabilities", "Capabilities", "save", "load", "__version__"]

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from pybnc import TAN, BaggedBNC, NaiveBayes
+from pybnc import TAN, NaiveBayes
+from pybnc.averaging import BaggedBNC
 from pybnc.averaging.ensembles import stratified_bootstrap
 from pybnc.datasets import load_dataset
 

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from pybnc import (AODE, ESKDB, AnDE, AutoBNC, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN,
                    NaiveBayes)
 from pybnc.selection import AveragedBNC
-from pybnc import BaggedBNC
+from pybnc.averaging import BaggedBNC
 
 # The checks' tiny random tables often leave the wrappers at naive Bayes; that is
 # reported (StartModelWarning) and is not what these checks are about.

@@ -212,6 +212,7 @@ class BaggedBNC(_PosteriorMean):
     Examples
     --------
     >>> from pybnc import TAN
+    >>> from pybnc.averaging import BaggedBNC
     >>> from pybnc.datasets import load_dataset
     >>> X, y = load_dataset("glass")
     >>> model = BaggedBNC(TAN(discretizer="quantile"), n_estimators=10, random_state=0).fit(X, y)

@@ -30,7 +30,7 @@ costliest variant (36 estimators' cells on chess). The other learners' discrimin
 variants are left out for time: each costs 5 to 20 generative fits per fold.
 
 On tables of at most :data:`BAGGING_MAX_ROWS` rows, bagged TAN and AODE
-(:class:`pybnc.BaggedBNC`, :data:`BAGGING_MEMBERS` members, each with its own cut
+(:class:`pybnc.averaging.BaggedBNC`, :data:`BAGGING_MEMBERS` members, each with its own cut
 points, structure and tables from a bootstrap sample) are candidates too: on small
 tables a single network's probabilities follow the chance of one sample (a cut point,
 an arc, a sparse cell) and the average of bootstrap copies evens it out (5-fold
