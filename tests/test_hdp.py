@@ -190,6 +190,16 @@ def test_compiled_gamma_and_beta_draws_follow_their_distributions(shape):
     assert stats.kstest(_draws(1), stats.norm().cdf).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("shape", [1, 2, 5, 11, 12, 40])
+def test_compiled_gamma_of_a_whole_shape_follows_its_distribution(shape):
+    """The grouped concentration draws take Gamma(m) for whole m as a sum of
+    exponentials below 12 and by the general method from there."""
+    from scipy import stats
+
+    if hdp._native is None:
+        pytest.skip("the C kernels are not built (tests/test_native.py fails)")
+    assert stats.kstest(_draws(6, float(shape)), stats.gamma(shape).cdf).pvalue > 1e-3
+
 @pytest.mark.parametrize("c", [0.6, 3.0, 250.0])
 def test_grouped_concentration_rate_has_the_node_by_node_distribution(c):
     """sum_j -log q_j, q_j ~ Beta(c, N_j): drawn as sum_i Gamma(m_i) / (c + i) for the

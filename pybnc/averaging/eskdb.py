@@ -136,7 +136,12 @@ class ESKDB(BaseBNC):
     random_state : int, RandomState or None, default=None
         Seeds the orders and the Gibbs samplers.
     n_jobs : int, default=None
-        Members fitted in parallel (joblib; ``-1`` all cores).
+        Members fitted in parallel (joblib; ``-1`` all cores): on threads, which share
+        the members' HDP chains and leave-one-out lookups (a family table several
+        members hold is sampled once, on a stream seeded by its counts, so the model
+        does not depend on ``n_jobs``); under a backend the caller chooses
+        (``joblib.parallel_backend("dask")``, processes) each member samples its own,
+        with the same result.
     verbose : int, default=1
         Progress over the members (see :mod:`pybnc._utils.progress`).
     [encoding parameters]

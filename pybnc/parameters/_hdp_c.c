@@ -112,17 +112,19 @@ static inline void sample_slot(const Chain *ch, Rng *rng, int64_t j, int64_t p, 
         const double *down = ch->ratios->down + (tp >= 2 ? ch->ratios->down_start[tp] : 0);
         int64_t width = hi - lo + 1;
         double w = 1.0, denominator = cp + (double)total_rest + (double)lo, m = (double)(par_rest + lo);
-        int in_range = 1;
+        double largest = 1.0, smallest = 1.0;
         cum[0] = 1.0;
         for (int64_t i = 1; i < width; i++, denominator += 1.0, m += 1.0) {
             int64_t prev = lo + i - 1;
             double grow = tp >= 2 ? m + down[par_rest + prev] : m;
             ratio[i] = up[prev] * cj * grow / denominator;
             w *= ratio[i];
-            in_range &= (w < 1e280) & (w > 1e-280);
+            largest = w > largest ? w : largest;
+            smallest = w < smallest ? w : smallest;
             cum[i] = cum[i - 1] + w;
         }
-        if (!in_range) { /* the same weights from the logs of the same ratios */
+        /* an overflow or underflow shows in the extremes (a NaN could only follow an inf or a 0) */
+        if (!(largest < 1e280 && smallest > 1e-280)) { /* the same weights from the logs of the same ratios */
             double log_w = 0.0, top = 0.0;
             cum[0] = 0.0;
             for (int64_t i = 1; i < width; i++) {
@@ -166,6 +168,17 @@ static double neg_log_beta(Rng *rng, double a, double b) {
  * at 172.7; for c >= 0.25 a node reaches the cap with probability below e^-43, so the
  * grouping is used from there, and node by node (capped) below. */
 #define GROUPED 64
+
+/* Gamma(m) for a whole m >= 1: below SMALL_SHAPE the sum of m exponentials, -log of the
+ * product of m uniforms on (0, 1) (no underflow: each is at least 2^-54), cheaper than
+ * the general draw's normal, uniform and logs; the general draw above. */
+#define SMALL_SHAPE 12
+static inline double gamma_of_integer(Rng *rng, int64_t m) {
+    if (m >= SMALL_SHAPE) return rng_gamma(rng, (double)m);
+    double product = rng_uniform_open(rng);
+    for (int64_t i = 1; i < m; i++) product *= rng_uniform_open(rng);
+    return -log(product);
+}
 static double level_rate(Rng *rng, double c, const int64_t *total, Py_ssize_t n_nodes) {
     double rate = 0.0;
     int64_t above[GROUPED + 1] = {0};
@@ -180,7 +193,7 @@ static double level_rate(Rng *rng, double c, const int64_t *total, Py_ssize_t n_
         int64_t m = 0; /* nodes with N_j > i, i from the top down */
         for (int64_t i = GROUPED - 1; i >= 0; i--) {
             m += above[i + 1];
-            if (m) rate += rng_gamma(rng, (double)m) / (c + (double)i);
+            if (m) rate += gamma_of_integer(rng, m) / (c + (double)i);
         }
     }
     return rate;
@@ -394,7 +407,8 @@ done:
 
 /* Draws for the tests: ``kind`` 0 uniform, 1 normal, 2 Gamma(a), 3 -log Beta(a, b);
  * 4 and 5: sum_j -log q_j, q_j ~ Beta(a, N_j) for the totals ``N`` (4 grouped where
- * allowed, as the chains draw it; 5 node by node). */
+ * allowed, as the chains draw it; 5 node by node); 6 Gamma(a) for a whole a, as the
+ * grouped draws take it. */
 static PyObject *draws(PyObject *self, PyObject *args) {
     unsigned long long seed;
     int kind;
@@ -417,6 +431,7 @@ static PyObject *draws(PyObject *self, PyObject *args) {
         else if (kind == 2) x[i] = rng_gamma(&rng, a);
         else if (kind == 3) x[i] = neg_log_beta(&rng, a, b);
         else if (kind == 4) x[i] = level_rate(&rng, a, totals, n_totals);
+        else if (kind == 6) x[i] = gamma_of_integer(&rng, (int64_t)a);
         else {
             x[i] = 0.0;
             for (Py_ssize_t j = 0; j < n_totals; j++)
