@@ -2,9 +2,11 @@
 and how far (a race that stops clear losers after the first folds).
 
 A pool of worker processes costs seconds to start (each imports numpy, pandas,
-scikit-learn and pybnc), more than a round of small candidates on a small table takes
-in this process: a round runs in parallel only when its estimated time is over
-:data:`POOL_SECONDS`.
+scikit-learn and pybnc: about 2 s on a quiet 2-core machine, 20 s when it is loaded),
+more than a round of small candidates on a small table takes in this process: a round
+runs in parallel only when its estimated time in this process is over
+:data:`POOL_SECONDS` (crx, round 1's last four folds: 9 s here against 29.5 s in a
+new pool of two, at a load average of 7.8).
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
@@ -33,7 +35,7 @@ from ..evaluation import cross_validate
 from ..evaluation.metrics import LOG_LOSS_EPS
 
 #: Estimated seconds of a round under which it runs in this process, not in a pool.
-POOL_SECONDS = 4.0
+POOL_SECONDS = 15.0
 #: Folds every candidate of a raced round runs before the losers stop.
 RACE_FOLDS = 2
 #: A loser's paired excess loss, in standard errors ...
