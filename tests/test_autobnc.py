@@ -410,3 +410,16 @@ def test_a_stopped_candidate_is_never_chosen_nor_in_the_ensemble():
     assert stopped[[f"split{f}_test_log_loss" for f in (0, 1)]].notna().all().all()
     for name in stopped["candidate"]:
         assert name not in model.best_candidate_.split(" + ") and f" {name}" not in model.best_candidate_
+
+
+def test_a_time_budget_is_kept_by_running_only_what_its_corrected_estimate_fits():
+    X, y = load_dataset("chess")
+    free = AutoBNC(ensemble=0, random_state=0, verbose=0).fit(X, y)
+    budget = free.choice_time_ / 3
+    model = AutoBNC(time_budget=budget, ensemble=0, random_state=0, verbose=0).fit(X, y)
+    table = pd.DataFrame(model.cv_results_)
+    ran = table[(table["round"] == 2) & ~table["status"].str.startswith("skipped")]
+    assert 0 < len(ran) < (pd.DataFrame(free.cv_results_)["round"] == 2).sum()
+    assert table["status"].str.startswith("skipped: time budget").any()
+    # one candidate's first folds may overrun its estimate: at most about one more third
+    assert model.choice_time_ < 1.6 * budget

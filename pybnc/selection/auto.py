@@ -114,10 +114,13 @@ class AutoBNC(BaseBNC):
         one number learned from the training rows corrects most of it. It never
         changes the predicted class.
     time_budget : float, default=None
-        Seconds the choice may take. Round 1 always runs; a later round runs only the
-        candidates that its cost estimate (from round 1's measured time) fits in what
-        is left, cheapest first, and reports the others as skipped. The refit comes
-        on top. ``None``: every candidate runs. A budget makes the choice depend on the
+        Seconds the choice may take. Round 1 always runs; round 2 runs its candidates
+        one at a time on its first folds, cheapest first, each only if its estimated
+        time (from round 1's measured time, corrected by what the candidates of its
+        kind took so far) fits in what is left, and its other folds only for the
+        candidates whose measured time still fits; the others are reported as skipped
+        or stopped. A single candidate can still overrun an estimate, and the refit of
+        the choice comes on top. ``None``: every candidate runs. A budget makes the choice depend on the
         machine's speed; without one it depends on ``random_state`` alone.
     n_jobs : int, default=None
         Folds cross-validated in parallel (joblib; ``-1``: all cores).
@@ -265,8 +268,7 @@ class AutoBNC(BaseBNC):
                     encoding = self._choose(results, first, folds)[0].encoding
                     second = round_two(facts, encoding, shared, candidate_seed)
                     per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
-                    self._race(results, self._affordable(second, per_unit, start), X, y, y_codes, folds, bar,
-                               per_unit, start)
+                    self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
                     skipped = [c for c in second if c.name not in results]
                     self._record(results, skipped, status="skipped: time budget")
             evaluated = first + (second if self.candidates is None else [])
@@ -318,9 +320,13 @@ class AutoBNC(BaseBNC):
         """Cross-validate ``candidates`` into ``results`` as a race
         (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
         n_head = RACE_FOLDS if len(folds) > RACE_FOLDS + 1 else len(folds)
-        estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
-        head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
-                        workers_for(self.n_jobs, n_head, estimate), bar.update)
+        if self.time_budget is None:
+            estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
+            head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
+                            workers_for(self.n_jobs, n_head, estimate), bar.update)
+        else:
+            head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start)
+            bar.update(n_head)
         stopped = {}
         survivors = list(candidates)
         if n_head < len(folds):
@@ -338,6 +344,28 @@ class AutoBNC(BaseBNC):
             if not survivors:
                 bar.update(n_tail)
         self._record(results, candidates, head, len(folds), stopped=stopped)
+
+    def _head_within_budget(self, candidates: list, X, y, folds, n_head: int, per_unit: float, start: float):
+        """The first folds of the race under a time budget: one candidate at a time,
+        cheapest first, each only if its estimated time fits what is left. The estimate
+        (:func:`_cost` times round 1's seconds per unit) is corrected by what the
+        candidates of the same kind run so far took against theirs. Returns the
+        evaluation and the candidates it holds (the others are skipped)."""
+        head, done = Evaluation(), []
+        taken, estimated = {}, {}  # per kind of candidate: measured and estimated seconds so far
+        for c in sorted(candidates, key=_cost):
+            kind = _kind(c)
+            correction = taken[kind] / estimated[kind] if estimated.get(kind) else 1.0
+            estimate = per_unit * _cost(c) * n_head / len(folds)
+            left = self.time_budget - (time.perf_counter() - start)
+            if estimate * correction > left:
+                continue
+            part = evaluate([c], X, y, folds[:n_head], range(n_head),
+                            workers_for(self.n_jobs, n_head, estimate * correction))
+            taken[kind] = taken.get(kind, 0.0) + part.seconds
+            estimated[kind] = estimated.get(kind, 0.0) + estimate
+            head, done = head + part, done + [c]
+        return head, [c for c in candidates if c in done]
 
     def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict) -> list:
         """The candidates, cheapest first, whose measured ``seconds`` fit the time left; the
@@ -392,19 +420,6 @@ class AutoBNC(BaseBNC):
             failures = "; ".join(f"{c.name}: {results[c.name]['status']}" for c in scored)
             raise ValueError(f"AutoBNC: every candidate failed in cross-validation ({failures[:2000]}).") from None
         return scored[chosen], {c.name for c, ok in zip(scored, eligible) if ok}
-
-    def _affordable(self, candidates: list, per_unit: float, start: float) -> list:
-        """The candidates (in their order) whose estimated cost (:func:`_cost` times the
-        seconds per unit of cost measured in round 1) fits the time left."""
-        if self.time_budget is None:
-            return candidates
-        left = self.time_budget - (time.perf_counter() - start)
-        kept = []
-        for c in sorted(candidates, key=_cost):
-            if per_unit * _cost(c) <= left:
-                kept.append(c)
-                left -= per_unit * _cost(c)
-        return [c for c in candidates if c in kept]
 
     def _results_table(self, results: dict, chosen: str, eligible: set, n_splits: int) -> dict:
         entries = list(results.values())
@@ -543,6 +558,13 @@ def _cost(candidate: Candidate) -> float:
         # a fixed penalty: one L-BFGS fit; none: the learner's own path of penalties on 3 folds too
         cost *= 4.0 if getattr(candidate.estimator, "discriminative_penalty", None) is not None else 40.0
     return cost
+
+
+def _kind(candidate: Candidate) -> str:
+    """What a candidate's cost follows: counts, an optimiser, or a member per bootstrap sample."""
+    if type(candidate.estimator).__name__ == "BaggedBNC":
+        return "bagged"
+    return "discriminative" if getattr(candidate.estimator, "weighting", None) == "discriminative" else "counts"
 
 
 def _changed_params(estimator) -> dict:
