@@ -13,8 +13,10 @@ Dirichlet smoothing of Petitjean et al. 2018)::
 
 Parents are dropped weakest first: in decreasing conditional mutual information
 ``I(X; P | C)`` with the child, computed from the family's own table (ties by
-position). The strength ``m`` of each table is chosen from a grid by the exact
-leave-one-out log-likelihood of the family's training rows, computed from the counts
+position). With missing values the bottom ``N(c, x)`` can be counted over every row
+where the child is observed (``bottom``; :func:`pybnc.parameters.learn.learn_parameters`
+does), not only over the family's rows. The strength ``m`` of each table is chosen
+from a grid by the exact leave-one-out log-likelihood of the family's training rows, computed from the counts
 alone (a row removed lowers its cell's count by one at every level), so the
 smoothing needs no parameter and no other pass over the rows. A configuration never
 seen takes its coarser estimate; with no parent the table is Laplace's.
@@ -46,12 +48,15 @@ def _cmi_order(n: np.ndarray) -> list:
     return sorted(range(1, k_axes + 1), key=lambda a: (-scores[a - 1], a))
 
 
-def _levels(n: np.ndarray) -> list:
+def _levels(n: np.ndarray, bottom=None) -> list:
     """Counts at every level of the hierarchy, broadcastable to ``n``: ``[N_0, .., N_k]``
-    with parents summed out from the last (weakest) one."""
+    with parents summed out from the last (weakest) one; ``bottom`` ``(K, r)``, if given,
+    is ``N_0`` (see :func:`back_off_log_table`)."""
     levels = [n]
     for axis in range(n.ndim - 2, 0, -1):
         levels.append(levels[-1].sum(axis=axis, keepdims=True))
+    if bottom is not None:
+        levels[-1] = np.asarray(bottom, dtype=np.float64).reshape(levels[-1].shape)
     return levels[::-1]
 
 
@@ -74,10 +79,10 @@ def _ranked(n: np.ndarray):
     return order, np.moveaxis(n, order, list(range(1, n.ndim - 1)))
 
 
-def _loo_scores(ranked: np.ndarray, strengths, base: float) -> np.ndarray:
+def _loo_scores(ranked: np.ndarray, strengths, base: float, bottom=None) -> np.ndarray:
     """Leave-one-out log-likelihood of the family's rows at every strength (one pass,
     the strengths on a leading axis)."""
-    levels = _levels(ranked)
+    levels = _levels(ranked, bottom)
     m = np.asarray(strengths, dtype=np.float64).reshape(-1, *([1] * ranked.ndim))
     seen = ranked > 0
     with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
@@ -85,9 +90,10 @@ def _loo_scores(ranked: np.ndarray, strengths, base: float) -> np.ndarray:
         return np.where(seen, ranked * np.log(np.where(seen, loo, 1.0)), 0.0).reshape(m.shape[0], -1).sum(axis=1)
 
 
-def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0) -> float:
+def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0, bottom=None) -> float:
     """``sum_rows log theta^(-row)(x | c, parents)`` of a family table ``n`` (as in
-    :func:`back_off_log_table`): each row scored by the table learned without it.
+    :func:`back_off_log_table`, ``bottom`` too): each row scored by the table learned
+    without it.
 
     Examples
     --------
@@ -96,10 +102,11 @@ def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0) -> float
     >>> round(leave_one_out_log_likelihood(n, 1.0), 4)
     -4.4035
     """
-    return float(_loo_scores(_ranked(np.asarray(n, dtype=np.float64))[1], [strength], base)[0])
+    return float(_loo_scores(_ranked(np.asarray(n, dtype=np.float64))[1], [strength], base, bottom)[0])
 
 
-def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0) -> tuple[np.ndarray, float]:
+def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
+                       bottom=None) -> tuple[np.ndarray, float]:
     """Back-off log table of one family, and the strength leave-one-out chose.
 
     Parameters
@@ -110,6 +117,13 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0) ->
         The grid of ``m``; the first of the best leave-one-out log-likelihoods wins.
     base : float, default=1.0
         Pseudo-count of the bottom table ``P(x | c)`` (Laplace's 1).
+    bottom : ndarray of shape (K, r), optional
+        ``N(c, x)`` over every row where the child is observed, for the bottom table.
+        By default ``n`` summed over its parents: the rows where the parents are
+        observed too. With missing values those can be few (a family of two parents
+        each missing in a third of the rows sees under half of them), and a bottom
+        learned from them is worse than naive Bayes's ``P(x | c)``; every row of the
+        family is among the child's rows, so leave-one-out stays exact.
 
     Returns
     -------
@@ -134,10 +148,11 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0) ->
         return np.log((n + base) / (n.sum(axis=-1, keepdims=True) + r * base)), float("nan")
     order, ranked = _ranked(n)
     if ranked.size * len(strengths) <= _GRID_CELLS:
-        scores = _loo_scores(ranked, strengths, base)
+        scores = _loo_scores(ranked, strengths, base, bottom)
     else:  # a large table: one strength at a time
-        scores = np.array([_loo_scores(ranked, [m], base)[0] for m in strengths])
+        scores = np.array([_loo_scores(ranked, [m], base, bottom)[0] for m in strengths])
     chosen = float(strengths[int(np.argmax(scores))])
-    theta = np.broadcast_to(_hierarchy(_levels(ranked), chosen, leave_one_out=False, base=base), ranked.shape)
+    theta = np.broadcast_to(_hierarchy(_levels(ranked, bottom), chosen, leave_one_out=False, base=base),
+                            ranked.shape)
     table = np.moveaxis(theta, list(range(1, n.ndim - 1)), order)
     return np.log(np.maximum(table, 1e-300)), chosen

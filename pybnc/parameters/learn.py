@@ -149,16 +149,18 @@ def conditional_log_table(n_ijk: np.ndarray, method: str, alpha: float, marginal
     return log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
 
 
-def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.0) -> np.ndarray:
+def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.0, child_counts=None) -> np.ndarray:
     """:mod:`pybnc.parameters.back_off` on a family's ``(K, q, r)`` counts (parents in
-    increasing index), returned as ``(K, q, r)``."""
+    increasing index), returned as ``(K, q, r)``; ``child_counts`` ``(K, r)``, the
+    child's counts over every row where it is observed, is the bottom table's
+    (available-case, as naive Bayes's)."""
     from .back_off import back_off_log_table
 
     k, q, r = n_ijk.shape
     if not parents:
         return conditional_log_table(n_ijk, "bayes", alpha)
     shape = (k, *np.asarray(cardinalities, dtype=np.int64)[list(parents)], r)
-    return back_off_log_table(n_ijk.reshape(shape), base=alpha)[0].reshape(k, q, r)
+    return back_off_log_table(n_ijk.reshape(shape), base=alpha, bottom=child_counts)[0].reshape(k, q, r)
 
 
 def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.ndarray:
@@ -223,7 +225,8 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     for i in range(structure.n_features):
         n_ijk = family_counts(counts, structure, i, codes, y, families)
         if method == "backoff":
-            log_cpts.append(back_off_family(n_ijk, structure.parents[i], counts.cardinalities, alpha))
+            log_cpts.append(back_off_family(n_ijk, structure.parents[i], counts.cardinalities, alpha,
+                                            counts.feature(i)))
             continue
         marginal = None
         if method == "friedman":
