@@ -201,7 +201,7 @@ def test_members_share_leave_one_out_lookups_and_chains_without_changing_the_mod
     monkeypatch.setattr(leave_one_out._FactorLookup, "__init__", lambda self, *a: built.append(1) or real(self, *a))
     shared = ESKDB(**kw, n_jobs=2).fit(X, y)
     n_shared = len(built)
-    monkeypatch.setattr(eskdb._MemberSKDB, "_loo_cache", lambda self: None)
+    monkeypatch.setattr(SKDB, "_loo_cache", lambda self: None)
     fresh = eskdb.SharedChains.estimates  # each call on an empty copy: nothing shared
     monkeypatch.setattr(eskdb.SharedChains, "estimates", lambda self, tables: fresh(pickle.loads(pickle.dumps(self)), tables))
     alone = ESKDB(**kw, n_jobs=1).fit(X, y)

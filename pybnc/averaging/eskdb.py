@@ -43,7 +43,7 @@ from ..estimators.base import BaseBNC, Encoding, keep_arguments, log_posterior
 from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
-from ..parameters.hdp import SharedChains, hdp_class_log_prior, hdp_log_cpts
+from ..parameters.hdp import SharedChains
 from ..encode import interval_labels, with_encoding_params
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
@@ -85,25 +85,6 @@ def with_cut_points(encoder, cuts: list):
             out.cut_points_[j], out.categories_[j] = column_cuts, levels
     out.cardinalities_ = np.array([len(c) for c in out.categories_], dtype=np.int64)
     return out
-
-
-class _MemberSKDB(SKDB):
-    """A member whose families are smoothed by the ensemble's
-    :class:`~pybnc.parameters.hdp.SharedChains` (``chains_``): a family another member
-    holds too is sampled once; the leave-one-out lookups of a family table are shared
-    the same way (``lookups_``, a :class:`~pybnc.search.leave_one_out.LookupCache`)."""
-
-    @classmethod
-    def of(cls, member: SKDB, chains, lookups: LookupCache) -> "_MemberSKDB":
-        out = cls(**member.get_params())
-        out.chains_, out.lookups_ = chains, lookups
-        return out
-
-    def _loo_cache(self):
-        return self.lookups_
-
-    def _hdp_tables(self, counts, tables, ranked) -> tuple:
-        return hdp_class_log_prior(counts), hdp_log_cpts(self.chains_.estimates(tables), ranked)
 
 
 def _fit_member(member, encoding, codes, counts, order, ranked, y):
@@ -242,7 +223,8 @@ class ESKDB(BaseBNC):
         chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1)) \
             if self.params == "hdp" else None
         lookups = LookupCache()
-        members = [(_MemberSKDB.of(member, chains, lookups), *rest) for member, *rest in members]
+        for member, *_ in members:  # read by SKDB._hdp_tables and SKDB._loo_cache
+            member._shared_chains, member._shared_lookups = chains, lookups
         jobs = (delayed(_fit_member)(*member, y) for member in members)
         # threads: the chains release the GIL and share their cache; a backend chosen by
         # the caller (processes, Dask) runs the members as well, each smoothing its own

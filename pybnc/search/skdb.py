@@ -42,7 +42,7 @@ from ..estimators.augmented import AugmentedNaiveBayes
 from ..estimators import _discriminative
 from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
 from ..estimators.base import keep_arguments, run_passes
-from ..parameters.hdp import hdp_parameters, ranked_to_sorted
+from ..parameters.hdp import hdp_class_log_prior, hdp_log_cpts, hdp_parameters, ranked_to_sorted
 from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
 from .kdb import sahami_ranking
@@ -257,13 +257,18 @@ class SKDB(AugmentedNaiveBayes):
         self._set_network(Structure(tuple(parents)), prior, log_cpts)
 
     def _loo_cache(self):
-        """A :class:`~pybnc.search.leave_one_out.LookupCache` shared with other fits (None:
-        none); ESKDB's members share one."""
-        return None
+        """The :class:`~pybnc.search.leave_one_out.LookupCache` this fit shares with
+        others (an ensemble sets ``_shared_lookups`` on its members), or None."""
+        return getattr(self, "_shared_lookups", None)
 
     def _hdp_tables(self, counts, tables, ranked) -> tuple:
         """The class log prior and the HDP-smoothed log tables of the selected model,
-        ``tables[i]`` with parents ``ranked[i]`` (strongest first); ESKDB's members
-        override it to smooth the families of all members together."""
+        ``tables[i]`` with parents ``ranked[i]`` (strongest first): by the
+        :class:`~pybnc.parameters.hdp.SharedChains` an ensemble sets on its members
+        (``_shared_chains``), so that a table several members hold is sampled once; else
+        on this fit's own chains."""
+        chains = getattr(self, "_shared_chains", None)
+        if chains is not None:
+            return hdp_class_log_prior(counts), hdp_log_cpts(chains.estimates(tables), ranked)
         fitted = hdp_parameters(counts, tables, ranked, int(self.hdp_iterations), self.random_state, self.verbose)
         return fitted.class_log_prior, fitted.log_cpts
