@@ -120,7 +120,8 @@ def info(model_file, data):
                   soft_wrap=True)
         rows += [["candidates cross-validated", int(sum(s == "ok" for s in table["status"]))],
                  ["inner CV log-loss of the choice", f"{table['mean_test_log_loss'][at]:.4f}"],
-                 ["inner CV accuracy of the choice", f"{table['mean_test_accuracy'][at]:.4f}"]]
+                 ["inner CV accuracy of the choice", f"{table['mean_test_accuracy'][at]:.4f}"],
+                 ["temperature of its probabilities", f"{getattr(model, 'temperature_', 1.0):.3f}"]]
         model = model.best_estimator_
         out.print(f"the choice: {type(model).__name__}({', '.join(f'{k}={v!r}' for k, v in model.get_params().items())})",
                   markup=False, soft_wrap=True)

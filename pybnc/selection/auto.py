@@ -488,8 +488,11 @@ class AutoBNC(BaseBNC):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class of each row, the chosen learner's prediction (a temperature
-        does not change it)."""
-        return self._delegate("predict", X)
+        keeps the order of the classes; where it rounds two near-tied posteriors to a tie,
+        the first class of the tie, as every classifier reads its posterior)."""
+        if self._best() is not None and self.temperature_ == 1.0:
+            return self._delegate("predict", X)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return self.predict_log_proba(X)

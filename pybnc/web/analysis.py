@@ -273,8 +273,9 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
         tried = int(sum(status == "ok" for status in table["status"]))
         view["chosen"] = (f"AutoBNC chose {model.best_candidate_} among {tried} candidates by a "
                           f"{model.n_splits_}-fold cross-validation of the training rows (mean log-loss "
-                          f"{table['mean_test_log_loss'][at]:.4f}, accuracy {table['mean_test_accuracy'][at]:.4f}); "
-                          "what is shown here is that learner.")
+                          f"{table['mean_test_log_loss'][at]:.4f}, accuracy {table['mean_test_accuracy'][at]:.4f}) "
+                          f"and tempers its probabilities by T = {getattr(model, 'temperature_', 1.0):.2f} "
+                          "(learned from the same folds); what is shown here is that learner.")
         return view
     codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
     view = {"name": type(model).__name__,
