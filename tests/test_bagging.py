@@ -62,3 +62,16 @@ def test_integer_weights_are_repeated_rows_and_bad_members_are_refused():
     from sklearn.linear_model import LogisticRegression
     with pytest.raises(ValueError, match="pybnc classifier"):
         BaggedBNC(LogisticRegression()).fit(X, y)
+
+
+def test_autobnc_offers_bagged_candidates_on_small_tables_only():
+    from pybnc.selection.candidates import TableFacts, round_two
+
+    def bagged(n_rows, n_columns):
+        facts = TableFacts(n_rows=n_rows, n_classes=2, cardinalities=(3,) * n_columns, has_numeric=False,
+                           has_missing=False)
+        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {}, 0)]
+        return [n for n in names if "bagged" in n]
+
+    assert bagged(500, 20) == ["TAN bagged", "AODE bagged"]
+    assert bagged(5000, 20) == [] and bagged(500, 2000) == []

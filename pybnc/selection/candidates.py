@@ -29,14 +29,16 @@ one fold of each, kDB(k=2) and AODE scored within 0.3 point of their best penalt
 costliest variant (36 estimators' cells on chess). The other learners' discriminative
 variants are left out for time: each costs 5 to 20 generative fits per fold.
 
-On tables of at most :data:`BAGGING_MAX_ROWS` rows, bagged TAN and AODE
+On tables of at most :data:`BAGGING_MAX_ROWS` rows and :data:`BAGGING_MAX_COLUMNS`
+columns, bagged TAN and AODE
 (:class:`pybnc.averaging.BaggedBNC`, :data:`BAGGING_MEMBERS` members, each with its own cut
 points, structure and tables from a bootstrap sample) are candidates too: on small
 tables a single network's probabilities follow the chance of one sample (a cut point,
 an arc, a sparse cell) and the average of bootstrap copies evens it out (5-fold
 log-loss, TAN with MDL bins against 25 bagged copies: glass 0.94 to 0.73, hepatitis
 0.53 to 0.34, iris 0.26 to 0.12, cleve 0.48 to 0.41). On large tables the variance it
-removes is small and its cost is not.
+removes is small and its cost is not; on a wide table one AODE is already costly
+(a model per column), ten of them per fold more so.
 
 Each candidate has a *complexity* rank, used by the one-standard-error rule
 (:mod:`pybnc.selection.rules`): naive Bayes is simplest, then the one-dependence
@@ -64,8 +66,9 @@ DISCRETISERS = ({"discretizer": "mdl", "n_bins": 5}, {"discretizer": "quantile",
 DISCRIMINATIVE_PENALTIES = (1.0, 0.01)
 #: The round-2 learners whose discriminative variants are candidates.
 DISCRIMINATIVE_LEARNERS = ("NB", "TAN", "AODE", "KDB(k=2)")
-#: Bagged candidates are offered on tables of at most this many rows ...
+#: Bagged candidates are offered on tables of at most this many rows and columns ...
 BAGGING_MAX_ROWS = 2000
+BAGGING_MAX_COLUMNS = 100
 #: ... with this many members each.
 BAGGING_MEMBERS = 10
 
@@ -168,7 +171,7 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
     for learner, estimator, rank in learners:
         out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared), rank, 2,
                              dict(encoding)))
-    if facts.n_rows <= BAGGING_MAX_ROWS:
+    if facts.n_rows <= BAGGING_MAX_ROWS and len(facts.cardinalities) <= BAGGING_MAX_COLUMNS:
         for learner, estimator, rank in (("TAN bagged", TAN(), 1.5), ("AODE bagged", AODE(), 2.5)):
             bagged = BaggedBNC(_with(estimator, encoding, shared), n_estimators=BAGGING_MEMBERS,
                                random_state=random_state)
