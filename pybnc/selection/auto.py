@@ -30,6 +30,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from .._utils.progress import progress
+from ..averaging import BaggedBNC
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
 from ..encode.labels import class_codes
@@ -482,7 +483,8 @@ class AutoBNC(BaseBNC):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class posterior of the chosen learner, tempered by ``temperature_``."""
-        if self._best() is not None and self.temperature_ == 1.0:
+        self._best()  # NotFittedError before temperature_ is read
+        if self.temperature_ == 1.0:
             return self._delegate("predict_proba", X)
         return np.exp(self.predict_log_proba(X))
 
@@ -490,7 +492,8 @@ class AutoBNC(BaseBNC):
         """Most probable class of each row, the chosen learner's prediction (a temperature
         keeps the order of the classes; where it rounds two near-tied posteriors to a tie,
         the first class of the tie, as every classifier reads its posterior)."""
-        if self._best() is not None and self.temperature_ == 1.0:
+        self._best()  # NotFittedError before temperature_ is read
+        if self.temperature_ == 1.0:
             return self._delegate("predict", X)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
@@ -553,7 +556,7 @@ def _cost(candidate: Candidate) -> float:
     """A relative fit cost, to order and budget the candidates (naive Bayes = 1)."""
     base = {"NaiveBayes": 1.0, "TAN": 1.5, "FAN": 1.5, "AODE": 2.0, "KDB": 3.0, "SKDB": 4.0, "AnDE": 8.0}
     members = getattr(candidate.estimator, "n_estimators", None)
-    if type(candidate.estimator).__name__ == "BaggedBNC":  # its members' cost, each a fit on all rows
+    if isinstance(candidate.estimator, BaggedBNC):  # its members' cost, each a fit on all rows
         inner = candidate.estimator.estimator
         return members * base.get(type(inner).__name__, 5.0) * 2.0  # encoded afresh per member: no counts reused
     cost = base.get(type(candidate.estimator).__name__, 5.0)
@@ -565,7 +568,7 @@ def _cost(candidate: Candidate) -> float:
 
 def _kind(candidate: Candidate) -> str:
     """What a candidate's cost follows: counts, an optimiser, or a member per bootstrap sample."""
-    if type(candidate.estimator).__name__ == "BaggedBNC":
+    if isinstance(candidate.estimator, BaggedBNC):
         return "bagged"
     return "discriminative" if getattr(candidate.estimator, "weighting", None) == "discriminative" else "counts"
 
