@@ -22,7 +22,7 @@ KERNELS = {
 }
 
 setup(ext_modules=[
-    Extension(name, [source], include_dirs=["pybnc/_utils"], depends=["pybnc/_utils/native.h"],
-              extra_compile_args=FLAGS, optional=True)
+    Extension(name, [source], include_dirs=["pybnc/_utils"], extra_compile_args=FLAGS, optional=True,
+              depends=["pybnc/_utils/native.h", "pybnc/averaging/_laplacian_lanes.h"])
     for name, source in KERNELS.items()
 ])

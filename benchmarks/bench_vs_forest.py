@@ -246,12 +246,16 @@ def main():
     parser.add_argument("--python", default=sys.executable, help="interpreter of the first-use rows")
     parser.add_argument("--first-use-only", action="store_true")
     parser.add_argument("--skip-first-use", action="store_true")
+    parser.add_argument("--tbmatan-only", action="store_true", help="only TBMATAN's and TAN's predictions on chess")
     args = parser.parse_args()
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in MODELS]
     if unknown:
         parser.error(f"unknown models {unknown}: choose among {list(MODELS)}")
     print(f"pybnc {pybnc.__file__}; {load()}")
+    if args.tbmatan_only:
+        tbmatan_predict(args.repeats)
+        return
     if not args.skip_first_use:
         first_use(args.python, args.repeats)
         without_kernels(args.python)

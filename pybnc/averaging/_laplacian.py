@@ -39,6 +39,13 @@ _native = load_kernels("pybnc.averaging._laplacian_c")
 #: Below this many (graph, edge) cells a batch runs on one thread (a thread handshake
 #: costs more than it saves).
 _SERIAL_CELLS = 1 << 18
+#: The compiled kernels' plain-double elimination runs several graphs at once, one per
+#: vector lane (the same arithmetic per graph); False: one graph at a time, the
+#: reference the tests compare the lanes with.
+_LANES = True
+#: Rows per batch of the numpy engine's weights: keeps (rows x classes x n x n) float64
+#: near 32 MB (the compiled kernels build each row's weights in place).
+_BATCH_BYTES = 1 << 25
 
 
 def log_tree_sum(log_weights: np.ndarray, engine: str = "auto") -> np.ndarray:
@@ -232,9 +239,13 @@ def log_tree_sums_for_rows(log_beta, log_h, columns, drop=None, engine="auto", l
         has_extra = bool(np.isfinite(log_extra).any())
         out = np.empty((columns.shape[0], k))
         _in_parallel(lambda part: _native.rows_tree_sums(log_beta, log_h, k, width, columns[part], drop[part],
-                                                         log_extra, has_extra, out[part]),
+                                                         log_extra, has_extra, out[part], _LANES),
                      columns.shape[0], k * n * n)
         return out
+    step = max(1, _BATCH_BYTES // (8 * log_h.shape[0] * max(n, 1) ** 2))
+    if columns.shape[0] > step:
+        return np.concatenate([log_tree_sums_for_rows(log_beta, log_h, columns[i : i + step], drop[i : i + step],
+                                                      "numpy", log_extra) for i in range(0, columns.shape[0], step)])
     log_hr = log_h[:, columns[:, :, None], columns[:, None, :]]  # (K, m, n, n)
     log_hr = np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0, log_hr)
     with np.errstate(invalid="ignore"):

@@ -332,17 +332,23 @@ static void row_weight_logs(const Tables *t, const double *log_beta, const doubl
     to_blocks(log_beta[u * t->n + v] + (drop_uv ? 0.0 : log_h[(c * t->W + col[u]) * t->W + col[v]]), m, e);
 }
 
-/* rows_tree_sums(log_beta, log_h, K, W, columns, drop, log_extra, has_extra, out):
+#include "_laplacian_lanes.h"
+
+/* rows_tree_sums(log_beta, log_h, K, W, columns, drop, log_extra, has_extra, out[, lanes]):
  * out[r, c] = log tree sum of the weights beta_uv h_c(x_u, x_v) (+ extra_uv), with
- * h = 1 where ``drop`` marks u or v; columns (m, n) hold each row's one-hot columns. */
+ * h = 1 where ``drop`` marks u or v; columns (m, n) hold each row's one-hot columns.
+ * In doubles mode the graphs run LANES at a time unless ``lanes`` is false (one at a
+ * time: the reference the tests compare the lanes with). */
 static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
     PyObject *o[6];
     Py_ssize_t K, W;
-    int has_extra;
-    if (!PyArg_ParseTuple(args, "OOnnOOOpO", &o[0], &o[1], &K, &W, &o[2], &o[3], &o[4], &has_extra, &o[5])) return NULL;
+    int has_extra, lanes = 1;
+    if (!PyArg_ParseTuple(args, "OOnnOOOpO|p", &o[0], &o[1], &K, &W, &o[2], &o[3], &o[4], &has_extra, &o[5], &lanes))
+        return NULL;
     Arr a[6] = {0};
     PyObject *result = NULL;
     int64_t *dropped = NULL;
+    double *scratch = NULL;
     Graph g = {0};
     Tables t = {0};
     if (arr_get(o[0], &a[0], 'f', "log_beta") || arr_get(o[1], &a[1], 'f', "log_h") ||
@@ -361,15 +367,22 @@ static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "rows_tree_sums: a column outside log_h");
             goto done;
         }
-    dropped = PyMem_RawMalloc(n * sizeof(int64_t));
-    if (!dropped || graph_alloc(&g, n - 1)) { PyErr_NoMemory(); goto done; }
+    dropped = PyMem_RawMalloc(LANES * n * sizeof(int64_t));
+    scratch = PyMem_RawMalloc(((n - 1) * (n - 2) / 2 + 2 * (n - 1)) * LANES * sizeof(double));
+    if (!dropped || !scratch || graph_alloc(&g, n - 1)) { PyErr_NoMemory(); goto done; }
     int failed;
     Py_BEGIN_ALLOW_THREADS
     FLUSH_SUBNORMALS
     const double *log_beta = F64(a[0]), *log_h = F64(a[1]), *log_extra = F64(a[4]);
     failed = tables_build(&t, log_beta, log_h, log_extra, has_extra, n, K, W);
-    Py_ssize_t n1 = n - 1;
-    for (Py_ssize_t r = 0; r < rows && !failed; r++) {
+    Py_ssize_t n1 = n - 1, per_graph = rows;
+#ifdef HAVE_LANES
+    if (!failed && t.doubles && lanes) {
+        rows_doubles_lanes(&t, I64(a[2]), &a[3], rows, dropped, scratch, F64(a[5]));
+        per_graph = 0;
+    }
+#endif
+    for (Py_ssize_t r = 0; r < per_graph && !failed; r++) {
         const int64_t *col = I64(a[2]) + r * n;
         for (Py_ssize_t u = 0; u < n; u++) dropped[u] = iget(&a[3], r * n + u) != 0;
         for (Py_ssize_t c = 0; c < K; c++) {
@@ -413,6 +426,7 @@ done:
     tables_free(&t);
     PyMem_RawFree(g.m);
     PyMem_RawFree(dropped);
+    PyMem_RawFree(scratch);
     arr_release(a, 6);
     return result;
 }

@@ -54,10 +54,6 @@ from ..estimators._constraints import ENCODING_CONSTRAINTS, POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
 
-# Rows per batch of determinants: keeps (rows x classes x n x n) float64 near 32 MB.
-_BATCH_BYTES = 1 << 25
-
-
 def _pair_statistics(counts: Counts):
     """Per-pair available-case margins from the ``(K, W, W)`` joint counts.
 
@@ -263,6 +259,8 @@ class TBMATAN(BaseBNC):
         """Masks of the rows answered as complete, summed exactly, and approximated."""
         missing = (codes < 0) & ~self._neutral()
         has_missing = missing.any(axis=1)
+        if not has_missing.any():  # the common case: skip the (rows x features) products
+            return ~has_missing, has_missing, has_missing
         combinations = np.prod(np.where(missing, self.encoder_.cardinalities_, 1).astype(np.float64), axis=1)
         exact = has_missing & (combinations <= self.max_missing_combinations)
         return ~has_missing, exact, has_missing & ~exact
@@ -298,6 +296,8 @@ class TBMATAN(BaseBNC):
         n_rows = codes.shape[0]
         k = len(self.classes_)
         complete, exact, approximate = self._missing_paths(codes)
+        if complete.all():
+            return self._complete_jll(codes)
         jll = np.empty((n_rows, k))
         if complete.any():
             jll[complete] = self._complete_jll(codes[complete])
@@ -340,23 +340,27 @@ class TBMATAN(BaseBNC):
         one level are always such a factor 1, and are eliminated once for all rows.
         """
         kept, extra, constant = self._reduction() if reduction is None else reduction
-        columns = (self.column_offsets_ + np.maximum(codes, 0))[:, kept]
+        # max(code, 0) + offset, with one temporary (the arrays here are rows x features)
+        columns = np.add(codes, self.column_offsets_, dtype=np.int64)
+        np.maximum(columns, self.column_offsets_, out=columns)
+        if kept.size < columns.shape[1]:
+            columns = columns[:, kept]
         n = columns.shape[1]
-        k = len(self.classes_)
-        node = self.feature_log_prob_[:, columns]  # (K, m, n)
         if drop is not None:
             drop = drop[:, kept]
-            node = np.where(drop[None], 0.0, node)
-        jll = self.class_log_prior_[None, :] + node.sum(axis=2).T - self.log_tree_normaliser_ + constant
+        node = np.empty((columns.shape[0], len(self.classes_)))
+        gathered = np.empty(columns.shape)
+        for c, log_prob in enumerate(self.feature_log_prob_):
+            # a flat take per class: several times faster than fancy indexing (K, m, n)
+            np.take(log_prob, columns, out=gathered)
+            if drop is not None:
+                gathered[drop] = 0.0
+            node[:, c] = gathered.sum(axis=1)
+        jll = self.class_log_prior_[None, :] + node - self.log_tree_normaliser_ + constant
         if n <= 1:
             return jll
         beta = self.log_edge_weights_[np.ix_(kept, kept)]
-        step = max(1, _BATCH_BYTES // (8 * k * n * n))
-        for start in range(0, columns.shape[0], step):
-            cut = None if drop is None else drop[start : start + step]
-            jll[start : start + step] += log_tree_sums_for_rows(
-                beta, self.log_dependence_, columns[start : start + step], cut, log_extra=extra
-            )
+        jll += log_tree_sums_for_rows(beta, self.log_dependence_, columns, drop, log_extra=extra)
         return jll
 
     def _summed_jll(self, codes):
