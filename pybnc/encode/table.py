@@ -9,6 +9,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from .discretize import cut_points
+from .mdl_columns import mdl_cut_points_of_columns
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
     identifier_reason,
@@ -301,6 +302,7 @@ class TableEncoder:
         self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
         unique_numbers = []  # integer columns taken as numbers although nearly unique
+        mdl_cuts = self._float_columns_mdl_cuts(frame, categorical, y_codes)
         # frame.items(): iloc's indexer checks cost more than the column on wide tables
         for pos, (name, col) in enumerate(frame.items()):
             refuse_unsupported_dtype(col, name)
@@ -327,7 +329,7 @@ class TableEncoder:
                     float_values(col, name)
                     codes, levels = factorize_column(col, name)
                 else:
-                    codes, levels, cuts = self._numeric_column(col, name, y_codes)
+                    codes, levels, cuts = self._numeric_column(col, name, y_codes, mdl_cuts.get(pos))
             n_missing = np.count_nonzero(codes < 0)
             if cuts is None:
                 refuse_unsupported_levels(levels, name)
@@ -398,18 +400,40 @@ class TableEncoder:
         self.positions_ = np.array(positions, dtype=np.int64)
         self.n_input_columns_ = n_input_columns
 
-    def _numeric_column(self, col, name, y_codes):
-        """Codes, levels and cut points (None when few values) of a numeric column."""
+    def _float_columns_mdl_cuts(self, frame: pd.DataFrame, categorical: set, y_codes) -> dict:
+        """``{position: MDL cut points}`` of the float columns, cut together
+        (:mod:`pybnc.encode.mdl_columns`: the same cuts, without a Python pass per column
+        and segment, which is what a wide numeric table spends its encoding on). Columns
+        with infinite values are left to the one-column path, which refuses them."""
+        if self.discretizer != "mdl" or y_codes is None:
+            return {}
+        floats = [(pos, col) for pos, (name, col) in enumerate(frame.items())
+                  if name not in categorical and is_float_column(col)]
+        if len(floats) < 2:
+            return {}
+        positions = [pos for pos, _ in floats]
+        values = np.column_stack([col.to_numpy(dtype=np.float64, na_value=np.nan) for _, col in floats])
+        finite = ~np.isinf(values).any(axis=0)
+        values, positions = values[:, finite], [pos for pos, ok in zip(positions, finite) if ok]
+        cuts = mdl_cut_points_of_columns(values, np.asarray(y_codes), getattr(self, "_weights", None))
+        return dict(zip(positions, cuts))
+
+    def _numeric_column(self, col, name, y_codes, mdl_cuts=None):
+        """Codes, levels and cut points (None when few values) of a numeric column;
+        ``mdl_cuts``: its MDL cut points when they were found with other columns."""
         values = float_values(col, name)
         observed = ~np.isnan(values)
         distinct = np.unique(values[observed])
         if distinct.size <= self.n_bins:
             codes = np.where(observed, np.searchsorted(distinct, values), MISSING).astype(np.int32)
             return codes, distinct.astype(object), None
-        y_obs = None if y_codes is None else y_codes[observed]
-        weights = getattr(self, "_weights", None)
-        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
-                                     weights=None if weights is None else weights[observed]), dtype=np.float64)
+        if mdl_cuts is not None:
+            cuts = mdl_cuts
+        else:
+            y_obs = None if y_codes is None else y_codes[observed]
+            weights = getattr(self, "_weights", None)
+            cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
+                                         weights=None if weights is None else weights[observed]), dtype=np.float64)
         codes = np.where(observed, np.searchsorted(cuts, values, side="right"), MISSING).astype(np.int32)
         return codes, interval_labels(cuts), cuts
 
