@@ -131,3 +131,24 @@ def test_kdb_backs_off_to_every_row_of_the_child(monkeypatch):
     assert kdb >= naive_bayes - 5
     for table, before in zip(complete, KDB(verbose=0).fit(car_X, car_y).log_cpts_):
         np.testing.assert_array_equal(table, before)
+
+
+def test_one_parent_families_learned_together_are_the_same_tables():
+    """The batch path (every one-parent family of a TAN at once) gives
+    back_off_log_table's tables and strengths to the bit, with and without a bottom."""
+    from pybnc.parameters.back_off import back_off_log_tables_one_parent
+
+    rng = np.random.default_rng(0)
+    families, bottoms = [], []
+    for t in range(200):
+        k, r_p, r = (int(v) for v in rng.integers(1, 6, 3))
+        n = rng.poisson(rng.choice([0.3, 2.0, 20.0]), (k, r_p, r)).astype(float)
+        families.append(n)
+        bottoms.append(None if t % 2 else n.sum(axis=1) + rng.poisson(3, (k, r)))
+    families.append(np.zeros((2, 0, 3)))  # a parent never observed: the one-family path
+    bottoms.append(None)
+    together = back_off_log_tables_one_parent(families, bottoms)
+    for (table, strength), n, bottom in zip(together, families, bottoms):
+        expected, expected_strength = back_off_log_table(n, bottom=bottom)
+        np.testing.assert_array_equal(table, expected)
+        assert strength == expected_strength or (np.isnan(strength) and np.isnan(expected_strength))

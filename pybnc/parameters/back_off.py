@@ -156,3 +156,60 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
                             ranked.shape)
     table = np.moveaxis(theta, list(range(1, n.ndim - 1)), order)
     return np.log(np.maximum(table, 1e-300)), chosen
+
+
+def back_off_log_tables_one_parent(families: list, bottoms: list, strengths=STRENGTHS,
+                                   base: float = 1.0) -> list:
+    """:func:`back_off_log_table` of many one-parent families at once, the same tables to
+    the bit: the families of one shape are stacked and scored in one pass (a TAN on a
+    table of thousands of columns has thousands of them, and one at a time the calls,
+    not the arithmetic, take the time).
+
+    Parameters
+    ----------
+    families : list of ndarray of shape (K, r_p, r)
+        Family counts, each with one parent.
+    bottoms : list of ndarray of shape (K, r) or None
+        Each family's ``bottom`` (see :func:`back_off_log_table`).
+
+    Returns
+    -------
+    list of (log_table, strength)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> n = np.zeros((1, 2, 2)); n[0, 0] = [9, 1]
+    >>> [(np.exp(t[0, 1]).round(3).tolist(), m) for t, m in back_off_log_tables_one_parent([n], [None])]
+    [([0.833, 0.167], 64.0)]
+    """
+    out = [None] * len(families)
+    by_shape = {}
+    for f, (n, bottom) in enumerate(zip(families, bottoms)):
+        n = np.asarray(n, dtype=np.float64)
+        if n.ndim != 3 or 0 in n.shape:
+            out[f] = back_off_log_table(n, strengths, base, bottom)
+            continue
+        by_shape.setdefault(n.shape, []).append(f)
+    m_grid = np.asarray(strengths, dtype=np.float64)
+    for shape, members in by_shape.items():
+        per_pass = max(1, _GRID_CELLS // (int(np.prod(shape)) * len(strengths)))
+        for start in range(0, len(members), per_pass):
+            part = members[start : start + per_pass]
+            n = np.stack([np.asarray(families[f], dtype=np.float64) for f in part])  # (F, K, r_p, r)
+            bottom = np.stack([n[i].sum(axis=1) if bottoms[f] is None else np.asarray(bottoms[f], dtype=np.float64)
+                               .reshape(shape[0], shape[2]) for i, f in enumerate(part)])[:, :, None, :]
+            levels = [bottom, n]
+            seen = n > 0
+            with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
+                loo = _hierarchy(levels, m_grid.reshape(-1, 1, 1, 1, 1), leave_one_out=True, base=base)
+                scores = np.where(seen, n * np.log(np.where(seen, loo, 1.0)), 0.0).reshape(
+                    len(strengths), len(part), -1).sum(axis=2)
+            chosen = m_grid[np.argmax(scores, axis=0)]
+            theta = np.broadcast_to(_hierarchy(levels, chosen.reshape(-1, 1, 1, 1), leave_one_out=False, base=base),
+                                    n.shape)
+            tables = np.log(np.maximum(theta, 1e-300))
+            for i, f in enumerate(part):
+                out[f] = (tables[i], float(chosen[i]))
+    return out
+

@@ -221,19 +221,36 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     ParameterTables
     """
     alpha = resolve_alpha(method, alpha)
+    if method == "backoff":
+        return ParameterTables(class_log_prior(counts.class_counts, method, alpha),
+                               _back_off_tables(structure, counts, alpha, codes, y, families))
     log_cpts = []
     for i in range(structure.n_features):
         n_ijk = family_counts(counts, structure, i, codes, y, families)
-        if method == "backoff":
-            log_cpts.append(back_off_family(n_ijk, structure.parents[i], counts.cardinalities, alpha,
-                                            counts.feature(i)))
-            continue
         marginal = None
         if method == "friedman":
             n_i = counts.feature(i).sum(axis=0)
             marginal = n_i / n_i.sum() if n_i.sum() > 0 else np.full(n_i.shape, 1.0 / n_i.size)
         log_cpts.append(conditional_log_table(n_ijk, method, alpha, marginal))
     return ParameterTables(class_log_prior(counts.class_counts, method, alpha), log_cpts)
+
+
+def _back_off_tables(structure: Structure, counts: Counts, alpha: float, codes, y, families) -> list:
+    """Every feature's back-off table (:func:`back_off_family`); the one-parent families
+    (all of a TAN's but the root's) are learned together, which gives the same tables."""
+    from .back_off import back_off_log_tables_one_parent
+
+    tables = [family_counts(counts, structure, i, codes, y, families) for i in range(structure.n_features)]
+    one_parent = [i for i, parents in enumerate(structure.parents) if len(parents) == 1]
+    together = back_off_log_tables_one_parent([tables[i] for i in one_parent],
+                                              [counts.feature(i) for i in one_parent], base=alpha)
+    log_cpts = [None] * structure.n_features
+    for i, (table, _) in zip(one_parent, together):
+        log_cpts[i] = table
+    for i, parents in enumerate(structure.parents):
+        if log_cpts[i] is None:
+            log_cpts[i] = back_off_family(tables[i], parents, counts.cardinalities, alpha, counts.feature(i))
+    return log_cpts
 
 
 def n_free_parameters(structure: Structure, cardinalities, n_classes: int) -> int:
