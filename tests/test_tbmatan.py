@@ -332,6 +332,30 @@ def test_compiled_graphs_in_lanes_equal_one_graph_at_a_time(spread, monkeypatch)
         np.testing.assert_allclose(got, log_tree_sum(dense, "numpy"), rtol=1e-12)
 
 
+@pytest.mark.skipif(_laplacian._native is None, reason="the compiled kernels are not built")
+@pytest.mark.parametrize("n", [4, 6, 9])
+def test_compiled_lanes_keep_products_of_a_tiny_and_a_dominant_weight(n, monkeypatch):
+    """One edge dominates all others by 1250 nats: eliminating one of its ends adds to
+    each tiny edge (u, other end) about its own weight, through a tiny w_uk over a pivot
+    as large as the dominant edge. Formed as (w_uk / d_k) w_kv that quotient underflows
+    and the trees through the dominant edge lose half their weight; the lanes must take
+    the (larger / d_k) * smaller product on such wide rows."""
+    log_beta = np.full((n, n), -1250.0)
+    log_beta[1, n - 2] = log_beta[n - 2, 1] = 0.0
+    log_h = np.zeros((2, 2 * n, 2 * n))
+    log_h[1] = np.random.default_rng(n).normal(0, 1, (2 * n, 2 * n))
+    columns = 2 * np.arange(n) + np.random.default_rng(n).integers(0, 2, (5, n))
+    got = log_tree_sums_for_rows(log_beta, log_h, columns, engine="compiled")
+    dense = np.swapaxes(log_h[:, columns[:, :, None], columns[:, None, :]], 0, 1) + log_beta
+    np.testing.assert_allclose(got, log_tree_sum(dense, "numpy"), rtol=1e-12)
+    # class 0 (h = 1): 2 n^(n-3) trees hold the dominant edge, each of weight
+    # e^(-1250 (n - 2)); the others are e^1250 times lighter
+    trees_with_edge = 2 * n ** (n - 3)
+    np.testing.assert_allclose(got[:, 0], np.log(trees_with_edge) - 1250.0 * (n - 2), rtol=1e-12)
+    monkeypatch.setattr(_laplacian, "_LANES", False)
+    np.testing.assert_allclose(got, log_tree_sums_for_rows(log_beta, log_h, columns, engine="compiled"), rtol=1e-10)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("spread", [30.0, 1000.0])
 def test_log_tree_sum_matches_high_precision_in_either_arithmetic(engine, spread):

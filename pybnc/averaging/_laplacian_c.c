@@ -368,7 +368,11 @@ static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
             goto done;
         }
     dropped = PyMem_RawMalloc(LANES * n * sizeof(int64_t));
-    scratch = PyMem_RawMalloc(((n - 1) * (n - 2) / 2 + 2 * (n - 1)) * LANES * sizeof(double));
+#ifdef HAVE_LANES
+    scratch = PyMem_RawMalloc(lanes_scratch(n - 1) * sizeof(lane_t));
+#else
+    scratch = PyMem_RawMalloc(sizeof(double));
+#endif
     if (!dropped || !scratch || graph_alloc(&g, n - 1)) { PyErr_NoMemory(); goto done; }
     int failed;
     Py_BEGIN_ALLOW_THREADS

@@ -22,67 +22,92 @@ typedef uint64_t lane_bits __attribute__((vector_size(LANES * sizeof(double)), a
 static const double LN2_HI = 6.93147180369123816490e-01; /* 32 trailing zero bits: k LN2_HI exact */
 static const double LN2_LO = 1.90821492927058770002e-10;
 
-/* Packed lower triangle: the entries (u, v), v < u, of node u start at u (u - 1) / 2. */
-static inline Py_ssize_t triangle_row(Py_ssize_t u) { return u * (u - 1) / 2; }
+/* the helpers are always inlined into the vector clones */
+#define LANE_INLINE static inline __attribute__((always_inline))
 
 /* where ``mask``, a, else b (mask lanes all ones or all zeros). Macros, not functions:
  * a vector argument of a function would depend on the target's ABI. */
 #define LANE_SELECT(mask, a, b) ((lane_t)((((lane_mask)(a)) & (mask)) | (((lane_mask)(b)) & ~(mask))))
 
-/* w_uk w_kv / d_k as eliminate_doubles forms it: (larger / d_k) * smaller, where
- * ``scaled`` = w_uk / d_k and ``normalised`` = w_kv / d_k are already rounded. */
-#define LANE_PRODUCT(w_uk, scaled, w_kv, normalised) \
-    LANE_SELECT((w_uk) >= (w_kv), (scaled) * (w_kv), (w_uk) * (normalised))
+/* w_uk w_kv / d_k as eliminate_doubles forms it, (larger / d_k) * smaller: with w_uk the
+ * larger, (w_uk / d_k) w_kv, else w_uk (w_kv / d_k), the same roundings. */
+#define LANE_PRODUCT(w_uk, w_kv, inverse) \
+    (LANE_SELECT((w_uk) >= (w_kv), (w_uk), (w_kv)) * (inverse) * LANE_SELECT((w_uk) >= (w_kv), (w_kv), (w_uk)))
 
-/* out[l] = log tree sum of lane l's graph (triangle ``work``, ground edges ``ground``,
- * weights multiplied by e^shift[l]); ``normalised`` is scratch of n1 lanes. */
-NATIVE_VECTOR static void eliminate_doubles_lanes(lane_t *restrict work, lane_t *restrict ground,
-                                                  lane_t *restrict normalised, Py_ssize_t n1,
+/* The step's products where node k's row is narrow: its weights (the w_kv and the ground
+ * edge) within 2^NARROW of each other in every lane. (w_uk / d_k) w_kv then loses nothing
+ * that counts: w_uk / d_k is at least 2^-NARROW / n, a normal double, and a product below
+ * 2^-1022, flushed to zero, is under e^-48 of the entry it is added to (every entry is
+ * above e^-660, see double_top). */
+#define NARROW 960
+
+/* Row u of the padded triangle: its ground edge, then its edges (u, v) for v < u, in
+ * multiples of four (the padding is zero). Rows start at row_start[u]. */
+static Py_ssize_t padded_width(Py_ssize_t u) { return (u + 4) & ~(Py_ssize_t)3; }
+
+/* Lanes of scratch that rows_doubles_lanes needs for graphs of n1 + 1 nodes. */
+static Py_ssize_t lanes_scratch(Py_ssize_t n1) {
+    Py_ssize_t total = n1; /* the pivots' inverses */
+    for (Py_ssize_t u = 0; u < n1; u++) total += padded_width(u);
+    return total;
+}
+
+/* Entries j .. j + 3 of row u brought to their state at u's step: every step k > u
+ * applied in order, the four entries held in registers (four: eight spill registers). */
+LANE_INLINE void apply_steps(lane_t *restrict row, const lane_t *restrict work, const Py_ssize_t *restrict row_start,
+                             const lane_t *restrict inverses, const int *restrict narrow, Py_ssize_t n1, Py_ssize_t u,
+                             Py_ssize_t j) {
+    lane_t a0 = row[j], a1 = row[j + 1], a2 = row[j + 2], a3 = row[j + 3];
+    for (Py_ssize_t k = n1 - 1; k > u; k--) {
+        const lane_t *from = work + row_start[k], *x = from + j;
+        lane_t w_uk = from[1 + u], inverse = inverses[k];
+        if (narrow[k]) {
+            lane_t scaled = w_uk * inverse;
+            a0 += scaled * x[0], a1 += scaled * x[1], a2 += scaled * x[2], a3 += scaled * x[3];
+        } else {
+            a0 += LANE_PRODUCT(w_uk, x[0], inverse), a1 += LANE_PRODUCT(w_uk, x[1], inverse);
+            a2 += LANE_PRODUCT(w_uk, x[2], inverse), a3 += LANE_PRODUCT(w_uk, x[3], inverse);
+        }
+    }
+    row[j] = a0, row[j + 1] = a1, row[j + 2] = a2, row[j + 3] = a3;
+}
+
+/* out[l] = log tree sum of lane l's graph (the padded triangle ``work``, weights
+ * multiplied by e^shift[l]); ``inverses`` is scratch of n1 lanes, ``narrow`` of n1 ints.
+ *
+ * The elimination of eliminate_doubles, reordered: node u's row is brought to its state
+ * at its own step (every step k > u applied, in the same order) just before it is
+ * eliminated, in registers, so each entry is stored once rather than once per step (the
+ * stores bounded the step-by-step form). Each row is kept as it was at its step, with
+ * its pivot's inverse: all that the later rows read. Where a row's weights are narrow
+ * (see NARROW), its step's products take one multiply and no select. */
+NATIVE_VECTOR static void eliminate_doubles_lanes(lane_t *restrict work, const Py_ssize_t *restrict row_start,
+                                                  lane_t *restrict inverses, int *restrict narrow, Py_ssize_t n1,
                                                   const double *restrict shift, double *restrict out) {
     const lane_t zero = {0.0}, one = zero + 1.0;
     const lane_bits mantissa = {0}, exponent_one = mantissa + 0x3ff0000000000000ULL;
     lane_t product = one;
     lane_mask alive = (lane_mask)(one == one), exponent = alive & 0;
-    for (Py_ssize_t k = n1 - 1; k >= 0; k--) {
-        const lane_t *row = work + triangle_row(k);
-        lane_t pivot = ground[k];
-        for (Py_ssize_t v = 0; v < k; v++) pivot += row[v];
-        lane_mask ok = pivot > zero;
+    for (Py_ssize_t u = n1 - 1; u >= 0; u--) {
+        lane_t *row = work + row_start[u];
+        for (Py_ssize_t j = 0; j < padded_width(u); j += 4) apply_steps(row, work, row_start, inverses, narrow, n1, u, j);
+        /* u's own step: its pivot (the ground edge, then the others, as eliminate_doubles
+         * sums them), and whether its row is narrow */
+        lane_t pivot = row[0], smallest = row[0], largest = row[0];
+        for (Py_ssize_t v = 1; v <= u; v++) {
+            pivot += row[v];
+            smallest = LANE_SELECT(row[v] < smallest, row[v], smallest);
+            largest = LANE_SELECT(row[v] > largest, row[v], largest);
+        }
+        lane_mask ok = pivot > zero, wide = largest > smallest * 0x1p960;
         alive &= ok;
-        lane_t safe = LANE_SELECT(ok, pivot, one), inverse = LANE_SELECT(ok, one / safe, zero);
+        lane_t safe = LANE_SELECT(ok, pivot, one);
+        inverses[u] = LANE_SELECT(ok, one / safe, zero);
+        narrow[u] = !(wide[0] | wide[1] | wide[2] | wide[3]);
         /* product (in [1, 2)) times a positive normal double: split off its power of two */
         lane_bits bits = (lane_bits)(product * safe);
         exponent += (lane_mask)((bits >> 52) & 0x7ff) - 1023;
         product = (lane_t)((bits & (mantissa + 0x800fffffffffffffULL)) | exponent_one);
-        lane_t ground_k = ground[k], ground_normalised = ground_k * inverse;
-        for (Py_ssize_t v = 0; v < k; v++) normalised[v] = row[v] * inverse;
-        for (Py_ssize_t u = 0; u < k; u++)
-            ground[u] += LANE_SELECT(row[u] >= ground_k, normalised[u] * ground_k, row[u] * ground_normalised);
-        /* nodes u .. u + 3 together: each row[v], normalised[v] read once for four targets */
-        Py_ssize_t u = 0;
-        for (; u + 4 <= k; u += 4) {
-            lane_t *t0 = work + triangle_row(u), *t1 = work + triangle_row(u + 1), *t2 = work + triangle_row(u + 2),
-                   *t3 = work + triangle_row(u + 3);
-            lane_t w0 = row[u], w1 = row[u + 1], w2 = row[u + 2], w3 = row[u + 3];
-            lane_t s0 = normalised[u], s1 = normalised[u + 1], s2 = normalised[u + 2], s3 = normalised[u + 3];
-            for (Py_ssize_t v = 0; v < u; v++) {
-                lane_t r = row[v], q = normalised[v];
-                t0[v] += LANE_PRODUCT(w0, s0, r, q);
-                t1[v] += LANE_PRODUCT(w1, s1, r, q);
-                t2[v] += LANE_PRODUCT(w2, s2, r, q);
-                t3[v] += LANE_PRODUCT(w3, s3, r, q);
-            }
-            t1[u] += LANE_PRODUCT(w1, s1, row[u], normalised[u]);
-            t2[u] += LANE_PRODUCT(w2, s2, row[u], normalised[u]);
-            t2[u + 1] += LANE_PRODUCT(w2, s2, row[u + 1], normalised[u + 1]);
-            t3[u] += LANE_PRODUCT(w3, s3, row[u], normalised[u]);
-            t3[u + 1] += LANE_PRODUCT(w3, s3, row[u + 1], normalised[u + 1]);
-            t3[u + 2] += LANE_PRODUCT(w3, s3, row[u + 2], normalised[u + 2]);
-        }
-        for (; u < k; u++) {
-            lane_t *target = work + triangle_row(u), w_uk = row[u], scaled = normalised[u];
-            for (Py_ssize_t v = 0; v < u; v++) target[v] += LANE_PRODUCT(w_uk, scaled, row[v], normalised[v]);
-        }
     }
     for (int l = 0; l < LANES; l++) {
         double e = (double)exponent[l];
@@ -90,20 +115,21 @@ NATIVE_VECTOR static void eliminate_doubles_lanes(lane_t *restrict work, lane_t 
     }
 }
 
-/* The weights of LANES rows for class c in doubles mode: beta (scaled) times h at each
- * row's columns, h = 1 (scaled) where u or v is dropped; for every lane the products
- * fill_weights forms, entry for entry. ``dropped`` is LANES x n flags, NULL if none. */
-NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, lane_t *restrict ground, const Tables *t, Py_ssize_t c,
-                                     const int64_t *const col[LANES], const int64_t *restrict dropped) {
+/* The weights of LANES rows for class c in doubles mode, into the padded triangle: beta
+ * (scaled) times h at each row's columns, h = 1 (scaled) where u or v is dropped; for
+ * every lane the products fill_weights forms, entry for entry. ``dropped`` is LANES x n
+ * flags, NULL if none. */
+NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, const Py_ssize_t *restrict row_start, const Tables *t,
+                                     Py_ssize_t c, const int64_t *const col[LANES], const int64_t *restrict dropped) {
     Py_ssize_t n = t->n, n1 = n - 1, W = t->W;
     const double *bm = t->beta_m + c * n * n, *h = t->h + c * W * W, dropped_h = t->dropped[c];
     const int64_t *c0 = col[0], *c1 = col[1], *c2 = col[2], *c3 = col[3];
     for (Py_ssize_t u = 0; u < n1; u++) {
         const double *h0 = h + c0[u] * W, *h1 = h + c1[u] * W, *h2 = h + c2[u] * W, *h3 = h + c3[u] * W;
         const double *bm_row = bm + u * n;
-        lane_t *out = work + triangle_row(u);
+        lane_t *out = work + row_start[u];
         for (Py_ssize_t v = 0; v <= u; v++) {
-            Py_ssize_t at = v < u ? v : n1; /* the last pass: the ground edge (u, n1) */
+            Py_ssize_t at = v ? v - 1 : n1; /* first the ground edge (u, n1), then (u, v - 1) */
             lane_t h_v = {h0[c0[at]], h1[c1[at]], h2[c2[at]], h3[c3[at]]};
             if (dropped) {
                 const int64_t *d = dropped;
@@ -111,19 +137,22 @@ NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, lane_t *restrict gro
                                      d[3 * n + u] || d[3 * n + at]};
                 h_v = LANE_SELECT(is_dropped != 0.0, h_v - h_v + dropped_h, h_v);
             }
-            *(v < u ? &out[v] : &ground[u]) = bm_row[at] * h_v;
+            out[v] = bm_row[at] * h_v;
         }
+        for (Py_ssize_t v = u + 1; v < padded_width(u); v++) out[v] = (lane_t){0.0};
     }
 }
 
 /* Every (row, class) graph of rows_tree_sums in doubles mode into out[r K + c], LANES
  * rows of one class at a time (a last, partial group repeats its last row).
- * ``dropped`` is scratch of LANES x n, ``scratch`` of (n1 (n1 - 1) / 2 + 2 n1) x LANES
- * doubles. */
+ * ``dropped`` is scratch of LANES x n, ``scratch`` of lanes_scratch(n1) lanes. */
 static void rows_doubles_lanes(const Tables *t, const int64_t *columns, const Arr *drop, Py_ssize_t rows,
                                int64_t *dropped, double *scratch, double *out) {
-    Py_ssize_t n = t->n, n1 = n - 1, K = t->K;
-    lane_t *work = (lane_t *)scratch, *ground = work + triangle_row(n1), *normalised = ground + n1;
+    Py_ssize_t n = t->n, n1 = n - 1, K = t->K, row_start[n1 + 1];
+    row_start[0] = 0;
+    for (Py_ssize_t u = 0; u < n1; u++) row_start[u + 1] = row_start[u] + padded_width(u);
+    lane_t *work = (lane_t *)scratch, *inverses = work + row_start[n1];
+    int narrow[n1];
     for (Py_ssize_t r0 = 0; r0 < rows; r0 += LANES) {
         const int64_t *col[LANES];
         int any_dropped = 0;
@@ -135,8 +164,8 @@ static void rows_doubles_lanes(const Tables *t, const int64_t *columns, const Ar
         for (Py_ssize_t c = 0; c < K; c++) {
             double shift[LANES], result[LANES];
             for (int l = 0; l < LANES; l++) shift[l] = t->top - t->scale[c];
-            fill_lanes(work, ground, t, c, col, any_dropped ? dropped : NULL);
-            eliminate_doubles_lanes(work, ground, normalised, n1, shift, result);
+            fill_lanes(work, row_start, t, c, col, any_dropped ? dropped : NULL);
+            eliminate_doubles_lanes(work, row_start, inverses, narrow, n1, shift, result);
             for (int l = 0; l < LANES && r0 + l < rows; l++) out[(r0 + l) * K + c] = result[l];
         }
     }
