@@ -307,13 +307,15 @@ def test_engines_agree_on_row_batches():
 
 @pytest.mark.skipif(_laplacian._native is None, reason="the compiled kernels are not built")
 @pytest.mark.parametrize("spread", [5.0, 600.0, 1250.0])
-def test_compiled_graphs_in_lanes_equal_one_graph_at_a_time(spread, monkeypatch):
+@pytest.mark.parametrize("with_extra", [False, True])
+def test_compiled_graphs_in_lanes_equal_one_graph_at_a_time(spread, with_extra, monkeypatch):
     """The plain-double elimination run on four graphs at once (one per vector lane)
     against the same kernel one graph at a time, where it takes plain doubles: log
-    weights spanning at most 1300 nats in all (here up to 1250), log h within 300,
-    no extra weights. Sizes cover fewer nodes than a block of four and partial blocks;
-    row counts leave a partial group of lanes; some rows drop features."""
-    rng = np.random.default_rng(int(spread))
+    weights spanning at most 1300 nats in all (here up to about 1250), log h within 300,
+    with or without extra weights (a Kron reduction's, some absent). Sizes cover fewer
+    nodes than a block of four and partial blocks; row counts leave a partial group of
+    lanes; some rows drop features. Both against the log-space numpy engine too."""
+    rng = np.random.default_rng(int(spread) + with_extra)
     for n, n_classes, n_rows in [(2, 1, 3), (3, 2, 5), (4, 3, 1), (5, 2, 7), (6, 1, 9), (9, 3, 6), (14, 2, 11)]:
         log_beta = rng.uniform(-spread, 0.0, (n, n))
         log_beta = (log_beta + log_beta.T) / 2
@@ -322,14 +324,18 @@ def test_compiled_graphs_in_lanes_equal_one_graph_at_a_time(spread, monkeypatch)
         columns = 2 * np.arange(n) + rng.integers(0, 2, (n_rows, n))
         drop = rng.random((n_rows, n)) < 0.15
         drop[0] = False
-        got = log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine="compiled")
+        log_extra = None
+        if with_extra:
+            log_extra = rng.uniform(-spread, 20.0, (n, n))
+            log_extra = np.where(rng.random((n, n)) < 0.3, -np.inf, (log_extra + log_extra.T) / 2)
+            log_extra = np.minimum(log_extra, log_extra.T)  # symmetric, -inf included
+        got = log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine="compiled", log_extra=log_extra)
         monkeypatch.setattr(_laplacian, "_LANES", False)
-        want = log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine="compiled")
+        want = log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine="compiled", log_extra=log_extra)
         monkeypatch.setattr(_laplacian, "_LANES", True)
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=0)
-        dense = np.swapaxes(np.where((drop[:, :, None] | drop[:, None, :])[None], 0.0,
-                                     log_h[:, columns[:, :, None], columns[:, None, :]]), 0, 1) + log_beta
-        np.testing.assert_allclose(got, log_tree_sum(dense, "numpy"), rtol=1e-12)
+        reference = log_tree_sums_for_rows(log_beta, log_h, columns, drop, engine="numpy", log_extra=log_extra)
+        np.testing.assert_allclose(got, reference, rtol=1e-12)
 
 
 @pytest.mark.skipif(_laplacian._native is None, reason="the compiled kernels are not built")

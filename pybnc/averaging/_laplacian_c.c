@@ -239,8 +239,9 @@ typedef struct {
     double *h;                /* exp(log_h - h_top[c]), (K x W x W); NULL: from log_h per entry */
     double *h_top, *dropped;  /* per class: max(0, max log_h), and e^-h_top (the factor of h = 1) */
     double *beta_m, *beta_e;  /* (K x n x n): beta e^h_top[c] in blocks, or (doubles) beta e^(top - beta_top) */
-    double *scale;            /* per class, with doubles: log of the common divisor */
-    double *extra_m, *extra_e;/* (n x n) in blocks; NULL without extra weights */
+    double *scale;            /* per class, with doubles: log of the common divisor (of the largest weight) */
+    double *extra_m, *extra_e;/* (n x n) in blocks; NULL without extra weights or with doubles */
+    double *extra_d;          /* with doubles, (K x n x n): extra e^(top - scale[c]); NULL without extra weights */
 } Tables;
 
 static void tables_free(Tables *t) {
@@ -248,6 +249,7 @@ static void tables_free(Tables *t) {
     PyMem_RawFree(t->h_top);
     PyMem_RawFree(t->beta_m);
     PyMem_RawFree(t->extra_m);
+    PyMem_RawFree(t->extra_d);
 }
 
 static int tables_build(Tables *t, const double *log_beta, const double *log_h, const double *log_extra,
@@ -264,6 +266,11 @@ static int tables_build(Tables *t, const double *log_beta, const double *log_h, 
             beta_top = x > beta_top ? x : beta_top;
             beta_bottom = x < beta_bottom ? x : beta_bottom;
         }
+    /* extra weights (Kron reduction) add to every weight: class c's largest is then at
+     * most beta_top e^h_top[c] + extra_top, its smallest still beta_bottom e^bottom */
+    double extra_top = -INFINITY, extra_range = 0.0;
+    for (Py_ssize_t u = 0; has_extra && u < n; u++)
+        for (Py_ssize_t v = 0; v < u; v++) extra_top = log_extra[u * n + v] > extra_top ? log_extra[u * n + v] : extra_top;
     for (Py_ssize_t c = 0; c < K; c++) {
         double top = 0.0, bottom = 0.0; /* a dropped factor is h = 1 */
         for (Py_ssize_t i = 0; i < W * W; i++) {
@@ -273,7 +280,11 @@ static int tables_build(Tables *t, const double *log_beta, const double *log_h, 
         }
         t->h_top[c] = top, t->dropped[c] = exp(-top);
         h_range = top - bottom > h_range ? top - bottom : h_range;
+        double largest = beta_top + top, gap = extra_top - largest;
+        t->scale[c] = gap > 0.0 ? extra_top + log1p(exp(-gap)) : largest + log1p(exp(gap));
+        extra_range = t->scale[c] - beta_bottom - bottom > extra_range ? t->scale[c] - beta_bottom - bottom : extra_range;
     }
+    double range = has_extra ? extra_range : beta_top - beta_bottom + h_range;
     /* h / max h as doubles when its products with beta's mantissas stay normal */
     if (h_range < 300.0 && K * W * W <= (1 << 22)) {
         t->h = PyMem_RawMalloc(K * W * W * sizeof(double));
@@ -281,17 +292,24 @@ static int tables_build(Tables *t, const double *log_beta, const double *log_h, 
         for (Py_ssize_t c = 0; c < K; c++)
             for (Py_ssize_t i = 0; i < W * W; i++) t->h[c * W * W + i] = exp(log_h[c * W * W + i] - t->h_top[c]);
     }
-    t->doubles = t->h && !has_extra && beta_bottom > 0.5 * FLOOR && beta_top - beta_bottom + h_range <= DOUBLE_RANGE;
-    t->top = double_top(beta_top - beta_bottom + h_range, n - 1);
+    t->doubles = t->h && beta_bottom > 0.5 * FLOOR && range <= DOUBLE_RANGE;
+    t->top = double_top(range, n - 1);
     for (Py_ssize_t c = 0; c < K; c++) {
         double *bm = t->beta_m + c * n * n, *be = t->beta_e + c * n * n;
-        t->scale[c] = beta_top + t->h_top[c];
+        if (!has_extra) t->scale[c] = beta_top + t->h_top[c];
+        double base = has_extra ? t->scale[c] - t->h_top[c] : beta_top; /* bm h_max: the largest weight */
         for (Py_ssize_t i = 0; i < n * n; i++) {
-            if (t->doubles) bm[i] = exp(log_beta[i] - beta_top + t->top);
+            if (t->doubles) bm[i] = exp(log_beta[i] - base + t->top);
             else to_blocks(log_beta[i] + t->h_top[c], &bm[i], &be[i]);
         }
     }
-    if (has_extra) {
+    if (has_extra && t->doubles) {
+        t->extra_d = PyMem_RawMalloc(K * n * n * sizeof(double));
+        if (!t->extra_d) return -1;
+        for (Py_ssize_t c = 0; c < K; c++)
+            for (Py_ssize_t i = 0; i < n * n; i++)
+                t->extra_d[c * n * n + i] = log_extra[i] > 0.5 * FLOOR ? exp(log_extra[i] - t->scale[c] + t->top) : 0.0;
+    } else if (has_extra) {
         t->extra_m = PyMem_RawMalloc(2 * n * n * sizeof(double));
         if (!t->extra_m) return -1;
         t->extra_e = t->extra_m + n * n;
@@ -410,6 +428,11 @@ static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
                                  (const int64_t[]){0}, 0, 0.0, 1);
                 } else {
                     row_weight_logs(&t, log_beta, log_h, c, col, dropped, u, n1, &g.mg[u], &g.eg[u]);
+                }
+                if (t.extra_d) {
+                    const double *extra = t.extra_d + c * n * n + u * n;
+                    for (Py_ssize_t v = 0; v < u; v++) m_out[v] += extra[v];
+                    g.mg[u] += extra[n1];
                 }
                 if (t.extra_m) {
                     for (Py_ssize_t v = 0; v < u; v++)

@@ -116,13 +116,14 @@ NATIVE_VECTOR static void eliminate_doubles_lanes(lane_t *restrict work, const P
 }
 
 /* The weights of LANES rows for class c in doubles mode, into the padded triangle: beta
- * (scaled) times h at each row's columns, h = 1 (scaled) where u or v is dropped; for
- * every lane the products fill_weights forms, entry for entry. ``dropped`` is LANES x n
+ * (scaled) times h at each row's columns, h = 1 (scaled) where u or v is dropped, plus the
+ * extra weights if any; for every lane the weights rows_tree_sums forms, entry for entry. ``dropped`` is LANES x n
  * flags, NULL if none. */
 NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, const Py_ssize_t *restrict row_start, const Tables *t,
                                      Py_ssize_t c, const int64_t *const col[LANES], const int64_t *restrict dropped) {
     Py_ssize_t n = t->n, n1 = n - 1, W = t->W;
     const double *bm = t->beta_m + c * n * n, *h = t->h + c * W * W, dropped_h = t->dropped[c];
+    const double *extra = t->extra_d ? t->extra_d + c * n * n : NULL;
     const int64_t *c0 = col[0], *c1 = col[1], *c2 = col[2], *c3 = col[3];
     for (Py_ssize_t u = 0; u < n1; u++) {
         const double *h0 = h + c0[u] * W, *h1 = h + c1[u] * W, *h2 = h + c2[u] * W, *h3 = h + c3[u] * W;
@@ -138,6 +139,7 @@ NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, const Py_ssize_t *re
                 h_v = LANE_SELECT(is_dropped != 0.0, h_v - h_v + dropped_h, h_v);
             }
             out[v] = bm_row[at] * h_v;
+            if (extra) out[v] += extra[u * n + at];
         }
         for (Py_ssize_t v = u + 1; v < padded_width(u); v++) out[v] = (lane_t){0.0};
     }
