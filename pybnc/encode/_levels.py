@@ -85,10 +85,11 @@ def factorize_integer_matrix(arr: np.ndarray) -> tuple[np.ndarray, list] | None:
     offsets = np.concatenate([[0], np.cumsum(spans)])
     shifted = arr - (low - offsets[:-1])  # column j's values land in [offsets[j], offsets[j+1])
     present = np.bincount(shifted.ravel(), minlength=int(offsets[-1])) > 0
-    rank = np.cumsum(present, dtype=np.int64) - 1
     n_levels = np.add.reduceat(present, offsets[:-1]).astype(np.int64)
     base = np.concatenate([[0], np.cumsum(n_levels)[:-1]])
-    codes = (rank[shifted] - base).astype(np.int32)
+    # each slot's code within its column, as int32: one gather gives the codes
+    code_of_slot = (np.cumsum(present, dtype=np.int64) - 1 - np.repeat(base, spans)).astype(np.int32)
+    codes = code_of_slot[shifted]
     values = np.flatnonzero(present) - np.repeat(offsets[:-1] - low, n_levels)
     levels = np.split(values.astype(arr.dtype).astype(object), np.cumsum(n_levels)[:-1])
     return codes, levels

@@ -63,7 +63,9 @@ def as_array(X) -> np.ndarray:
     return arr
 
 
-def as_frame(X) -> pd.DataFrame:
+def as_frame(X, column_major: bool = True) -> pd.DataFrame:
+    """``X`` as a DataFrame; a row-major numeric array is copied column-major
+    (``column_major``) unless the caller reads it whole."""
     if isinstance(X, pd.DataFrame):
         return X
     if hasattr(X, "to_pandas"):  # pyarrow tables, polars frames
@@ -75,7 +77,7 @@ def as_frame(X) -> pd.DataFrame:
             f"{arr.shape}. Reshape a single feature with X.reshape(-1, 1) or a single "
             "sample with X.reshape(1, -1)."
         )
-    if arr.dtype.kind in "biuf" and arr.shape[1] > 1 and arr.flags.c_contiguous:
+    if column_major and arr.dtype.kind in "biuf" and arr.shape[1] > 1 and arr.flags.c_contiguous:
         # One transposing copy, so that every column is contiguous: the per-column passes
         # run several times faster than over a row-major array's strided columns.
         arr = np.ascontiguousarray(arr.T).T
@@ -253,12 +255,13 @@ class TableEncoder:
         ``sample_weight`` (positive, one per row; :mod:`pybnc.counts.weights`): the cut
         points and the identifier rule read the rows' weights, as if each row were
         repeated its weight times."""
-        frame = as_frame(X)
+        integer = _is_integer_matrix(X)  # coded whole, row-major: no column-major copy
+        frame = as_frame(X, column_major=not integer)
         self._weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         try:
-            codes = self._learn_integer_matrix(X, frame, y_codes) if _is_integer_matrix(X) else None
+            codes = self._learn_integer_matrix(X, frame, y_codes) if integer else None
             if codes is None:
-                codes = self._learn(frame, y_codes)
+                codes = self._learn(as_frame(X) if integer else frame, y_codes)
         finally:
             del self._weights
         self._check_not_empty()
@@ -491,13 +494,13 @@ class TableEncoder:
         return {j: codes[:, i] for i, j in enumerate(text) if not unseen[i]}
 
     def transform(self, X) -> np.ndarray:
-        frame = as_frame(X)
         positions, width, missing_codes = self._layout()
         if _is_integer_matrix(X) and X.shape[1] == width and all(k == "categorical" for k in self.kinds_) \
                 and not (missing_codes >= 0).any() and all(_integer_levels(c) for c in self.categories_):
             codes = lookup_integer_matrix(X[:, positions] if len(positions) < width else X, self.categories_)
             if codes is not None:
                 return codes
+        frame = as_frame(X)
         if frame.shape[1] != width:
             raise ValueError(
                 f"X has {frame.shape[1]} columns but the model was fitted on {width} "
