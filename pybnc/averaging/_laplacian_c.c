@@ -385,25 +385,22 @@ static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "rows_tree_sums: a column outside log_h");
             goto done;
         }
-    dropped = PyMem_RawMalloc(LANES * n * sizeof(int64_t));
-#ifdef HAVE_LANES
-    scratch = PyMem_RawMalloc(lanes_scratch(n - 1) * sizeof(lane_t));
-#else
-    scratch = PyMem_RawMalloc(sizeof(double));
-#endif
-    if (!dropped || !scratch || graph_alloc(&g, n - 1)) { PyErr_NoMemory(); goto done; }
     int failed;
     Py_BEGIN_ALLOW_THREADS
     FLUSH_SUBNORMALS
     const double *log_beta = F64(a[0]), *log_h = F64(a[1]), *log_extra = F64(a[4]);
     failed = tables_build(&t, log_beta, log_h, log_extra, has_extra, n, K, W);
     Py_ssize_t n1 = n - 1, per_graph = rows;
+    /* the scratch of the path taken only (each is about n^2 doubles per lane or graph) */
+    failed = failed || !(dropped = PyMem_RawMalloc(LANES * n * sizeof(int64_t)));
 #ifdef HAVE_LANES
-    if (!failed && t.doubles && lanes) {
-        rows_doubles_lanes(&t, I64(a[2]), &a[3], rows, dropped, scratch, F64(a[5]));
+    if (!failed && t.doubles && lanes && n <= LANES_MAX_NODES) {
+        failed = !(scratch = PyMem_RawMalloc(lanes_scratch(n1) * sizeof(lane_t)));
+        if (!failed) rows_doubles_lanes(&t, I64(a[2]), &a[3], rows, dropped, scratch, F64(a[5]));
         per_graph = 0;
     }
 #endif
+    failed = failed || (per_graph && graph_alloc(&g, n1));
     for (Py_ssize_t r = 0; r < per_graph && !failed; r++) {
         const int64_t *col = I64(a[2]) + r * n;
         for (Py_ssize_t u = 0; u < n; u++) dropped[u] = iget(&a[3], r * n + u) != 0;
