@@ -71,19 +71,30 @@ def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
 MEMBER_BINS = ("sampled", "shared")
 
 
+def member_layout(encoder, cuts: list) -> tuple[np.ndarray, np.ndarray]:
+    """The cardinalities and missing codes of the fitted ``encoder`` cutting column ``j``
+    at ``cuts[j]`` (None: as it was), without building its labels (what scoring reads)."""
+    cardinalities, missing_codes = encoder.cardinalities_.copy(), encoder.missing_codes_.copy()
+    for j, column_cuts in enumerate(cuts):
+        if column_cuts is not None:
+            n_bins = len(column_cuts) + 1
+            if missing_codes[j] >= 0:  # missing="category": its level stays the last
+                missing_codes[j] = n_bins
+            cardinalities[j] = n_bins + (missing_codes[j] >= 0)
+    return cardinalities, missing_codes
+
+
 def with_cut_points(encoder, cuts: list):
     """A copy of the fitted ``encoder`` cutting column ``j`` at ``cuts[j]`` (None: as it was)."""
     out = copy.copy(encoder)
     out.cut_points_, out.categories_ = list(encoder.cut_points_), list(encoder.categories_)
-    out.missing_codes_ = encoder.missing_codes_.copy()
+    out.cardinalities_, out.missing_codes_ = member_layout(encoder, cuts)
     for j, column_cuts in enumerate(cuts):
         if column_cuts is not None:
             levels = interval_labels(column_cuts)
-            if out.missing_codes_[j] >= 0:  # missing="category": its level stays the last
-                out.missing_codes_[j] = levels.size
+            if out.missing_codes_[j] >= 0:
                 levels = np.append(levels, encoder.categories_[j][-1:])
             out.cut_points_[j], out.categories_[j] = column_cuts, levels
-    out.cardinalities_ = np.array([len(c) for c in out.categories_], dtype=np.int64)
     return out
 
 
@@ -270,13 +281,19 @@ class ESKDB(BaseBNC):
             check_tables(tables[m], parents, encoder.cardinalities_, n_classes, f"member_log_cpts_[{m}]",
                          finite=False)
 
+    def _member_layouts(self) -> list:
+        """Each member's (cardinalities, missing codes): :func:`member_layout` of its cuts."""
+        cut_points = getattr(self, "member_cut_points_", [[None]] * len(self.structures_))
+        shared = (self.encoder_.cardinalities_, self.encoder_.missing_codes_)
+        return [shared if all(c is None for c in cuts) else member_layout(self.encoder_, cuts) for cuts in cut_points]
+
     def member_log_joint(self, member_codes) -> list:
         """Each member's ``log P(x, c)``, exact with missing values, from each member's
         coded rows (``encoder.transform(X)`` for each of :meth:`member_encoders`)."""
-        return [joint_log_likelihood(codes, structure, prior, tables, encoder.cardinalities_)
-                for codes, structure, prior, tables, encoder in zip(
+        return [joint_log_likelihood(codes, structure, prior, tables, cardinalities)
+                for codes, structure, prior, tables, (cardinalities, _) in zip(
                     member_codes, self.structures_, self.class_log_priors_, self.member_log_cpts_,
-                    self.member_encoders())]
+                    self._member_layouts())]
 
     def _joint_log_likelihood(self, X):
         return self._mean_posterior(self.member_log_joint(self.member_codes(self._align(X))))
@@ -290,8 +307,8 @@ class ESKDB(BaseBNC):
         if all(c is None for cuts in cut_points for c in cuts):
             return [codes] * len(cut_points)
         numeric = NumericValues(self.encoder_, X)
-        return [codes if all(c is None for c in cuts) else numeric.code(codes, cuts, encoder.missing_codes_)
-                for cuts, encoder in zip(cut_points, self.member_encoders())]
+        return [codes if all(c is None for c in cuts) else numeric.code(codes, cuts, missing_codes)
+                for cuts, (_, missing_codes) in zip(cut_points, self._member_layouts())]
 
     def _explain_rows(self, X):
         coded = self.member_codes(self._align(X))
