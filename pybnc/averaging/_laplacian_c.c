@@ -396,7 +396,7 @@ static PyObject *rows_tree_sums(PyObject *self, PyObject *args) {
 #ifdef HAVE_LANES
     if (!failed && t.doubles && lanes && n <= LANES_MAX_NODES) {
         failed = !(scratch = PyMem_RawMalloc(lanes_scratch(n1) * sizeof(lane_t)));
-        if (!failed) rows_doubles_lanes(&t, I64(a[2]), &a[3], rows, dropped, scratch, F64(a[5]));
+        if (!failed) failed = rows_doubles_lanes(&t, I64(a[2]), &a[3], rows, dropped, scratch, F64(a[5])) != 0;
         per_graph = 0;
     }
 #endif

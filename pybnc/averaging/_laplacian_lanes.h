@@ -149,16 +149,79 @@ NATIVE_VECTOR static void fill_lanes(lane_t *restrict work, const Py_ssize_t *re
     }
 }
 
-/* Every (row, class) graph of rows_tree_sums in doubles mode into out[r K + c], LANES
- * rows of one class at a time (a last, partial group repeats its last row).
- * ``dropped`` is scratch of LANES x n, ``scratch`` of lanes_scratch(n1) lanes. */
-static void rows_doubles_lanes(const Tables *t, const int64_t *columns, const Arr *drop, Py_ssize_t rows,
-                               int64_t *dropped, double *scratch, double *out) {
+/* Two classes: the lanes hold two rows in both classes, (r, 0), (r, 1), (r + 1, 0),
+ * (r + 1, 1), read from tables with the two classes side by side (``h2``, ``bm2``,
+ * ``extra2``: entry i of class c at 2 i + c), so that one row's two weights come from one
+ * 16-byte load and the rows' columns are read once for both classes. ``dropped``: the
+ * two rows' flags (2 x n), NULL if none. The weights are those of fill_lanes. */
+NATIVE_VECTOR static void fill_pairs(lane_t *restrict work, const Py_ssize_t *restrict row_start, const Tables *t,
+                                     const double *restrict h2, const double *restrict bm2,
+                                     const double *restrict extra2, const int64_t *restrict c0,
+                                     const int64_t *restrict c1, const int64_t *restrict dropped) {
+    Py_ssize_t n = t->n, n1 = n - 1, W = t->W;
+    const lane_t dropped_h = {t->dropped[0], t->dropped[1], t->dropped[0], t->dropped[1]};
+    for (Py_ssize_t u = 0; u < n1; u++) {
+        const double *h0 = h2 + 2 * c0[u] * W, *h1 = h2 + 2 * c1[u] * W, *bm_row = bm2 + 2 * u * n;
+        lane_t *out = work + row_start[u];
+        for (Py_ssize_t v = 0; v <= u; v++) {
+            Py_ssize_t at = v ? v - 1 : n1; /* first the ground edge (u, n1), then (u, v - 1) */
+            const double *p0 = h0 + 2 * c0[at], *p1 = h1 + 2 * c1[at], *b = bm_row + 2 * at;
+            lane_t h_v = {p0[0], p0[1], p1[0], p1[1]}, beta = {b[0], b[1], b[0], b[1]};
+            if (dropped) {
+                int first = dropped[u] || dropped[at], second = dropped[n + u] || dropped[n + at];
+                lane_t is_dropped = {first, first, second, second};
+                h_v = LANE_SELECT(is_dropped != 0.0, dropped_h, h_v);
+            }
+            out[v] = beta * h_v;
+            if (extra2) {
+                const double *e = extra2 + 2 * (u * n + at);
+                out[v] += (lane_t){e[0], e[1], e[0], e[1]};
+            }
+        }
+        for (Py_ssize_t v = u + 1; v < padded_width(u); v++) out[v] = (lane_t){0.0};
+    }
+}
+
+/* Entry i of class c of a (K x size) table at 2 i + c, for K = 2. */
+static double *side_by_side(const double *table, Py_ssize_t size) {
+    double *pairs = PyMem_RawMalloc(2 * size * sizeof(double));
+    for (Py_ssize_t i = 0; pairs && i < size; i++) pairs[2 * i] = table[i], pairs[2 * i + 1] = table[size + i];
+    return pairs;
+}
+
+/* Every (row, class) graph of rows_tree_sums in doubles mode into out[r K + c]: with two
+ * classes two rows at a time (fill_pairs), else LANES rows of one class at a time; a
+ * last, partial group repeats its last row. ``dropped`` is scratch of LANES x n,
+ * ``scratch`` of lanes_scratch(n1) lanes. Returns -1 when out of memory. */
+static int rows_doubles_lanes(const Tables *t, const int64_t *columns, const Arr *drop, Py_ssize_t rows,
+                              int64_t *dropped, double *scratch, double *out) {
     Py_ssize_t n = t->n, n1 = n - 1, K = t->K, row_start[n1 + 1];
     row_start[0] = 0;
     for (Py_ssize_t u = 0; u < n1; u++) row_start[u + 1] = row_start[u] + padded_width(u);
     lane_t *work = (lane_t *)scratch, *inverses = work + row_start[n1];
     int narrow[n1];
+    if (K == 2) {
+        double *h2 = side_by_side(t->h, t->W * t->W), *bm2 = side_by_side(t->beta_m, n * n);
+        double *extra2 = t->extra_d ? side_by_side(t->extra_d, n * n) : NULL;
+        int failed = !h2 || !bm2 || (t->extra_d && !extra2);
+        double shift[LANES] = {t->top - t->scale[0], t->top - t->scale[1], t->top - t->scale[0], t->top - t->scale[1]};
+        for (Py_ssize_t r0 = 0; r0 < rows && !failed; r0 += 2) {
+            Py_ssize_t r1 = r0 + 1 < rows ? r0 + 1 : r0;
+            int any_dropped = 0;
+            for (Py_ssize_t u = 0; u < n; u++) {
+                any_dropped |= (int)(dropped[u] = iget(drop, r0 * n + u) != 0);
+                any_dropped |= (int)(dropped[n + u] = iget(drop, r1 * n + u) != 0);
+            }
+            double result[LANES];
+            fill_pairs(work, row_start, t, h2, bm2, extra2, columns + r0 * n, columns + r1 * n,
+                       any_dropped ? dropped : NULL);
+            eliminate_doubles_lanes(work, row_start, inverses, narrow, n1, shift, result);
+            out[2 * r0] = result[0], out[2 * r0 + 1] = result[1];
+            if (r1 > r0) out[2 * r1] = result[2], out[2 * r1 + 1] = result[3];
+        }
+        PyMem_RawFree(h2), PyMem_RawFree(bm2), PyMem_RawFree(extra2);
+        return failed ? -1 : 0;
+    }
     for (Py_ssize_t r0 = 0; r0 < rows; r0 += LANES) {
         const int64_t *col[LANES];
         int any_dropped = 0;
@@ -175,5 +238,6 @@ static void rows_doubles_lanes(const Tables *t, const int64_t *columns, const Ar
             for (int l = 0; l < LANES && r0 + l < rows; l++) out[(r0 + l) * K + c] = result[l];
         }
     }
+    return 0;
 }
 #endif
