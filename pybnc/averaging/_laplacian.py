@@ -22,7 +22,8 @@ batch dimension (test rows x classes); the loop runs over the ``n - 1``
 elimination steps only. The compiled kernels (``_laplacian_c.c``, built at install)
 run the same elimination per graph, over the lower triangle only, in linear arithmetic
 where the weights' range allows it and with a tabled log-add elsewhere, on every core
-for large batches; the results agree to rounding.
+for large batches; in linear arithmetic TBMATAN's graphs run four at a time, one per
+vector lane (``_laplacian_lanes.h``). The results agree to rounding.
 """
 
 from __future__ import annotations
