@@ -39,7 +39,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .._utils.progress import progress
 from ..estimators._fitted_state import InconsistentState, check_structure, check_tables, fitted_array, fitted_list
-from ..estimators.base import BaseBNC, Encoding, keep_arguments, log_posterior
+from ..estimators.base import BaseBNC, Encoding, keep_arguments
 from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
@@ -326,8 +326,14 @@ class ESKDB(BaseBNC):
 
     @staticmethod
     def _mean_posterior(member_jll):
-        # mean of the members' posteriors; its log is log P(x, c) up to a per-row constant
-        posterior = np.mean([np.exp(log_posterior(jll)) for jll in member_jll], axis=0)
+        # mean of the members' posteriors; its log is log P(x, c) up to a per-row constant.
+        # Each posterior is normalised in linear space (no log of the normaliser to exp
+        # again): the mean is floored below, and a member's floor would not reach 1e-14.
+        posterior = np.zeros(np.shape(member_jll[0]))
+        for jll in member_jll:
+            member = np.exp(jll - jll.max(axis=1, keepdims=True))
+            posterior += member / member.sum(axis=1, keepdims=True)
+        posterior /= len(member_jll)
         # HDP tables differ between classes by sampling, so a summed-out feature adds up
         # to 1 within an ulp that differs by class: rounding at 1e-14 keeps the exact ties
         # of equal evidence (predict follows the first class) without moving anything else.
