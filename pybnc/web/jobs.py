@@ -105,6 +105,13 @@ class Job:
                 "result": self.result}
 
 
+def sleep_job(seconds, report):
+    """A job that waits ``seconds`` and returns them: a stand-in for a long fit, to try
+    a server's limits (``report`` is the progress callback every job gets)."""
+    time.sleep(float(seconds))
+    return seconds
+
+
 class JobManager:
     """Start, queue, watch, limit and stop jobs.
 
@@ -131,8 +138,8 @@ class JobManager:
     --------
     >>> import operator
     >>> manager = JobManager(max_jobs=1, max_queue=1)
-    >>> first = manager.submit("first", operator.is_not, "payload")  # is_not(payload, report)
-    >>> second = manager.submit("second", operator.is_not, "payload")
+    >>> first = manager.submit("first", sleep_job, 2.0)  # still running when the next two come
+    >>> second = manager.submit("second", operator.is_not, "payload")  # is_not(payload, report)
     >>> second.state, second.position
     ('queued', 1)
     >>> manager.submit("third", operator.is_not, "payload")
