@@ -410,12 +410,12 @@ class TableEncoder:
         with infinite values are left to the one-column path, which refuses them."""
         if self.discretizer != "mdl" or y_codes is None:
             return {}
-        floats = [(pos, col) for pos, (name, col) in enumerate(frame.items())
-                  if name not in categorical and is_float_column(col)]
-        if len(floats) < 2:
+        # by the dtypes, not the columns: a Series per column costs more than a narrow fit
+        positions = [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
+                     if getattr(dtype, "kind", "") == "f" and name not in categorical]
+        if len(positions) < 2:
             return {}
-        positions = [pos for pos, _ in floats]
-        values = np.column_stack([col.to_numpy(dtype=np.float64, na_value=np.nan) for _, col in floats])
+        values = frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
         finite = ~np.isinf(values).any(axis=0)
         values, positions = values[:, finite], [pos for pos, ok in zip(positions, finite) if ok]
         cuts = mdl_cut_points_of_columns(values, np.asarray(y_codes), getattr(self, "_weights", None))

@@ -193,6 +193,10 @@ def back_off_log_tables_one_parent(families: list, bottoms: list, strengths=STRE
         by_shape.setdefault(n.shape, []).append(f)
     m_grid = np.asarray(strengths, dtype=np.float64)
     for shape, members in by_shape.items():
+        if len(members) == 1:  # nothing to stack
+            f = members[0]
+            out[f] = back_off_log_table(families[f], strengths, base, bottoms[f])
+            continue
         per_pass = max(1, _GRID_CELLS // (int(np.prod(shape)) * len(strengths)))
         for start in range(0, len(members), per_pass):
             part = members[start : start + per_pass]
