@@ -345,6 +345,27 @@ def test_discriminative_candidates_carry_fixed_penalties():
         assert c.complexity > plain.get(learner, c.complexity - 1)
 
 
+def test_the_discriminative_aode_is_offered_while_its_design_is_small():
+    """Its design holds rows x columns^2 entries: offered on soybean's shape (683 x 35) and
+    on adult's (48,842 x 14), not on a 300 x 2,000 table (where one fit took minutes)."""
+    from pybnc.selection.candidates import DISCRIMINATIVE_AODE_MAX_ENTRIES, TableFacts, discriminative, round_two
+
+    if discriminative(NaiveBayes()) is None:
+        pytest.skip("this installation has no weighting='discriminative'")
+
+    def offered(n_rows, n_columns):
+        facts = TableFacts(n_rows=n_rows, n_classes=2, cardinalities=(5,) * n_columns, has_numeric=True,
+                           has_missing=False)
+        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {},
+                                           random_state=0)]
+        assert "KDB(k=2) discriminative(1)" in names
+        return "AODE discriminative(0.01)" in names
+
+    assert offered(683, 35) and offered(48842, 14)
+    assert not offered(300, 2000)
+    assert 300 * 236**2 <= DISCRIMINATIVE_AODE_MAX_ENTRIES < 300 * 237**2  # the edge, in columns
+
+
 def test_fit_temperature_recovers_the_overconfidence_of_a_model():
     rng = np.random.default_rng(0)
     logits = rng.normal(0, 1.5, size=(4000, 3))
