@@ -21,8 +21,9 @@ import numpy as np
 
 from .discretize import _entropy_bits, _midpoints, cut_points
 
-#: Most (candidate split x class) cells scored in one pass: columns are cut in
-#: groups of about this many cells (16 MiB per float array).
+#: Cells (rows x classes of the columns' tables) scored in one pass: columns are cut in
+#: groups of about this many, so that a pass's arrays (512 KiB each) stay in cache
+#: (2**16 cut a 300 x 2,000 table in 0.30 s, 2**21 in 0.42 s).
 CELLS_PER_PASS = 1 << 16
 
 
@@ -67,8 +68,6 @@ def mdl_cut_points_of_columns(values: np.ndarray, y_codes: np.ndarray, weights=N
             for c in range(n_classes):
                 present[c] = observed[y_codes == c].any(axis=0)
         together = np.flatnonzero(present.all(axis=0) & observed.any(axis=0))
-        alone = np.ones(n_columns, dtype=bool)
-        alone[together] = False
         per_pass = max(1, CELLS_PER_PASS // max(1, n_rows * n_classes))
         for start in range(0, together.size, per_pass):
             group = together[start : start + per_pass]

@@ -36,12 +36,10 @@ def complete_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, ca
     jll[:] = class_log_prior
     for i, table in enumerate(log_cpts):
         k, q, r = table.shape
+        # (q * r, K) rows: one contiguous gather per feature is the fast path.
+        flat = np.ascontiguousarray(table.reshape(k, q * r).T)
         idx = parent_configuration(codes, structure.parents[i], cardinalities) * r + codes[:, i]
-        if q * r <= 4 * n:
-            # (q * r, K) rows: one contiguous gather per feature is the fast path ...
-            jll += np.ascontiguousarray(table.reshape(k, q * r).T).take(idx, axis=0)
-        else:  # ... unless the table is much larger than the rows it is read at
-            jll += table.reshape(k, q * r).take(idx, axis=1).T
+        jll += flat.take(idx, axis=0)
     return jll
 
 

@@ -82,12 +82,17 @@ def _ranked(n: np.ndarray):
 def _loo_scores(ranked: np.ndarray, strengths, base: float, bottom=None) -> np.ndarray:
     """Leave-one-out log-likelihood of the family's rows at every strength (one pass,
     the strengths on a leading axis)."""
-    levels = _levels(ranked, bottom)
     m = np.asarray(strengths, dtype=np.float64).reshape(-1, *([1] * ranked.ndim))
-    seen = ranked > 0
+    return _loo_terms(_levels(ranked, bottom), ranked, m, base).reshape(m.shape[0], -1).sum(axis=1)
+
+
+def _loo_terms(levels: list, n: np.ndarray, strengths: np.ndarray, base: float) -> np.ndarray:
+    """``N log theta^(-row)`` at every cell of ``n`` (0 where empty), at every strength of
+    ``strengths`` (on leading axes, broadcast against ``levels``)."""
+    seen = n > 0
     with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
-        loo = _hierarchy(levels, m, leave_one_out=True, base=base)
-        return np.where(seen, ranked * np.log(np.where(seen, loo, 1.0)), 0.0).reshape(m.shape[0], -1).sum(axis=1)
+        loo = _hierarchy(levels, strengths, leave_one_out=True, base=base)
+        return np.where(seen, n * np.log(np.where(seen, loo, 1.0)), 0.0)
 
 
 def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0, bottom=None) -> float:
@@ -204,11 +209,8 @@ def back_off_log_tables_one_parent(families: list, bottoms: list, strengths=STRE
             bottom = np.stack([n[i].sum(axis=1) if bottoms[f] is None else np.asarray(bottoms[f], dtype=np.float64)
                                .reshape(shape[0], shape[2]) for i, f in enumerate(part)])[:, :, None, :]
             levels = [bottom, n]
-            seen = n > 0
-            with np.errstate(divide="ignore", invalid="ignore"):  # at empty cells, which are not read
-                loo = _hierarchy(levels, m_grid.reshape(-1, 1, 1, 1, 1), leave_one_out=True, base=base)
-                scores = np.where(seen, n * np.log(np.where(seen, loo, 1.0)), 0.0).reshape(
-                    len(strengths), len(part), -1).sum(axis=2)
+            scores = _loo_terms(levels, n, m_grid.reshape(-1, 1, 1, 1, 1), base).reshape(
+                len(strengths), len(part), -1).sum(axis=2)
             chosen = m_grid[np.argmax(scores, axis=0)]
             theta = np.broadcast_to(_hierarchy(levels, chosen.reshape(-1, 1, 1, 1), leave_one_out=False, base=base),
                                     n.shape)

@@ -33,7 +33,7 @@ entries, and a weight per pair cell and class): it is offered only while that de
 has at most :data:`DISCRIMINATIVE_AODE_MAX_ENTRIES` entries. Its fit grows with the
 square of the columns (5.6 s on a 300 x 300 numeric table, against 0.2 s for a kDB;
 about 40 times that at 2,000 columns); every table of the accuracy benchmark is under
-the limit (the largest, adult, has 7.6 million entries).
+the limit (the largest, adult, has 9.6 million entries on all its rows).
 
 On tables of at most :data:`BAGGING_MAX_ROWS` rows and :data:`BAGGING_MAX_COLUMNS`
 columns, bagged TAN and AODE
