@@ -3,9 +3,10 @@ table of accuracy_vs_forest.py.
 
 Each repeat fits the forest (the pipeline of accuracy_vs_forest.py) and then
 ``AutoBNC(n_jobs=2, random_state=0)`` on all the rows of the table, back to back, so
-that both see the same load; the table gives the least wall time of each over the
+that both see the same load; before each AutoBNC fit the worker processes a previous
+fit left running are stopped, so that every fit starts its pool as in a new process; the table gives the least wall time of each over the
 repeats, their ratio (the issue's bar: at most 10) and the load average at the start
-and end of the table's repeats. Rows go to the CSV (``--csv``) as each table is done.
+and end of the table's repeats, and the commit measured. Rows go to the CSV (``--csv``) as each table is done.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_auto_time.py [--datasets car,chess]
 [--arff-dir DIR] [--repeats 3]``.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import time
 import warnings
 from pathlib import Path
@@ -25,6 +27,15 @@ import pandas as pd
 import pybnc
 from accuracy_vs_forest import _forest, arff_tables, shared_tables
 from pybnc.datasets import list_datasets
+from pybnc.selection.race import shutdown_pool
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
 
 
 def _seconds(make, X, y) -> float:
@@ -59,9 +70,10 @@ def main():
         forest, auto = [], []
         for _ in range(args.repeats):
             forest.append(_seconds(lambda: _forest(X), X, y))
+            shutdown_pool()
             auto.append(_seconds(lambda: pybnc.AutoBNC(n_jobs=2, random_state=0, verbose=0), X, y))
         row = {"dataset": name, "n_rows": len(y), "forest_seconds": min(forest), "auto_seconds": min(auto),
-               "ratio": min(auto) / min(forest), "load_before": load_before, "load_after": os.getloadavg()[0]}
+               "ratio": min(auto) / min(forest), "load_before": load_before, "load_after": os.getloadavg()[0], "code": _commit()}
         done = pd.concat([done, pd.DataFrame([row])], ignore_index=True)
         done.to_csv(args.csv, index=False)
         print(f"| {name} | {len(y)} | {row['forest_seconds']:.2f} | {row['auto_seconds']:.2f} | {row['ratio']:.1f} | "

@@ -17,7 +17,7 @@ from pybnc.evaluation import cross_validate
 from pybnc.selection import choose
 from pybnc.selection.auto import inner_folds
 from pybnc.selection.blend import AveragedBNC, ensemble_selection
-from pybnc.selection.race import Evaluation, race_survivors, workers_for
+from pybnc.selection.race import Evaluation, race_survivors, shutdown_pool, warm_pool, workers_for
 from pybnc.selection.temperature import fit_temperature
 
 SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(params="mle")}
@@ -307,6 +307,32 @@ def test_averaged_bnc_checks_its_weights():
         AveragedBNC([NaiveBayes(), TAN()], weights=[1]).fit(X, y)
     with pytest.raises(ValueError, match="non-empty list of pybnc classifiers"):
         AveragedBNC([]).fit(X, y)
+
+
+def test_averaged_bnc_fits_its_members_in_a_pool_to_the_same_model():
+    X, y = load_dataset("car")
+    members = [NaiveBayes(), TAN(), pybnc.KDB(k=2, verbose=0)]
+    alone = AveragedBNC(members, weights=[1, 2, 3]).fit(X, y)
+    pooled = AveragedBNC(members, weights=[1, 2, 3], n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(pooled.predict_proba(X), alone.predict_proba(X))
+
+
+def test_a_pool_is_used_when_it_pays_and_a_started_one_costs_less():
+    shutdown_pool()
+    # a new pool costs seconds: a round of 3 s in this process is not worth one ...
+    assert workers_for(2, 2, estimated_seconds=3.0) == 1 and workers_for(2, 2, estimated_seconds=600) == 2
+    assert workers_for(1, 5, estimated_seconds=600) == 1 and workers_for(2, 1, estimated_seconds=600) == 1
+    warm_pool(2, 2, estimated_seconds=1.0)  # too small to start one
+    assert workers_for(2, 2, estimated_seconds=3.0) == 1
+    warm_pool(2, 2, estimated_seconds=600)  # ... but once one is started, it is
+    try:
+        assert workers_for(2, 2, estimated_seconds=3.0) == 2
+        X, y = load_dataset("car")
+        pooled = AveragedBNC([NaiveBayes(), TAN()], n_jobs=2).fit(X, y)  # the started pool runs it
+        assert len(pooled.estimators_) == 2
+    finally:
+        shutdown_pool()
+    assert workers_for(2, 2, estimated_seconds=3.0) == 1
 
 
 def test_explain_is_the_chosen_learners_and_an_ensembles_is_its_mean_posterior():

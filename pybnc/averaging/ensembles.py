@@ -13,6 +13,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
@@ -113,6 +114,8 @@ class AveragedBNC(_PosteriorMean):
         The members (None: naive Bayes and TAN).
     weights : array-like of shape (n_estimators,), default=None
         Non-negative, normalised to sum to one (None: equal weights).
+    n_jobs : int, default=None
+        Members fitted at once (joblib's processes; None: one after another here).
 
     Attributes
     ----------
@@ -133,11 +136,13 @@ class AveragedBNC(_PosteriorMean):
     True
     """
 
-    _parameter_constraints = {"estimators": [list, tuple, None], "weights": ["array-like", None]}
+    _parameter_constraints = {"estimators": [list, tuple, None], "weights": ["array-like", None],
+                              "n_jobs": [Integral, None]}
 
-    def __init__(self, estimators=None, weights=None):
+    def __init__(self, estimators=None, weights=None, n_jobs=None):
         self.estimators = estimators
         self.weights = weights
+        self.n_jobs = n_jobs
 
     def _refine_capabilities(self, declared):
         # the members learn the weights, each its own way: exactly if every one weighs its counts
@@ -160,8 +165,13 @@ class AveragedBNC(_PosteriorMean):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         _check_feature_names(self, X, reset=True)
-        self._adopt([clone(m).fit(X, y, sample_weight=sample_weight) for m in members], weights, X)
+        fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fitted_clone)(m, X, y, sample_weight) for m in members)
+        self._adopt(fitted, weights, X)
         return self
+
+
+def _fitted_clone(estimator, X, y, sample_weight):
+    return clone(estimator).fit(X, y, sample_weight=sample_weight)
 
 
 def stratified_bootstrap(y_codes: np.ndarray, rng) -> np.ndarray:

@@ -30,7 +30,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from .._utils.progress import progress
-from ..averaging import BaggedBNC
+from ..averaging import AveragedBNC, BaggedBNC
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
 from ..encode.labels import class_codes
@@ -39,7 +39,7 @@ from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterio
 from ..estimators.capabilities import Capabilities
 from .candidates import Candidate, TableFacts, round_one, round_two, user_candidates
 from .blend import ensemble_candidate
-from .race import RACE_FOLDS, Evaluation, evaluate, race_survivors, workers_for
+from .race import RACE_FOLDS, Evaluation, evaluate, race_survivors, warm_pool, workers_for
 from .rules import RULES, choose
 from .temperature import fit_temperature
 
@@ -129,7 +129,10 @@ class AutoBNC(BaseBNC):
         adult), most on tables of many columns and classes, and 203 s on a table of
         300 rows and 2,000 numeric columns.
     n_jobs : int, default=None
-        Folds cross-validated in parallel (joblib; ``-1``: all cores).
+        Folds cross-validated in parallel (joblib's worker processes; ``-1``: all
+        cores), and the members of an ensemble choice refitted in parallel, each only
+        where the time saved is estimated to exceed what the pool costs
+        (:mod:`pybnc.selection.race`). The results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the folds and the candidates' own randomness.
     verbose : int, default=1
@@ -269,7 +272,10 @@ class AutoBNC(BaseBNC):
             bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
                            verbose=self.verbose)
             with bar:
-                seconds = self._round_one(results, first, X, y, folds, bar)
+                # round 2's cost under the default encoding, to start its pool early
+                ahead = 0.0 if self.candidates is not None else \
+                    sum(_cost(c) for c in round_two(facts, first[0].encoding, shared, candidate_seed))
+                seconds = self._round_one(results, first, X, y, folds, bar, ahead)
                 if self.candidates is None:
                     encoding = self._choose(results, first, folds)[0].encoding
                     second = round_two(facts, encoding, shared, candidate_seed)
@@ -288,7 +294,7 @@ class AutoBNC(BaseBNC):
         self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
         self.choice_time_ = time.perf_counter() - start
         start = time.perf_counter()
-        self.best_estimator_ = clone(chosen.estimator).fit(X, y)
+        self.best_estimator_ = self._refit_estimator(chosen, results, n_splits).fit(X, y)
         self.refit_time_ = time.perf_counter() - start
         self.classes_ = self.best_estimator_.classes_
         self.best_candidate_ = chosen.name
@@ -298,6 +304,18 @@ class AutoBNC(BaseBNC):
         score = results[chosen.name]["scores"][self.scoring]
         self.best_score_ = float(np.mean(score)) if score is not None else float("nan")
         return self
+
+    def _refit_estimator(self, chosen: Candidate, results: dict, n_splits: int):
+        """An unfitted copy of the choice. The ensemble of candidates fits its members in a
+        pool when their fold fits, scaled to all the rows, say that it pays
+        (:func:`~pybnc.selection.race.workers_for`)."""
+        estimator = clone(chosen.estimator)
+        if isinstance(estimator, AveragedBNC) and chosen.round == 3 and n_splits >= 2:  # its own ensemble
+            estimate = results[chosen.name]["fit_time"] * n_splits / (n_splits - 1)
+            workers = workers_for(self.n_jobs, len(estimator.estimators), estimate)
+            if workers > 1:
+                estimator.set_params(n_jobs=workers)
+        return estimator
 
     def _table_facts(self, X, y_codes, n_classes) -> TableFacts:
         # missing as a level shows which columns have missing values; the bins do not matter here
@@ -312,10 +330,14 @@ class AutoBNC(BaseBNC):
                           has_numeric="discretised" in encoder.kinds_,
                           has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()))
 
-    def _round_one(self, results: dict, candidates: list, X, y, folds, bar) -> float:
+    def _round_one(self, results: dict, candidates: list, X, y, folds, bar, ahead: float = 0.0) -> float:
         """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds
-        taken. The first fold runs here; its time decides whether a pool runs the rest."""
+        taken. The first fold runs here; its time decides whether a pool runs the rest,
+        and whether the race's first folds (candidates of total :func:`_cost` ``ahead``)
+        will want one: then it starts now, while the other folds run."""
         head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
+        n_head = _race_head(len(folds))
+        warm_pool(self.n_jobs, n_head, head.seconds * n_head * ahead / max(sum(_cost(c) for c in candidates), 1e-9))
         workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
         total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
         self._record(results, candidates, total, len(folds))
@@ -325,7 +347,7 @@ class AutoBNC(BaseBNC):
               start: float) -> None:
         """Cross-validate ``candidates`` into ``results`` as a race
         (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
-        n_head = RACE_FOLDS if len(folds) > RACE_FOLDS + 1 else len(folds)
+        n_head = _race_head(len(folds))
         if self.time_budget is None:
             estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
             head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
@@ -555,6 +577,11 @@ class AutoBNC(BaseBNC):
                 raise InconsistentState(f"cv_results_[{key!r}]", f"{len(value)} entries, not {n}")
         if self.best_candidate_ not in set(table["candidate"].tolist()):
             raise InconsistentState("best_candidate_", "not a candidate of cv_results_")
+
+
+def _race_head(n_folds: int) -> int:
+    """The folds every candidate of the race runs before the losers stop."""
+    return RACE_FOLDS if n_folds > RACE_FOLDS + 1 else n_folds
 
 
 def _cost(candidate: Candidate) -> float:

@@ -2,11 +2,18 @@
 and how far (a race that stops clear losers after the first folds).
 
 A pool of worker processes costs seconds to start (each imports numpy, pandas,
-scikit-learn and pybnc: about 2 s on a quiet 2-core machine, 20 s when it is loaded),
-more than a round of small candidates on a small table takes in this process: a round
-runs in parallel only when its estimated time in this process is over
-:data:`POOL_SECONDS` (crx, round 1's last four folds: 9 s here against 29.5 s in a
-new pool of two, at a load average of 7.8).
+scikit-learn and pybnc: about 2.3 s on a quiet 2-core machine, 20 s when it is loaded),
+more than a round of small candidates on a small table takes in this process (crx,
+round 1's last four folds: 9 s here against 29.5 s in a new pool of two, at a load
+average of 7.8); once started, joblib keeps its workers for the next rounds (a call
+then costs about 0.01 s to call, more to send the table and bring fitted models back).
+So a round runs in a pool only when the time the workers save (its estimated time in
+this process, less that time over the number of workers) is over what the pool costs:
+:data:`POOL_START_SECONDS` for a new pool, :data:`POOL_CALL_SECONDS` for one still
+running, each times the load average per core when that is above 1
+(:func:`workers_for`). The pool the race will want is started in a background thread
+after round 1's first fold (:func:`warm_pool`), so that its workers import pybnc
+while this process runs round 1's other folds.
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
@@ -22,6 +29,8 @@ chosen, nor a member of the ensemble.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -34,8 +43,15 @@ from sklearn.exceptions import FitFailedWarning
 from ..evaluation import cross_validate
 from ..evaluation.metrics import LOG_LOSS_EPS
 
-#: Estimated seconds of a round under which it runs in this process, not in a pool.
-POOL_SECONDS = 15.0
+#: Seconds a new pool of workers takes to start on a quiet machine ...
+POOL_START_SECONDS = 2.5
+#: ... and a call to a pool already running (joblib keeps idle workers for 300 s).
+POOL_CALL_SECONDS = 0.5
+#: How much more than its cost a pool must save to be started before it is needed.
+WARM_MARGIN = 1.5
+#: A pool this process used less than this many seconds ago is taken as still running.
+POOL_IDLE_SECONDS = 240.0
+_last_pool = {"at": -np.inf, "workers": 0}  # when this process last ran a round in a pool
 #: Folds every candidate of a raced round runs before the losers stop.
 RACE_FOLDS = 2
 #: A loser's paired excess loss, in standard errors ...
@@ -97,11 +113,57 @@ class Evaluation:
 
 
 def workers_for(n_jobs, n_folds: int, estimated_seconds: float) -> int:
-    """Worker processes for a round: 1 (this process) when it is estimated to take less
-    than :data:`POOL_SECONDS`, else ``n_jobs``'s, at most one per fold."""
-    if estimated_seconds < POOL_SECONDS:
+    """Worker processes for a round estimated to take ``estimated_seconds`` in this
+    process: ``n_jobs``'s, at most one per fold, when the time they save is over what
+    the pool costs (see the module's notes); else 1 (this process)."""
+    workers = max(1, min(effective_n_jobs(n_jobs), n_folds))
+    if workers == 1:
         return 1
-    return max(1, min(effective_n_jobs(n_jobs), n_folds))
+    cost = (POOL_CALL_SECONDS if _pool_is_warm(workers) else POOL_START_SECONDS) * _load_per_core()
+    return workers if estimated_seconds * (1.0 - 1.0 / workers) > cost else 1
+
+
+def warm_pool(n_jobs, n_folds: int, estimated_seconds: float) -> None:
+    """Start, in a background thread, the pool a later round estimated to take
+    ``estimated_seconds`` in this process will run in (:func:`workers_for`), so that
+    its workers import pybnc while this process goes on with the round before."""
+    # the estimate comes from a first fold in what may be a new process (first calls
+    # cost more): it ran 0.6 to 2.7 times the race's own on car, iris, soybean, sonar and
+    # audiology, so a pool starts early only with this much to spare
+    workers = workers_for(n_jobs, n_folds, estimated_seconds / WARM_MARGIN)
+    if workers > 1 and not _pool_is_warm(workers):
+        _last_pool.update(at=time.monotonic(), workers=workers)  # its start is paid from here on
+        threading.Thread(target=_start_pool, args=(workers,), daemon=True).start()
+
+
+def _start_pool(workers: int) -> None:
+    Parallel(n_jobs=workers)(delayed(_worker_ready)() for _ in range(workers))
+
+
+def _worker_ready() -> bool:
+    return True  # unpickling this function in a worker imports pybnc: that is the start
+
+
+def _pool_is_warm(workers: int) -> bool:
+    return _last_pool["workers"] == workers and time.monotonic() - _last_pool["at"] < POOL_IDLE_SECONDS
+
+
+def shutdown_pool() -> None:
+    """Stop the worker processes joblib keeps from AutoBNC's last pool, so that the next
+    round that needs a pool starts one, as in a new process (what the fit-time benchmark
+    measures)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+    _last_pool.update(at=-np.inf, workers=0)
+
+
+def _load_per_core() -> float:
+    """The load average per core, at least 1 (1 where the system does not tell)."""
+    try:
+        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    except (AttributeError, OSError):
+        return 1.0
 
 
 def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_folds=None) -> Evaluation:
@@ -119,6 +181,7 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
         outputs = (_cross_validate_quietly(models, X, y, list(folds)),)
     else:
         outputs = Parallel(n_jobs=len(groups), return_as="generator")(jobs)
+        _last_pool.update(at=time.monotonic(), workers=len(groups))
     total = Evaluation()
     for group, (part, part_proba, failed) in zip(groups, outputs):
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]
