@@ -17,7 +17,10 @@ from pybnc.evaluation import cross_validate
 from pybnc.selection import choose
 from pybnc.selection.auto import inner_folds
 from pybnc.selection.blend import AveragedBNC, ensemble_selection
-from pybnc.selection.race import Evaluation, race_survivors, shutdown_pool, warm_pool, workers_for
+from pybnc.encode.labels import class_codes
+from pybnc.selection.candidates import Candidate
+from pybnc.selection.race import (Evaluation, _share_out, evaluate, race_head, race_survivors, shutdown_pool, warm_pool,
+                                  workers_for)
 from pybnc.selection.temperature import fit_temperature
 
 SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(params="mle")}
@@ -333,6 +336,26 @@ def test_a_pool_is_used_when_it_pays_and_a_started_one_costs_less():
     finally:
         shutdown_pool()
     assert workers_for(2, 2, estimated_seconds=3.0) == 1
+
+
+def test_a_large_table_races_one_fold_and_its_candidates_share_out_the_workers():
+    X, y = load_dataset("nursery")  # 12,960 rows: inner folds of 2,592
+    folds = inner_folds(class_codes(y)[1], 5, 0)
+    assert race_head(folds) == 1
+    assert race_head(inner_folds(class_codes(load_dataset("car")[1])[1], 5, 0)) == 2  # folds of 346 rows
+    assert race_head(folds[:2]) == 2  # two folds in all: both run
+    cost = {"nb": 1.0, "tan": 5.0, "nb-mle": 1.0}
+    candidates = [Candidate(name, estimator, 0.0) for name, estimator in SMALL.items()]
+    assert [[c.name for c in share] for share in _share_out(candidates, 2, lambda c: cost[c.name])] == \
+        [["tan"], ["nb", "nb-mle"]]
+    alone = evaluate(candidates, X, y, folds[:1], [0], 1)
+    try:
+        shared = evaluate(candidates, X, y, folds[:1], [0], 2, cost=lambda c: cost[c.name])
+    finally:
+        shutdown_pool()
+    for name in SMALL:
+        np.testing.assert_array_equal(shared.proba[name], alone.proba[name])
+    assert sorted(shared.long["model"]) == sorted(alone.long["model"]) and set(shared.long["fold"]) == {0}
 
 
 def test_explain_is_the_chosen_learners_and_an_ensembles_is_its_mean_posterior():

@@ -39,7 +39,7 @@ from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterio
 from ..estimators.capabilities import Capabilities
 from .candidates import Candidate, TableFacts, round_one, round_two, user_candidates
 from .blend import ensemble_candidate
-from .race import RACE_FOLDS, Evaluation, evaluate, race_survivors, warm_pool, workers_for
+from .race import Evaluation, _folds, evaluate, race_head, race_survivors, warm_pool, workers_for
 from .rules import RULES, choose
 from .temperature import fit_temperature
 
@@ -336,8 +336,8 @@ class AutoBNC(BaseBNC):
         and whether the race's first folds (candidates of total :func:`_cost` ``ahead``)
         will want one: then it starts now, while the other folds run."""
         head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
-        n_head = _race_head(len(folds))
-        warm_pool(self.n_jobs, n_head, head.seconds * n_head * ahead / max(sum(_cost(c) for c in candidates), 1e-9))
+        n_head = race_head(folds)  # its candidates share out the workers when it is one fold
+        warm_pool(self.n_jobs, max(n_head, 2), head.seconds * n_head * ahead / max(sum(_cost(c) for c in candidates), 1e-9))
         workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
         total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
         self._record(results, candidates, total, len(folds))
@@ -347,11 +347,12 @@ class AutoBNC(BaseBNC):
               start: float) -> None:
         """Cross-validate ``candidates`` into ``results`` as a race
         (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
-        n_head = _race_head(len(folds))
+        n_head = race_head(folds)
         if self.time_budget is None:
             estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
+            n_tasks = n_head if n_head > 1 else len(candidates)  # one fold: the candidates share out the workers
             head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
-                            workers_for(self.n_jobs, n_head, estimate), bar.update)
+                            workers_for(self.n_jobs, n_tasks, estimate), bar.update, cost=_cost)
         else:
             head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start)
             bar.update(n_head)
@@ -359,13 +360,13 @@ class AutoBNC(BaseBNC):
         survivors = list(candidates)
         if n_head < len(folds):
             rows = np.concatenate([test for _, test in folds[:n_head]])
-            survivors, stopped = race_survivors(head, candidates, y_codes, rows, self.scoring)
+            survivors, stopped = race_survivors(head, candidates, y_codes, rows, self.scoring, n_head)
             per_fold = {name: float(t.mean()) for name, t in
                         (head.long.assign(t=head.long["fit_time"] + head.long["predict_time"])
                          .groupby("model")["t"])} if len(head.long) else {}
             n_tail = len(folds) - n_head
             survivors = self._within_budget(survivors, {n: t * n_tail for n, t in per_fold.items()}, start,
-                                            stopped)
+                                            stopped, n_head)
             estimate = sum(per_fold.get(c.name, 0.0) for c in survivors) * n_tail
             head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)),
                                    workers_for(self.n_jobs, n_tail, estimate), bar.update)
@@ -395,7 +396,7 @@ class AutoBNC(BaseBNC):
             head, done = head + part, done + [c]
         return head, [c for c in candidates if c in done]
 
-    def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict) -> list:
+    def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict, n_head: int) -> list:
         """The candidates, cheapest first, whose measured ``seconds`` fit the time left; the
         others go into ``stopped`` with the reason."""
         if self.time_budget is None:
@@ -407,7 +408,7 @@ class AutoBNC(BaseBNC):
                 kept.append(c)
                 left -= seconds.get(c.name, 0.0)
             else:
-                stopped[c.name] = f"stopped after {RACE_FOLDS} folds: time budget"
+                stopped[c.name] = f"stopped after {_folds(n_head)}: time budget"
         return [c for c in candidates if c in kept]
 
     @staticmethod
@@ -577,11 +578,6 @@ class AutoBNC(BaseBNC):
                 raise InconsistentState(f"cv_results_[{key!r}]", f"{len(value)} entries, not {n}")
         if self.best_candidate_ not in set(table["candidate"].tolist()):
             raise InconsistentState("best_candidate_", "not a candidate of cv_results_")
-
-
-def _race_head(n_folds: int) -> int:
-    """The folds every candidate of the race runs before the losers stop."""
-    return RACE_FOLDS if n_folds > RACE_FOLDS + 1 else n_folds
 
 
 def _cost(candidate: Candidate) -> float:

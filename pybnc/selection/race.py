@@ -17,7 +17,8 @@ while this process runs round 1's other folds.
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
-candidate of a round is scored on its first :data:`RACE_FOLDS` folds; a candidate whose
+candidate of a round is scored on its first :data:`RACE_FOLDS` folds (one on tables whose
+folds hold :data:`RACE_ONE_FOLD_ROWS` rows, :func:`race_head`); a candidate whose
 loss on those held-out rows exceeds the best candidate's, row by row, by more than
 :data:`RACE_Z` standard errors of the paired differences *and* by more than
 :data:`RACE_RELATIVE` of the best's loss stops there, and the rest run the remaining
@@ -52,8 +53,11 @@ WARM_MARGIN = 1.5
 #: A pool this process used less than this many seconds ago is taken as still running.
 POOL_IDLE_SECONDS = 240.0
 _last_pool = {"at": -np.inf, "workers": 0}  # when this process last ran a round in a pool
-#: Folds every candidate of a raced round runs before the losers stop.
+#: Folds every candidate of a raced round runs before the losers stop ...
 RACE_FOLDS = 2
+#: ... one when each fold holds at least this many rows: the paired test has rows
+#: enough, and on a large table one fold's fit stands for the others.
+RACE_ONE_FOLD_ROWS = 1000
 #: A loser's paired excess loss, in standard errors ...
 RACE_Z = 3.0
 #: ... and as a share of the best candidate's loss.
@@ -166,30 +170,64 @@ def _load_per_core() -> float:
         return 1.0
 
 
-def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_folds=None) -> Evaluation:
+def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_folds=None, cost=None) -> Evaluation:
     """Cross-validate ``candidates`` on ``folds`` (whose indices among all folds are
-    ``fold_ids``) with ``n_workers`` workers; ``on_folds(n)`` is called as ``n`` folds end."""
+    ``fold_ids``) with ``n_workers`` workers; ``on_folds(n)`` is called as ``n`` folds end.
+
+    The workers share out the folds (a group of folds shares its table's encoding and
+    counts); with fewer folds than workers they share out the candidates instead, each
+    worker about the same total ``cost(candidate)`` (by default all cost alike)."""
     start = time.perf_counter()
     fold_ids = np.asarray(fold_ids)
     if not candidates or not folds:
         return Evaluation(seconds=0.0)
-    models = {c.name: c.estimator for c in candidates}
-    # contiguous groups of folds: a group shares its table's encoding and counts
-    groups = [g for g in np.array_split(np.arange(len(folds)), max(1, min(n_workers, len(folds)))) if g.size]
-    jobs = (delayed(_cross_validate_quietly)(models, X, y, [folds[i] for i in group]) for group in groups)
-    if len(groups) == 1:
-        outputs = (_cross_validate_quietly(models, X, y, list(folds)),)
+    every_fold = np.arange(len(folds))
+    if n_workers > len(folds) and len(candidates) > 1:
+        tasks = [(share, every_fold) for share in _share_out(candidates, min(n_workers, len(candidates)), cost)]
     else:
-        outputs = Parallel(n_jobs=len(groups), return_as="generator")(jobs)
-        _last_pool.update(at=time.monotonic(), workers=len(groups))
+        tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
+    jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
+            for share, group in tasks)
+    if len(tasks) == 1:
+        outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
+    else:
+        outputs = Parallel(n_jobs=len(tasks), return_as="generator")(jobs)
+        _last_pool.update(at=time.monotonic(), workers=len(tasks))
     total = Evaluation()
-    for group, (part, part_proba, failed) in zip(groups, outputs):
+    for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]
         total = total + Evaluation(part, part_proba, failed)
-        if on_folds is not None:
+        if on_folds is not None and share is candidates:
             on_folds(len(group))
+    if on_folds is not None and tasks[0][0] is not candidates:
+        on_folds(len(folds))
     total.seconds = time.perf_counter() - start
     return total
+
+
+def _share_out(candidates: list, n_shares: int, cost=None) -> list:
+    """``candidates`` in ``n_shares`` groups of about equal total cost, costliest first to
+    the least loaded group (longest processing time first)."""
+    cost = cost or (lambda candidate: 1.0)
+    shares, loads = [[] for _ in range(n_shares)], np.zeros(n_shares)
+    for c in sorted(candidates, key=cost, reverse=True):
+        least = int(np.argmin(loads))
+        shares[least].append(c)
+        loads[least] += cost(c)
+    return [share for share in shares if share]
+
+
+def _folds(n: int) -> str:
+    return "1 fold" if n == 1 else f"{n} folds"
+
+
+def race_head(folds: list) -> int:
+    """The folds every candidate of a race runs before the losers stop: one when each of
+    ``folds`` (train, test pairs) tests :data:`RACE_ONE_FOLD_ROWS` rows or more, else
+    :data:`RACE_FOLDS`, and all of them when only one more would be left."""
+    if min(len(test) for _, test in folds) >= RACE_ONE_FOLD_ROWS and len(folds) > 2:
+        return 1
+    return RACE_FOLDS if len(folds) > RACE_FOLDS + 1 else len(folds)
 
 
 def row_losses(proba: np.ndarray, y_codes: np.ndarray, rows: np.ndarray, scoring: str) -> np.ndarray:
@@ -201,10 +239,10 @@ def row_losses(proba: np.ndarray, y_codes: np.ndarray, rows: np.ndarray, scoring
 
 
 def race_survivors(evaluation: Evaluation, candidates: list, y_codes: np.ndarray, rows: np.ndarray,
-                   scoring: str) -> tuple:
+                   scoring: str, n_folds: int = RACE_FOLDS) -> tuple:
     """The candidates that go on after the first folds, and why each other stopped.
 
-    ``rows``: the test rows of the folds run so far. Returns ``(survivors, stopped)``,
+    ``rows``: the test rows of the ``n_folds`` folds run so far. Returns ``(survivors, stopped)``,
     ``stopped`` a dict of name to the reason (its loss against the best's).
     """
     ok = [c for c in candidates if c.name not in evaluation.errors and c.name in evaluation.proba]
@@ -223,6 +261,6 @@ def race_survivors(evaluation: Evaluation, candidates: list, y_codes: np.ndarray
         if finite[i] and not (excess > RACE_Z * standard_error[i] and excess > RACE_RELATIVE * mean[best]):
             survivors.append(c)
         else:
-            stopped[c.name] = (f"stopped after {RACE_FOLDS} folds: {metric} {mean[i]:.4g} against the best's "
+            stopped[c.name] = (f"stopped after {_folds(n_folds)}: {metric} {mean[i]:.4g} against the best's "
                                f"{mean[best]:.4g} ({ok[best].name})")
     return survivors, stopped
