@@ -337,7 +337,8 @@ class AutoBNC(BaseBNC):
         will want one: then it starts now, while the other folds run."""
         head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
         n_head = race_head(folds)  # its candidates share out the workers when it is one fold
-        warm_pool(self.n_jobs, max(n_head, 2), head.seconds * n_head * ahead / max(sum(_cost(c) for c in candidates), 1e-9))
+        per_unit = head.seconds / max(sum(_cost(c) for c in candidates), 1e-9)
+        warm_pool(self.n_jobs, max(n_head, 2), per_unit * ahead * n_head)
         workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
         total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
         self._record(results, candidates, total, len(folds))

@@ -5,8 +5,8 @@ A pool of worker processes costs seconds to start (each imports numpy, pandas,
 scikit-learn and pybnc: about 2.3 s on a quiet 2-core machine, 20 s when it is loaded),
 more than a round of small candidates on a small table takes in this process (crx,
 round 1's last four folds: 9 s here against 29.5 s in a new pool of two, at a load
-average of 7.8); once started, joblib keeps its workers for the next rounds (a call
-then costs about 0.01 s to call, more to send the table and bring fitted models back).
+average of 7.8); once started, joblib keeps its workers for the next rounds (calling
+them then costs about 0.01 s, plus sending the table and bringing fitted models back).
 So a round runs in a pool only when the time the workers save (its estimated time in
 this process, less that time over the number of workers) is over what the pool costs:
 :data:`POOL_START_SECONDS` for a new pool, :data:`POOL_CALL_SECONDS` for one still
