@@ -2,6 +2,7 @@
 
 import io
 import itertools
+import time
 import warnings
 
 import numpy as np
@@ -330,8 +331,11 @@ def test_a_pool_is_used_when_it_pays_and_a_started_one_costs_less(monkeypatch):
     assert workers_for(1, 5, estimated_seconds=600) == 1 and workers_for(2, 1, estimated_seconds=600) == 1
     warm_pool(2, 2, estimated_seconds=1.0)  # too small to start one
     assert workers_for(2, 2, estimated_seconds=3.0) == 1
-    warm_pool(2, 2, estimated_seconds=600)  # ... but once one is started, it is
+    warm_pool(2, 2, estimated_seconds=600)  # ... but once one is started and ready, it is
     try:
+        deadline = time.monotonic() + 120
+        while workers_for(2, 2, estimated_seconds=3.0) == 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert workers_for(2, 2, estimated_seconds=3.0) == 2
         X, y = load_dataset("car")
         pooled = AveragedBNC([NaiveBayes(), TAN()], n_jobs=2).fit(X, y)  # the started pool runs it

@@ -73,6 +73,7 @@ def _scratch_array(name: str, shape: tuple, dtype) -> np.ndarray:
         setattr(_scratch, name, held)
     return held[:size].reshape(shape)
 
+
 def _pair_statistics(counts: Counts):
     """Per-pair available-case margins from the ``(K, W, W)`` joint counts.
 

@@ -98,6 +98,9 @@ class Candidate:
     encoding : dict
         ``discretizer``, ``n_bins``, ``missing`` of the default candidates (empty for a
         user's own).
+    n_classes : int
+        The table's classes, where the candidate's cost grows with them (a weight per
+        class and cell: the discriminative variants); 2 otherwise.
     """
 
     name: str
@@ -105,6 +108,7 @@ class Candidate:
     complexity: float
     round: int = 1
     encoding: dict = field(default_factory=dict)
+    n_classes: int = 2
 
 
 @dataclass(frozen=True)
@@ -194,7 +198,7 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
             variant.set_params(random_state=random_state)
         if "discriminative_penalty" not in variant.get_params(deep=False):
             out.append(Candidate(_named(f"{learner} discriminative", encoding), variant, rank + 1.0, 2,
-                                 dict(encoding)))
+                                 dict(encoding), facts.n_classes))
             continue
         # AODE's weaker penalty only: with 1 it stayed below its 0.01 on car, chess and nursery and
         # within the noise of plain AODE on glass and hepatitis, and it is the costliest variant
@@ -202,7 +206,7 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
         for i, penalty in enumerate(penalties):
             out.append(Candidate(_named(f"{learner} discriminative({penalty:g})", encoding),
                                  clone(variant).set_params(discriminative_penalty=penalty), rank + 1.0 + 0.1 * i, 2,
-                                 dict(encoding)))
+                                 dict(encoding), facts.n_classes))
     return out
 
 

@@ -13,7 +13,7 @@ this process, less that time over the number of workers) is over what the pool c
 running, each times the load average per core when that is above 1
 (:func:`workers_for`). The pool the race will want is started in a background thread
 after round 1's first fold (:func:`warm_pool`), so that its workers import pybnc
-while this process runs round 1's other folds.
+while this process runs round 1's other folds (it counts as running once they answer).
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
@@ -136,12 +136,13 @@ def warm_pool(n_jobs, n_folds: int, estimated_seconds: float) -> None:
     # audiology, so a pool starts early only with this much to spare
     workers = workers_for(n_jobs, n_folds, estimated_seconds / WARM_MARGIN)
     if workers > 1 and not _pool_is_warm(workers):
-        _last_pool.update(at=time.monotonic(), workers=workers)  # its start is paid from here on
         threading.Thread(target=_start_pool, args=(workers,), daemon=True).start()
 
 
 def _start_pool(workers: int) -> None:
     Parallel(n_jobs=workers)(delayed(_worker_ready)() for _ in range(workers))
+    # ready only now: a round decided while the workers still import runs here, not waiting on them
+    _last_pool.update(at=time.monotonic(), workers=workers)
 
 
 def _worker_ready() -> bool:
@@ -182,7 +183,8 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     if not candidates or not folds:
         return Evaluation(seconds=0.0)
     every_fold = np.arange(len(folds))
-    if n_workers > len(folds) and len(candidates) > 1:
+    by_candidates = n_workers > len(folds) and len(candidates) > 1
+    if by_candidates:
         tasks = [(share, every_fold) for share in _share_out(candidates, min(n_workers, len(candidates)), cost)]
     else:
         tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
@@ -197,9 +199,9 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]
         total = total + Evaluation(part, part_proba, failed)
-        if on_folds is not None and share is candidates:
+        if on_folds is not None and not by_candidates:
             on_folds(len(group))
-    if on_folds is not None and tasks[0][0] is not candidates:
+    if on_folds is not None and by_candidates:  # every share ran every fold
         on_folds(len(folds))
     total.seconds = time.perf_counter() - start
     return total
