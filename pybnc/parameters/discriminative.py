@@ -10,7 +10,7 @@ every cell ``m`` and class ``c`` a weight ``w[m, c]``::
 cell with the weight ``1 / (number of its estimators)``). At ``w = 1`` this is the
 generative model; the weights minimise the negative conditional log-likelihood plus
 ``penalty / 2 * ||w - 1||^2`` (Zaidi et al., WANBIA-C, ICDM 2014; ALR^n, MLJ 2016;
-MLJ 2017), by scipy's L-BFGS. The score is linear in ``w``, so the objective is convex
+MLJ 2017), by L-BFGS (:mod:`pybnc.parameters.lbfgs`). The score is linear in ``w``, so the objective is convex
 for every structure. Without a penalty, for naive Bayes, it is multinomial logistic
 regression on one-hot columns (the same hypothesis space) with the generative
 log-probabilities as a diagonal preconditioner.
@@ -40,6 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
+
+from .lbfgs import minimize_lbfgs
 
 #: Most weights (cells read by the training rows x classes) optimised at once: each
 #: L-BFGS vector is then at most 32 MiB and its history of 10 pairs about 700 MiB.
@@ -315,11 +317,8 @@ def _weights_of(active: np.ndarray, log_values, initial, penalty) -> tuple[np.nd
 
 
 def _lbfgs(objective, start: np.ndarray, max_iter: int, tol: float):
-    from scipy.optimize import minimize  # here: only discriminative fits need it
-
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught after
-        return minimize(objective, start.ravel(), jac=True, method="L-BFGS-B",
-                        options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100, "maxcor": 10})
+        return minimize_lbfgs(objective, start, max_iter=max_iter, ftol=tol, gtol=tol * 100)
 
 
 def _result(active, result, first: float, max_iter: int, penalty: float) -> DiscriminativeFit:

@@ -2,21 +2,18 @@
 
 The estimators learn out of core through a generator of passes
 (:func:`pybnc.estimators.base.run_passes`): each ``yield`` hands out a function of one
-coded block, and the sum of its results over the blocks comes back. scipy's L-BFGS wants
-the opposite, a function it calls; here it runs in a helper thread whose objective asks
-the generator for one pass per evaluation and waits for the sums. The optimisation is
+coded block, and the sum of its results over the blocks comes back. The L-BFGS of
+:mod:`pybnc.parameters.lbfgs` is itself a generator of the points it wants evaluated,
+so each of its points becomes one pass. The optimisation is
 :func:`pybnc.parameters.discriminative.fit_weights`'s, on the same sums.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-
 import numpy as np
 
-from .discriminative import (DEFAULT_MAX_ITER, BlockSums, RowDesign, _lbfgs, _n_cells, _penalised, _result,
-                             _weights_of)
+from .discriminative import DEFAULT_MAX_ITER, BlockSums, RowDesign, _n_cells, _penalised, _result, _weights_of
+from .lbfgs import lbfgs_steps
 
 
 class _Cells:
@@ -37,9 +34,9 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     caller applies it to every block, sends back the sum of the results (``None`` for no
     block) and goes on until the generator returns the :class:`DiscriminativeFit` (as
     :func:`pybnc.estimators.base.run_passes` drives a model's passes). The first pass
-    finds the cells the rows read, each further pass is one evaluation of the objective
-    (scipy's L-BFGS runs in a helper thread that waits for each evaluation), so the
-    result is the in-memory fit's: the sums over blocks are the sums over all rows.
+    finds the cells the rows read, each further pass is one evaluation of the objective,
+    so the result is the in-memory fit's: the sums over blocks are the sums over all
+    rows.
 
     Parameters
     ----------
@@ -72,45 +69,19 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     found = yield lambda codes, y: _Cells(design_of(codes, y).cells())
     active = found.cells if found is not None else np.empty(0, dtype=np.int64)
     logs, start = _weights_of(active, log_values, None, penalty)
-    asked, answered = queue.Queue(), queue.Queue()
-    stop = object()
-
-    def objective(x):
-        asked.put(("evaluate", x.reshape(logs.shape).copy()))
-        reply = answered.get()
-        if reply is stop:
-            raise GeneratorExit
-        return reply
-
-    def optimise():
-        try:
-            asked.put(("done", _lbfgs(objective, start, max_iter, tol)))
-        except BaseException as exc:  # reported in the generator's thread
-            asked.put(("failed", exc))
-
-    worker = threading.Thread(target=optimise, daemon=True)
-    worker.start()
-    first = None
+    steps = lbfgs_steps(start, max_iter=max_iter, ftol=tol, gtol=tol * 100)
+    point, first = next(steps), None
     try:
         while True:
-            kind, payload = asked.get()
-            if kind != "evaluate":
-                break
-            values = payload * logs
+            values = point.reshape(logs.shape) * logs
             sums = yield lambda codes, y: design_of(codes, y).on(active, n_cells).sums(values)
             if sums is None:
                 sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                value, grad = _penalised(payload, logs, sums, float(penalty))
-            if first is None:
-                first = value if np.all(payload == 1.0) else np.nan
-            answered.put((value, grad.ravel()))
-    finally:
-        if worker.is_alive() and kind == "evaluate":  # closed early: end the optimiser's wait
-            answered.put(stop)
-        worker.join()
-    if kind == "failed":
-        raise payload
-    if first is None or np.isnan(first):  # L-BFGS starts at ones: its first evaluation
-        first = float(payload.fun)
-    return _result(active, payload, first, max_iter, penalty)
+                value, grad = _penalised(point.reshape(logs.shape), logs, sums, float(penalty))
+            if first is None:  # L-BFGS starts at ones: its first evaluation is the generative model's
+                first = value
+            point = steps.send((value, grad.ravel()))
+    except StopIteration as done:
+        result = done.value
+    return _result(active, result, first, max_iter, penalty)
