@@ -267,3 +267,18 @@ def test_cmi_from_reduced_counts_with_a_few_features_missing_values(rng, cards):
     for i, j in itertools.combinations(range(len(cards)), 2):
         if n_got[i, j]:
             assert got[i, j] == pytest.approx(slow_cmi(codes, y, i, j), rel=1e-10, abs=1e-12)
+
+
+def test_dense_rows_of_every_class_at_once_equal_the_dense_blocks(rng):
+    """``dense_rows`` with a slice of classes: the dense table's blocks, class by class."""
+    codes, y = random_codes(rng, 300, CARDS, 3)
+    codes[rng.random(300) < 0.2, 1] = -1  # one feature keeps all its levels
+    reduced, dense = count(codes, y, CARDS, 3), count(codes, y, CARDS, 3, layout="dense")
+    assert reduced.layout == "reduced"
+    off = dense.offsets
+    for f0, f1, g0, g1 in [(0, 5, 0, 5), (1, 2, 0, 5), (2, 4, 1, 3), (4, 5, 2, 5)]:
+        want = dense.joint[:, off[f0] : off[f1], off[g0] : off[g1]]
+        np.testing.assert_array_equal(reduced.dense_rows(slice(None), f0, f1, g0, g1), want)
+        np.testing.assert_array_equal(reduced.dense_rows(slice(1, 3), f0, f1, g0, g1), want[1:3])
+        for c in range(3):
+            np.testing.assert_array_equal(reduced.dense_rows(c, f0, f1, g0, g1), want[c])

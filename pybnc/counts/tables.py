@@ -201,37 +201,43 @@ class Counts(ClassTotals):
             out[:, ri - 1, :] = self.levels[:, off[j] : off[j + 1]] - out[:, :ki, :].sum(axis=1)
         return out
 
-    def dense_rows(self, c: int, f0: int, f1: int, g0: int = 0, g1: int | None = None) -> np.ndarray:
+    def dense_rows(self, c, f0: int, f1: int, g0: int = 0, g1: int | None = None) -> np.ndarray:
         """Dense pair counts of class ``c`` between features ``f0 .. f1 - 1`` (rows) and
         ``g0 .. g1 - 1`` (columns, all by default): a block of :meth:`dense_joint`,
-        built from the reduced counts without the rest of the table."""
+        built from the reduced counts without the rest of the table. ``c`` may be a
+        slice of classes: then the block has a leading class axis."""
         g1 = self.n_features if g1 is None else g1
         off = self.offsets
+        single = not isinstance(c, slice)
+        classes = slice(c, c + 1) if single else c
         if self.joint is not None:
-            return self.joint[c, off[f0] : off[f1], off[g0] : off[g1]]
+            block = self.joint[classes, off[f0] : off[f1], off[g0] : off[g1]]
+            return block[0] if single else block
         if self.reduced is None:
             raise ValueError("dense_rows reads dense or reduced pair counts.")
         ko, feature = self._kept_offsets, self.column_feature
         kept_row = np.arange(off[f0], off[f1]) - off[feature[off[f0] : off[f1]]] < np.diff(ko)[feature[off[f0] : off[f1]]]
         kept_col = np.arange(off[g0], off[g1]) - off[feature[off[g0] : off[g1]]] < np.diff(ko)[feature[off[g0] : off[g1]]]
-        out = np.zeros((kept_row.size, kept_col.size))
-        source = self.reduced[c, ko[f0] : ko[f1], ko[g0] : ko[g1]]
+        source = self.reduced[classes, ko[f0] : ko[f1], ko[g0] : ko[g1]]
+        out = np.zeros((source.shape[0], kept_row.size, kept_col.size))
+        rows_kept = np.flatnonzero(kept_row)
         if kept_col.all():
-            out[kept_row] = source
+            out[:, kept_row] = source
         else:
-            out[np.ix_(kept_row, kept_col)] = source
+            out[:, rows_kept[:, None], np.flatnonzero(kept_col)[None, :]] = source
         local_cols = off[g0 : g1 + 1] - off[g0]
-        levels = self.levels[c]
+        levels = self.levels[classes]
         dropped = np.flatnonzero(~kept_col)
         if dropped.size:  # the last level of a feature seen in every row: N(a) - sum_b N(a, b)
-            within = segment_sums(out[kept_row], local_cols, axis=1)
-            rows = off[f0] + np.flatnonzero(kept_row)
-            out[np.ix_(kept_row, dropped)] = levels[rows, None] - within[:, feature[off[g0] + dropped] - g0]
+            within = segment_sums(out[:, kept_row], local_cols, axis=2)
+            rows = off[f0] + rows_kept
+            out[:, rows_kept[:, None], dropped[None, :]] = (levels[:, rows, None]
+                                                          - within[:, :, feature[off[g0] + dropped] - g0])
         dropped = np.flatnonzero(~kept_row)
         if dropped.size:  # and its row: N(b) - sum_a N(a, b), now that every column is filled
-            within = segment_sums(out, off[f0 : f1 + 1] - off[f0], axis=0)
-            out[dropped] = levels[None, off[g0] : off[g1]] - within[feature[off[f0] + dropped] - f0]
-        return out
+            within = segment_sums(out, off[f0 : f1 + 1] - off[f0], axis=1)
+            out[:, dropped] = levels[:, None, off[g0] : off[g1]] - within[:, feature[off[f0] + dropped] - f0]
+        return out[0] if single else out
 
     def with_full_pairs(self) -> "Counts":
         """The same counts with the pairs dense (``K x W x W``) when that fits, else sparse."""

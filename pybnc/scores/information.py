@@ -197,14 +197,14 @@ def _reduced_cmi(counts: Counts, chunk_cells: int = 1 << 18) -> tuple[np.ndarray
     # A feature with missing values kept all its levels, and the blocks above took its
     # pairs' margins for level counts: its row and column are done again here.
     for i in incomplete:
-        terms, total = np.zeros(d), np.zeros(d)
-        for c in range(counts.n_classes):
-            rows = counts.dense_rows(c, i, i + 1)  # (r_i, W): N(c, x_i = a, x_j = b)
-            within = segment_sums(rows, off, axis=1)  # N(c, x_i = a) within pair (i, j)
-            pair_total = within.sum(axis=0)
-            terms += segment_sums(_xlogx(rows).sum(axis=0), off, axis=0) + _xlogx(pair_total)
-            terms -= _xlogx(within).sum(axis=0) + segment_sums(_xlogx(rows.sum(axis=0)), off, axis=0)
-            total += pair_total
+        # every class at once: a loop over classes cost 24 times a few small operations per
+        # feature on audiology (24 classes), 70 % of its TAN fit
+        rows = counts.dense_rows(slice(None), i, i + 1)  # (K, r_i, W): N(c, x_i = a, x_j = b)
+        within = segment_sums(rows, off, axis=2)  # N(c, x_i = a) within pair (i, j)
+        pair_total = within.sum(axis=1)
+        terms = (segment_sums(_xlogx(rows).sum(axis=1), off, axis=1) + _xlogx(pair_total)
+                 - _xlogx(within).sum(axis=1) - segment_sums(_xlogx(rows.sum(axis=1)), off, axis=1)).sum(axis=0)
+        total = pair_total.sum(axis=0)
         row = np.maximum(np.round(np.where(total > 0, terms / np.where(total > 0, total, 1.0), 0.0), 12), 0.0)
         row[i] = 0.0
         cmi[i], cmi[:, i] = row, row
