@@ -271,7 +271,7 @@ class Counts(ClassTotals):
         width = int(self.offsets[-1])
         if self.reduced is not None:
             _check_dense_fits(self.n_classes, width, "a dense copy of the reduced pair counts")
-            return np.stack([self.dense_rows(c, 0, self.n_features) for c in range(self.n_classes)])
+            return self.dense_rows(slice(None), 0, self.n_features)
         if self.sparse is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
         _check_dense_fits(self.n_classes, width, "a dense copy of the sparse pair counts")
