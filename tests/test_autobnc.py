@@ -500,3 +500,23 @@ def test_a_time_budget_is_kept_by_running_only_what_its_corrected_estimate_fits(
     assert table["status"].str.startswith("skipped: time budget").any()
     # one candidate's first folds may overrun its estimate: at most about one more third
     assert model.choice_time_ < 1.6 * budget
+
+
+def test_folds_that_do_not_split_evenly_share_out_each_folds_candidates():
+    """3 folds on 2 workers: a task per fold and share of candidates, the same scores as
+    in this process, and the progress told once per fold."""
+    X, y = load_dataset("car")
+    folds = inner_folds(class_codes(y)[1], 3, 0)
+    candidates = [Candidate(name, estimator, 0.0) for name, estimator in SMALL.items()]
+    alone = evaluate(candidates, X, y, folds, [2, 3, 4], 1)
+    told = []
+    try:
+        shared = evaluate(candidates, X, y, folds, [2, 3, 4], 2, told.append)
+    finally:
+        shutdown_pool()
+    assert told == [1, 1, 1]
+    for name in SMALL:
+        np.testing.assert_array_equal(shared.proba[name], alone.proba[name])
+    key = ["model", "fold"]
+    pd.testing.assert_frame_equal(shared.long.sort_values(key)[key].reset_index(drop=True),
+                                  alone.long.sort_values(key)[key].reset_index(drop=True))

@@ -370,7 +370,8 @@ class AutoBNC(BaseBNC):
                                             stopped, n_head)
             estimate = sum(per_fold.get(c.name, 0.0) for c in survivors) * n_tail
             head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)),
-                                   workers_for(self.n_jobs, n_tail, estimate), bar.update)
+                                   workers_for(self.n_jobs, n_tail, estimate), bar.update,
+                                   cost=lambda c: per_fold.get(c.name, 0.0))
             if not survivors:
                 bar.update(n_tail)
         self._record(results, candidates, head, len(folds), stopped=stopped)

@@ -177,7 +177,9 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
 
     The workers share out the folds (a group of folds shares its table's encoding and
     counts); with fewer folds than workers they share out the candidates instead, each
-    worker about the same total ``cost(candidate)`` (by default all cost alike)."""
+    worker about the same total ``cost(candidate)`` (by default all cost alike); with
+    folds that do not split evenly among the workers, each fold's candidates are shared
+    out alike, a task per fold and share."""
     start = time.perf_counter()
     fold_ids = np.asarray(fold_ids)
     if not candidates or not folds:
@@ -186,6 +188,11 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     by_candidates = n_workers > len(folds) and len(candidates) > 1
     if by_candidates:
         tasks = [(share, every_fold) for share in _share_out(candidates, min(n_workers, len(candidates)), cost)]
+    elif n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
+        # folds that do not split evenly (3 on 2 workers: one waits a third of the round):
+        # each fold's candidates in a share per worker, handed out as workers come free
+        shares = _share_out(candidates, min(n_workers, len(candidates)), cost)
+        tasks = [(share, every_fold[i : i + 1]) for i in every_fold for share in shares]
     else:
         tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
     jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
@@ -193,13 +200,15 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     if len(tasks) == 1:
         outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
     else:
-        outputs = Parallel(n_jobs=len(tasks), return_as="generator")(jobs)
-        _last_pool.update(at=time.monotonic(), workers=len(tasks))
-    total = Evaluation()
+        workers = min(n_workers, len(tasks))
+        outputs = Parallel(n_jobs=workers, return_as="generator")(jobs)
+        _last_pool.update(at=time.monotonic(), workers=workers)
+    total, shares_left = Evaluation(), np.bincount(np.concatenate([g for _, g in tasks]), minlength=len(folds))
     for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]
         total = total + Evaluation(part, part_proba, failed)
-        if on_folds is not None and not by_candidates:
+        shares_left[group] -= 1
+        if on_folds is not None and not by_candidates and not shares_left[group].any():
             on_folds(len(group))
     if on_folds is not None and by_candidates:  # every share ran every fold
         on_folds(len(folds))
