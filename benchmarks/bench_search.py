@@ -21,7 +21,8 @@ the load average is printed).
 Run: ``python benchmarks/bench_search.py`` (about a minute and a half on 2 cores,
 half of it kDB hill climbing on soybean, whose incomplete rows miss 11-30 features
 each and are scored by exact variable elimination); ``python benchmarks/bench_search.py
---nursery`` for the same-run nursery table alone.
+--nursery [--arff-dir DIR]`` for the same-run nursery table alone (``DIR`` holds
+nursery.arff: ``../shared/datasets/uci/nursery``).
 """
 
 from __future__ import annotations
@@ -201,9 +202,14 @@ def same_run_table(repeats: int = 7, arff_dir: str = "/work/search-data") -> Non
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    if "--nursery" not in sys.argv:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nursery", action="store_true", help="only the same-run nursery table")
+    parser.add_argument("--arff-dir", default="/work/search-data",
+                        help="the folder of nursery.arff for R (e.g. ../shared/datasets/uci/nursery)")
+    args = parser.parse_args()
+    if not args.nursery:
         main()
         step_table()
-    same_run_table()
+    same_run_table(arff_dir=args.arff_dir)

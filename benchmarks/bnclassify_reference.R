@@ -8,7 +8,7 @@
 #   # from their GitHub sources (github.com/bmihaljevic/bnclassify, github.com/cran/entropy):
 #   mkdir -p /work/rlib
 #   R CMD INSTALL -l /work/rlib entropy
-#   R CMD INSTALL -l /work/rlib --no-build-vignettes bnclassify
+#   R CMD INSTALL -l /work/rlib bnclassify
 #
 # Run (R_LIBS points at that library; ARFF files as for accuracy_search.py):
 #   R_LIBS=/work/rlib Rscript benchmarks/bnclassify_reference.R accuracy \
