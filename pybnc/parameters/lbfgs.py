@@ -53,10 +53,15 @@ class LBFGSResult:
         return self.status == 0
 
 
+#: Vectors longer than this are multiplied by einsum's single loop, not BLAS.
+BLAS_DOT_MAX = 8192
+
+
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    # not ndarray.dot: OpenBLAS threads its ddot, which on a busy 2-core machine took 6 ms
-    # for 218,000 entries where einsum's single loop takes 0.4
-    return float(np.einsum("i,i->", a, b))
+    # OpenBLAS threads its ddot on long vectors, which on a busy 2-core machine took 6 ms
+    # for 218,000 entries where einsum's single loop takes 0.4; on short ones ndarray.dot
+    # costs less to call
+    return float(a.dot(b)) if a.size <= BLAS_DOT_MAX else float(np.einsum("i,i->", a, b))
 
 
 def _direction(grad: np.ndarray, steps: np.ndarray, changes: np.ndarray, rhos: np.ndarray, order) -> np.ndarray:
