@@ -108,11 +108,13 @@ def lbfgs_steps(x0, max_iter: int = 500, ftol: float = 1e-7, gtol: float = 1e-5,
 
     Examples
     --------
+    >>> def f(x):  # (x0 - 1)^2 + 10 (x1 + 2)^2 and its gradient
+    ...     return (x[0] - 1) ** 2 + 10 * (x[1] + 2) ** 2, np.array([2 * (x[0] - 1), 20 * (x[1] + 2)])
     >>> steps = lbfgs_steps(np.zeros(2))
     >>> x = next(steps)
     >>> try:
-    ...     while True:  # f = (x0 - 1)^2 + 10 (x1 + 2)^2
-    ...         x = steps.send(((x[0] - 1) ** 2 + 10 * (x[1] + 2) ** 2, np.array([2 * (x[0] - 1), 20 * (x[1] + 2)])))
+    ...     while True:
+    ...         x = steps.send(f(x))
     ... except StopIteration as done:
     ...     result = done.value
     >>> np.round(result.x, 4).tolist(), result.status
