@@ -133,9 +133,9 @@ class AutoBNC(BaseBNC):
         the choice comes on top. ``None``: every candidate runs. A budget makes the
         choice depend on the machine's speed; without one it depends on
         ``random_state`` alone. For scale (2 cores, ``n_jobs=2``): without a budget the
-        fit took 1 to 17 times a ``RandomForestClassifier(300, n_jobs=2)`` fit on
-        the UCI tables of ``docs/accuracy_vs_forest.md`` (44 s on letter, 39 s on
-        adult), most on tables of many columns and classes, and 203 s on a table of
+        fit took 1 to 16 times a ``RandomForestClassifier(300, n_jobs=2)`` fit on
+        the UCI tables of ``docs/accuracy_vs_forest.md`` (38 s on letter, 39 s on
+        adult), most on tables of many columns and classes, and 178 s on a table of
         300 rows and 2,000 numeric columns.
     n_jobs : int, default=None
         Folds cross-validated in parallel (joblib's worker processes; ``-1``: all
