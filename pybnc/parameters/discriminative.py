@@ -136,7 +136,8 @@ class DiscriminativeFit:
         Mean negative conditional log-likelihood plus the penalty (per unit of sample
         weight) at the returned weights and at ``w = 1``.
     message : str
-        scipy's message.
+        Why the optimiser stopped (:class:`pybnc.parameters.lbfgs.LBFGSResult`'s
+        message, in L-BFGS-B's words).
     penalty : float
     """
 
