@@ -317,9 +317,14 @@ def _weights_of(active: np.ndarray, log_values, initial, penalty) -> tuple[np.nd
     return logs, start
 
 
+def _lbfgs_options(max_iter: int, tol: float) -> dict:
+    """The stopping rules of every fit of the weights (``gtol`` follows ``tol``)."""
+    return {"max_iter": max_iter, "ftol": tol, "gtol": tol * 100}
+
+
 def _lbfgs(objective, start: np.ndarray, max_iter: int, tol: float):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught after
-        return minimize_lbfgs(objective, start, max_iter=max_iter, ftol=tol, gtol=tol * 100)
+        return minimize_lbfgs(objective, start, **_lbfgs_options(max_iter, tol))
 
 
 def _result(active, result, first: float, max_iter: int, penalty: float) -> DiscriminativeFit:

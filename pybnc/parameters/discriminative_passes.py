@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .discriminative import DEFAULT_MAX_ITER, BlockSums, RowDesign, _n_cells, _penalised, _result, _weights_of
+from .discriminative import (DEFAULT_MAX_ITER, BlockSums, RowDesign, _lbfgs_options, _n_cells, _penalised, _result,
+                             _weights_of)
 from .lbfgs import lbfgs_steps
 
 
@@ -69,7 +70,7 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     found = yield lambda codes, y: _Cells(design_of(codes, y).cells())
     active = found.cells if found is not None else np.empty(0, dtype=np.int64)
     logs, start = _weights_of(active, log_values, None, penalty)
-    steps = lbfgs_steps(start, max_iter=max_iter, ftol=tol, gtol=tol * 100)
+    steps = lbfgs_steps(start, **_lbfgs_options(max_iter, tol))
     point, first = next(steps), None
     try:
         while True:

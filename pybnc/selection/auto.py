@@ -347,7 +347,7 @@ class AutoBNC(BaseBNC):
         head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
         n_head = race_head(folds)
         per_unit = head.seconds / max(sum(_cost(c) for c in candidates), 1e-9)
-        warm_pool(self.n_jobs, _parallel_tasks(n_head, len(ahead)), per_unit * sum(_cost(c) for c in ahead) * n_head)
+        warm_pool(self.n_jobs, n_head * len(ahead), per_unit * sum(_cost(c) for c in ahead) * n_head)
         workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
         total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
         self._record(results, candidates, total, len(folds))
@@ -361,7 +361,7 @@ class AutoBNC(BaseBNC):
         if self.time_budget is None:
             estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
             head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
-                            workers_for(self.n_jobs, _parallel_tasks(n_head, len(candidates)), estimate), bar.update,
+                            workers_for(self.n_jobs, n_head * len(candidates), estimate), bar.update,
                             cost=_cost)
         else:
             head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start)
@@ -589,12 +589,6 @@ class AutoBNC(BaseBNC):
                 raise InconsistentState(f"cv_results_[{key!r}]", f"{len(value)} entries, not {n}")
         if self.best_candidate_ not in set(table["candidate"].tolist()):
             raise InconsistentState("best_candidate_", "not a candidate of cv_results_")
-
-
-def _parallel_tasks(n_folds: int, n_candidates: int) -> int:
-    """The workers :func:`~pybnc.selection.race.evaluate` can keep busy on a round: one per
-    fold, or, with a single fold, one per candidate."""
-    return n_folds if n_folds > 1 else n_candidates
 
 
 def _cost(candidate: Candidate) -> float:

@@ -176,24 +176,20 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     ``fold_ids``) with ``n_workers`` workers; ``on_folds(n)`` is called as ``n`` folds end.
 
     The workers share out the folds (a group of folds shares its table's encoding and
-    counts); with fewer folds than workers they share out the candidates instead, each
-    worker about the same total ``cost(candidate)`` (by default all cost alike); with
-    folds that do not split evenly among the workers, each fold's candidates are shared
-    out alike, a task per fold and share."""
+    counts). When the folds do not split evenly among them (fewer folds than workers
+    too), each fold's candidates go out in a share per worker, of about the same total
+    ``cost(candidate)`` (by default all cost alike): a task per fold and share."""
     start = time.perf_counter()
     fold_ids = np.asarray(fold_ids)
     if not candidates or not folds:
         return Evaluation(seconds=0.0)
     every_fold = np.arange(len(folds))
-    by_candidates = n_workers > len(folds) and len(candidates) > 1
-    if by_candidates:
-        tasks = [(share, every_fold) for share in _share_out(candidates, min(n_workers, len(candidates)), cost)]
-    elif n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
-        # folds that do not split evenly (3 on 2 workers: one waits a third of the round):
+    if n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
+        # folds that do not split evenly among the workers (1 or 3 on 2: one would wait):
         # each fold's candidates in a share per worker, handed out as workers come free
         shares = _share_out(candidates, min(n_workers, len(candidates)), cost)
         tasks = [(share, every_fold[i : i + 1]) for i in every_fold for share in shares]
-    else:
+    else:  # contiguous groups of folds: a group shares its table's encoding and counts
         tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
     jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
             for share, group in tasks)
@@ -208,10 +204,8 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]
         total = total + Evaluation(part, part_proba, failed)
         shares_left[group] -= 1
-        if on_folds is not None and not by_candidates and not shares_left[group].any():
+        if on_folds is not None and not shares_left[group].any():  # a fold ends with its last share
             on_folds(len(group))
-    if on_folds is not None and by_candidates:  # every share ran every fold
-        on_folds(len(folds))
     total.seconds = time.perf_counter() - start
     return total
 
