@@ -98,9 +98,10 @@ class Candidate:
     encoding : dict
         ``discretizer``, ``n_bins``, ``missing`` of the default candidates (empty for a
         user's own).
-    n_classes : int
-        The table's classes, where the candidate's cost grows with them (a weight per
-        class and cell: the discriminative variants); 2 otherwise.
+    n_classes, n_features : int
+        The table's classes and columns, where the candidate's cost grows with them (a
+        weight per class and cell, and for an averaged model a cell per pair of
+        columns: the discriminative variants); 2 and 0 otherwise.
     """
 
     name: str
@@ -109,6 +110,7 @@ class Candidate:
     round: int = 1
     encoding: dict = field(default_factory=dict)
     n_classes: int = 2
+    n_features: int = 0
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,7 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
             variant.set_params(random_state=random_state)
         if "discriminative_penalty" not in variant.get_params(deep=False):
             out.append(Candidate(_named(f"{learner} discriminative", encoding), variant, rank + 1.0, 2,
-                                 dict(encoding), facts.n_classes))
+                                 dict(encoding), facts.n_classes, len(facts.cardinalities)))
             continue
         # AODE's weaker penalty only: with 1 it stayed below its 0.01 on car, chess and nursery and
         # within the noise of plain AODE on glass and hepatitis, and it is the costliest variant
@@ -206,7 +208,7 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
         for i, penalty in enumerate(penalties):
             out.append(Candidate(_named(f"{learner} discriminative({penalty:g})", encoding),
                                  clone(variant).set_params(discriminative_penalty=penalty), rank + 1.0 + 0.1 * i, 2,
-                                 dict(encoding), facts.n_classes))
+                                 dict(encoding), facts.n_classes, len(facts.cardinalities)))
     return out
 
 
