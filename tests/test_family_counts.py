@@ -42,3 +42,39 @@ def test_additive(rng):
     assert np.array_equal(total.class_counts, whole.class_counts)
     back = whole - b
     assert all(np.array_equal(s, t) for s, t in zip(back.tables, a.tables))
+
+
+def test_large_sparse_tables_sum_from_their_cells(rng, monkeypatch):
+    """A table of many more cells than rows is written and summed from the rows' cells:
+    the same tables, marginals, sums and leave-one-out sub-tables as the dense path, also
+    after adding and subtracting counts."""
+    import pybnc.counts.families as families
+    from pybnc.search.leave_one_out import _sub_tables
+
+    cards = [9, 8, 7, 9, 8, 6]  # a family of all six: 3 x 10 x 9 x 8 x 10 x 9 x 7 cells
+    codes, y = random_codes(rng, 150, cards, 3, missing_rate=0.1)
+    fams = [(0, 1, 2, 3, 4, 5), (5, 0)]
+
+    def both(make):
+        sparse = make()
+        monkeypatch.setattr(families, "SPARSE_CELLS", 10**12)
+        dense = make()
+        monkeypatch.undo()
+        return sparse, dense
+
+    for sparse, dense in [both(lambda: count_families(codes, y, cards, 3, fams)),
+                          both(lambda: count_families(codes[:90], y[:90], cards, 3, fams)
+                               + count_families(codes[90:], y[90:], cards, 3, fams)),
+                          both(lambda: count_families(codes, y, cards, 3, fams)
+                               - count_families(codes[:40], y[:40], cards, 3, fams))]:
+        assert sparse.occupied[0] is not None and dense.occupied[0] is None and sparse.occupied[1] is None
+        for f, fam in enumerate(fams):
+            assert np.array_equal(sparse.tables[f], dense.tables[f])
+            for keep in [(0,), (0, len(fam) - 1), (1, 3, 5)][: 3 if len(fam) == 6 else 2]:
+                assert np.array_equal(sparse.marginal(f, keep), dense.marginal(f, keep))
+        sub_sparse = _sub_tables(sparse.tables[0], 5, sparse.occupied[0])
+        sub_dense = _sub_tables(dense.tables[0], 5)
+        assert [(t.shape, s.shape) for t, s in sub_sparse] == [(t.shape, s.shape) for t, s in sub_dense]
+        assert all(np.array_equal(a, b) and np.array_equal(c, d) for (a, c), (b, d) in zip(sub_sparse, sub_dense))
+    assert np.array_equal(sparse.marginal(0, (0, 5)), _brute(codes, y, cards, 3, (0, 5)) - _brute(
+        codes[:40], y[:40], cards, 3, (0, 5)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts.families import FamilyCounts
+from ..counts.families import FamilyCounts, nonzero_cells, sum_over
 from ..parameters.learn import log_ratio
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
@@ -27,9 +27,19 @@ def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.nda
     return log_ratio(num + alpha, den + r * alpha, max(r, 1))
 
 
-def _sub_tables(full: np.ndarray, n_parents: int):
+def _sub_tables(full: np.ndarray, n_parents: int, occupied=None):
     """For ``k' = 0 .. n_parents``: the family table with the last parents summed out
-    (missing slots kept), and its sum over the child's observed levels."""
+    (missing slots kept), and its sum over the child's observed levels (``occupied``:
+    see :attr:`FamilyCounts.occupied <pybnc.counts.families.FamilyCounts>`)."""
+    cells = nonzero_cells(full, occupied)
+    child = full.ndim - 1
+    if cells is not None:  # each table from the non-zero cells of the full one
+        out = []
+        for kept in range(n_parents + 1):
+            dropped = range(1 + kept, 1 + n_parents)
+            table = sum_over(full, dropped, cells) if kept < n_parents else full
+            out.append((table, sum_over(full, (*dropped, child), cells, where=(child, full.shape[-1] - 1))))
+        return out
     out = []
     table = full
     for kept in range(n_parents, -1, -1):  # each table from the next larger one: the full one is summed once
@@ -103,6 +113,14 @@ class LookupCache:
             self.n_bytes += size
 
 
+def _table_key(table: np.ndarray, occupied) -> tuple:
+    """The bytes that tell ``table`` from another of its shape: its occupied cells and
+    their counts where known (a few hundred bytes, not the table's megabytes)."""
+    if occupied is None:
+        return (table.tobytes(),)
+    return occupied.tobytes(), table.ravel()[occupied].tobytes()
+
+
 def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, max_cells=None,
                 cache=None) -> list:
     """The :class:`_FactorLookup` of every family position and ``k' = 0 .. k``, built
@@ -111,14 +129,14 @@ def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, 
     fits."""
     max_cells = fc.n_rows if max_cells is None else max_cells
     out = []
-    for p, family in enumerate(fc.families):
+    for p, (family, occupied) in enumerate(zip(fc.families, fc.occupied_cells())):
         r = int(fc.cardinalities[family[-1]])
         table = fc.tables[p]
-        key = None if cache is None else (table.shape, table.tobytes(), r, alpha, leave_out, max_cells)
+        key = None if cache is None else (table.shape, _table_key(table, occupied), r, alpha, leave_out, max_cells)
         lookups = None if key is None else cache.get(key)
         if lookups is None:
             lookups = [_FactorLookup(sub, total, r, alpha, leave_out, max_cells)
-                       for sub, total in _sub_tables(table, len(family) - 1)]
+                       for sub, total in _sub_tables(table, len(family) - 1, occupied)]
             if key is not None:
                 cache.put(key, lookups)
         out.append(lookups)
