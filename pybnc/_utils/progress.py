@@ -19,13 +19,20 @@ from tqdm.auto import tqdm
 _listener = None
 
 
+class _Bar(tqdm):
+    # no monitor thread (tqdm starts one with every bar, shown or not, and leaves it
+    # running): a process running another thread cannot fork AutoBNC's workers
+    # (pybnc._utils.workers); the monitor only retunes bars that update too rarely
+    monitor_interval = 0
+
+
 def progress(iterable=None, *, total=None, desc=None, verbose=1, leave=False):
     """Wrap ``iterable`` in a tqdm bar according to ``verbose`` (see module doc)."""
     if os.environ.get("PYBNC_PROGRESS", "1") == "0" or not verbose:
         disable = True
     else:
         disable = None if verbose == 1 else False  # None: only on a terminal
-    bar = tqdm(iterable, total=total, desc=desc, disable=disable, leave=leave)
+    bar = _Bar(iterable, total=total, desc=desc, disable=disable, leave=leave)
     if _listener is None:
         return bar
     if total is None and hasattr(iterable, "__len__"):

@@ -13,12 +13,13 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
+from .._utils.workers import parallel_map
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode.labels import class_codes
 from ..estimators import TAN, NaiveBayes
@@ -115,7 +116,9 @@ class AveragedBNC(_PosteriorMean):
     weights : array-like of shape (n_estimators,), default=None
         Non-negative, normalised to sum to one (None: equal weights).
     n_jobs : int, default=None
-        Members fitted at once (joblib's processes; None: one after another here).
+        Members fitted at once (joblib's processes, or the workers of the AutoBNC fit
+        that refits it, :func:`pybnc._utils.workers.parallel_map`; None: one after
+        another here).
 
     Attributes
     ----------
@@ -165,7 +168,7 @@ class AveragedBNC(_PosteriorMean):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         _check_feature_names(self, X, reset=True)
-        fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fitted_clone)(m, X, y, sample_weight) for m in members)
+        fitted = parallel_map((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
         self._adopt(fitted, weights, X)
         return self
 

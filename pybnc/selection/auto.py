@@ -30,6 +30,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from .._utils.progress import progress
+from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
@@ -138,10 +139,12 @@ class AutoBNC(BaseBNC):
         adult), most on tables of many columns and classes, and 178 s on a table of
         300 rows and 2,000 numeric columns.
     n_jobs : int, default=None
-        Folds cross-validated in parallel (joblib's worker processes; ``-1``: all
-        cores), and the members of an ensemble choice refitted in parallel, each only
-        where the time saved is estimated to exceed what the pool costs
-        (:mod:`pybnc.selection.race`). The results do not depend on it.
+        Folds cross-validated in parallel (``-1``: all cores), and the members of an
+        ensemble choice refitted in parallel, each only where the time saved is
+        estimated to exceed what the workers cost (:mod:`pybnc.selection.race`): on
+        Linux, workers forked from this process for the fit where that is safe, else
+        joblib's (:mod:`pybnc._utils.workers`; ``PYBNC_FORK=0`` turns forking off).
+        The results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the folds and the candidates' own randomness.
     verbose : int, default=1
@@ -272,39 +275,41 @@ class AutoBNC(BaseBNC):
             first = round_one(facts, shared)
         else:
             first = user_candidates(self.candidates)
-        results = {}
-        if n_splits < 2:  # every class has a single row: nothing to cross-validate
-            chosen, eligible, n_splits = first[0], {first[0].name}, 0
-            self._record(results, first)
-        else:
-            folds = inner_folds(y_codes, n_splits, fold_seed) if given is None else given
-            bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
-                           verbose=self.verbose)
-            with bar:
-                # round 2 under the default encoding: what its pool will be asked, to start it early
-                ahead = [] if self.candidates is not None else round_two(facts, first[0].encoding, shared,
-                                                                         candidate_seed)
-                seconds = self._round_one(results, first, X, y, folds, bar, ahead)
-                if self.candidates is None:
-                    encoding = self._choose(results, first, folds)[0].encoding
-                    second = round_two(facts, encoding, shared, candidate_seed)
-                    per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
-                    self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
-                    skipped = [c for c in second if c.name not in results]
-                    self._record(results, skipped, status="skipped: time budget")
-            evaluated = first + (second if self.candidates is None else [])
-            if self.ensemble:
-                blend = ensemble_candidate(results, evaluated, y_codes, folds, self.ensemble)
-                if blend is not None:
-                    results[blend[0].name] = blend[1]
-                    evaluated.append(blend[0])
-            chosen, eligible = self._choose(results, evaluated, folds)
-        proba = results[chosen.name]["proba"] if n_splits >= 2 else None
-        self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
-        self.choice_time_ = time.perf_counter() - start
-        start = time.perf_counter()
-        self.best_estimator_ = self._refit_estimator(chosen, results, n_splits).fit(X, y)
-        self.refit_time_ = time.perf_counter() - start
+        # workers forked for this fit where that is safe, until the refit ends
+        with fit_workers(self.n_jobs):
+            results = {}
+            if n_splits < 2:  # every class has a single row: nothing to cross-validate
+                chosen, eligible, n_splits = first[0], {first[0].name}, 0
+                self._record(results, first)
+            else:
+                folds = inner_folds(y_codes, n_splits, fold_seed) if given is None else given
+                bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
+                               verbose=self.verbose)
+                with bar:
+                    # round 2 under the default encoding: what its pool will be asked, to start it early
+                    ahead = [] if self.candidates is not None else round_two(facts, first[0].encoding, shared,
+                                                                             candidate_seed)
+                    seconds = self._round_one(results, first, X, y, folds, bar, ahead)
+                    if self.candidates is None:
+                        encoding = self._choose(results, first, folds)[0].encoding
+                        second = round_two(facts, encoding, shared, candidate_seed)
+                        per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
+                        self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
+                        skipped = [c for c in second if c.name not in results]
+                        self._record(results, skipped, status="skipped: time budget")
+                evaluated = first + (second if self.candidates is None else [])
+                if self.ensemble:
+                    blend = ensemble_candidate(results, evaluated, y_codes, folds, self.ensemble)
+                    if blend is not None:
+                        results[blend[0].name] = blend[1]
+                        evaluated.append(blend[0])
+                chosen, eligible = self._choose(results, evaluated, folds)
+            proba = results[chosen.name]["proba"] if n_splits >= 2 else None
+            self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
+            self.choice_time_ = time.perf_counter() - start
+            start = time.perf_counter()
+            self.best_estimator_ = self._refit_estimator(chosen, results, n_splits).fit(X, y)
+            self.refit_time_ = time.perf_counter() - start
         self.classes_ = self.best_estimator_.classes_
         self.best_candidate_ = chosen.name
         self.best_params_ = self.best_estimator_.get_params(deep=False)
@@ -321,7 +326,7 @@ class AutoBNC(BaseBNC):
         estimator = clone(chosen.estimator)
         if isinstance(estimator, AveragedBNC) and chosen.round == 3 and n_splits >= 2:  # its own ensemble
             estimate = results[chosen.name]["fit_time"] * n_splits / (n_splits - 1)
-            workers = workers_for(self.n_jobs, len(estimator.estimators), estimate)
+            workers = workers_for(self.n_jobs, len(estimator.estimators), estimate, returns_models=True)
             if workers > 1:
                 estimator.set_params(n_jobs=workers)
         return estimator

@@ -1,14 +1,21 @@
 """Running AutoBNC's cross-validation: where (in this process or a pool of workers)
 and how far (a race that stops clear losers after the first folds).
 
-A pool of worker processes costs seconds to start (each imports numpy, pandas,
-scikit-learn and pybnc: about 2.3 s on a quiet 2-core machine, 20 s when it is loaded),
-more than a round of small candidates on a small table takes in this process (crx,
-round 1's last four folds: 9 s here against 29.5 s in a new pool of two, at a load
-average of 7.8); once started, joblib keeps its workers for the next rounds (calling
-them then costs about 0.01 s, plus sending the table and bringing fitted models back).
-So a round runs in a pool only when the time the workers save (its estimated time in
-this process, less that time over the number of workers) is over what the pool costs:
+Where it is safe, a fit's workers are forked from this process
+(:func:`pybnc._utils.workers.fit_workers`): they start in milliseconds with pybnc
+already imported. An AutoBNC fit on audiology (226 rows, 69 columns, 24 classes),
+fresh processes taking turns: 10.5, 15.2 and 13.7 s with a new pool of joblib's
+workers, 10.1, 10.9 and 10.0 s forked.
+
+Otherwise joblib's worker processes run the rounds. A pool of them costs seconds to
+start (each imports numpy, pandas, scikit-learn and pybnc: about 2.3 s on a quiet
+2-core machine, 20 s when it is loaded), more than a round of small candidates on a
+small table takes in this process (crx, round 1's last four folds: 9 s here against
+29.5 s in a new pool of two, at a load average of 7.8); once started, joblib keeps its
+workers for the next rounds (calling them then costs about 0.01 s, plus sending the
+table and bringing fitted models back). So a round runs in a pool only when the time
+the workers save (its estimated time in this process, less that time over the number
+of workers) is over what the pool costs: :data:`FORK_SECONDS` for forked workers,
 :data:`POOL_START_SECONDS` for a new pool, :data:`POOL_CALL_SECONDS` for one still
 running, each times the load average per core when that is above 1
 (:func:`workers_for`). The pool the race will want is started in a background thread
@@ -41,10 +48,16 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.exceptions import FitFailedWarning
 
+from .._utils.workers import forked_workers, parallel_map
 from ..evaluation import cross_validate
 from ..evaluation.metrics import LOG_LOSS_EPS
 
-#: Seconds a new pool of workers takes to start on a quiet machine ...
+#: Seconds forked workers cost a round (starting them, sending the table, bringing the
+#: scores back); a refit that brings fitted models back costs them POOL_CALL_SECONDS
+#: (soybean's ensemble, refitted in two forked workers: 0.61 and 1.13 s, here: 0.30 and
+#: 0.41 s) ...
+FORK_SECONDS = 0.1
+#: ... a new pool of joblib's workers takes to start on a quiet machine ...
 POOL_START_SECONDS = 2.5
 #: ... and a call to a pool already running (joblib keeps idle workers for 300 s).
 POOL_CALL_SECONDS = 0.5
@@ -116,15 +129,20 @@ class Evaluation:
                           {**other.errors, **self.errors}, self.seconds + other.seconds)
 
 
-def workers_for(n_jobs, n_folds: int, estimated_seconds: float) -> int:
+def workers_for(n_jobs, n_folds: int, estimated_seconds: float, returns_models: bool = False) -> int:
     """Worker processes for a round estimated to take ``estimated_seconds`` in this
     process: ``n_jobs``'s, at most one per fold, when the time they save is over what
-    the pool costs (see the module's notes); else 1 (this process)."""
+    the pool costs (see the module's notes); else 1 (this process). ``returns_models``:
+    the workers send fitted models back (a refit), not scores, which costs forked
+    workers what a call to a running pool does."""
     workers = max(1, min(effective_n_jobs(n_jobs), n_folds))
     if workers == 1:
         return 1
-    cost = (POOL_CALL_SECONDS if _pool_is_warm(workers) else POOL_START_SECONDS) * _load_per_core()
-    return workers if estimated_seconds * (1.0 - 1.0 / workers) > cost else 1
+    if forked_workers():
+        cost = POOL_CALL_SECONDS if returns_models else FORK_SECONDS
+    else:
+        cost = POOL_CALL_SECONDS if _pool_is_warm(workers) else POOL_START_SECONDS
+    return workers if estimated_seconds * (1.0 - 1.0 / workers) > cost * _load_per_core() else 1
 
 
 def warm_pool(n_jobs, n_folds: int, estimated_seconds: float) -> None:
@@ -134,6 +152,8 @@ def warm_pool(n_jobs, n_folds: int, estimated_seconds: float) -> None:
     # the estimate comes from a first fold in what may be a new process (first calls
     # cost more): it ran 0.6 to 2.7 times the race's own on car, iris, soybean, sonar and
     # audiology, so a pool starts early only with this much to spare
+    if forked_workers():  # forked when first needed, in milliseconds
+        return
     workers = workers_for(n_jobs, n_folds, estimated_seconds / WARM_MARGIN)
     if workers > 1 and not _pool_is_warm(workers):
         threading.Thread(target=_start_pool, args=(workers,), daemon=True).start()
@@ -197,8 +217,9 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
         outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
     else:
         workers = min(n_workers, len(tasks))
-        outputs = Parallel(n_jobs=workers, return_as="generator")(jobs)
-        _last_pool.update(at=time.monotonic(), workers=workers)
+        outputs = parallel_map(jobs, workers, return_as="generator")
+        if not forked_workers():
+            _last_pool.update(at=time.monotonic(), workers=workers)
     total, shares_left = Evaluation(), np.bincount(np.concatenate([g for _, g in tasks]), minlength=len(folds))
     for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
         part["fold"] = fold_ids[group][part["fold"].to_numpy()]

@@ -1,0 +1,101 @@
+"""A fit's forked workers: forked only where safe, the same results as in this process,
+ended with the fit."""
+
+import multiprocessing
+import os
+import sys
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from joblib import delayed, parallel_config
+
+from pybnc.datasets import load_dataset
+from pybnc.selection import AutoBNC, race
+from pybnc._utils import workers
+from pybnc._utils.workers import fit_workers, forked_workers, parallel_map
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+
+
+def _pid(_):
+    return os.getpid()
+
+
+@pytest.fixture
+def no_other_thread():
+    race.shutdown_pool()  # joblib's pool of an earlier test keeps two threads here
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
+
+
+def test_workers_are_forked_run_jobs_in_order_and_end_with_the_fit(no_other_thread):
+    with fit_workers(2):
+        assert forked_workers() == 2 and not multiprocessing.active_children()  # forked when first needed
+        pids = set(parallel_map((delayed(_pid)(i) for i in range(8)), 2))
+        children = {p.pid for p in multiprocessing.active_children()}
+        assert pids and os.getpid() not in pids and pids <= children and len(children) == 2
+        assert parallel_map((delayed(abs)(-i) for i in range(5)), 2) == [0, 1, 2, 3, 4]
+        assert list(parallel_map((delayed(abs)(-i) for i in range(3)), 2, return_as="generator")) == [0, 1, 2]
+        assert parallel_map((delayed(_pid)(i) for i in range(2)), 1) == [os.getpid()] * 2  # n_jobs=1: here
+        with fit_workers(2):  # a fit inside a fit: the outer one's workers
+            assert forked_workers() == 2
+        assert forked_workers() == 2
+    assert forked_workers() == 0
+    assert not children & {p.pid for p in multiprocessing.active_children()}
+    assert parallel_map((delayed(_pid)(i) for i in range(2)), 1) == [os.getpid()] * 2
+
+
+def test_no_fork_with_another_thread_a_chosen_backend_or_when_turned_off(no_other_thread, monkeypatch):
+    assert workers._can_fork()
+    with parallel_config(backend="threading"):
+        assert not workers._can_fork()
+        with fit_workers(2):
+            assert forked_workers() == 0
+            assert parallel_map((delayed(_pid)(i) for i in range(4)), 2) == [os.getpid()] * 4  # joblib's threads
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not workers._can_fork()
+    finally:
+        stop.set()
+        thread.join()
+    assert workers._can_fork()
+    monkeypatch.setenv("PYBNC_FORK", "0")
+    assert not workers._can_fork()
+    with fit_workers(2):
+        assert forked_workers() == 0
+    monkeypatch.delenv("PYBNC_FORK")
+    assert workers._can_fork()
+    # an OpenMP runtime cannot run in a forked process once its threads ran
+    monkeypatch.setattr(workers, "threadpool_info", lambda: [{"user_api": "blas", "internal_api": "openblas",
+                                                               "threading_layer": "openmp"}])
+    assert not workers._can_fork()
+
+
+def test_progress_bars_leave_no_thread_behind(no_other_thread):
+    from pybnc._utils.progress import progress
+
+    for verbose in (0, 2):
+        with progress(total=2, desc="x", verbose=verbose) as bar:
+            bar.update(2)
+    assert threading.active_count() == 1 and workers._can_fork()
+
+
+def test_autobnc_in_forked_workers_gives_the_same_results(no_other_thread, monkeypatch):
+    """Every round in the workers (their cost set to nothing), the same scores and choice
+    as in this process alone."""
+    monkeypatch.setattr(race, "FORK_SECONDS", 0.0)
+    seen = []
+    real_map = race.parallel_map
+    monkeypatch.setattr(race, "parallel_map", lambda *a, **k: seen.append(forked_workers()) or real_map(*a, **k))
+    X, y = load_dataset("glass")
+    alone = AutoBNC(random_state=0, verbose=0).fit(X, y)
+    forked = AutoBNC(n_jobs=2, random_state=0, verbose=0).fit(X, y)
+    assert seen and set(seen) == {2}
+    a, b = pd.DataFrame(alone.cv_results_), pd.DataFrame(forked.cv_results_)
+    scores = [c for c in a.columns if "_test_" in c]
+    pd.testing.assert_frame_equal(a[scores], b[scores])
+    assert alone.best_candidate_ == forked.best_candidate_
+    np.testing.assert_allclose(forked.predict_proba(X), alone.predict_proba(X), rtol=0, atol=1e-12)
