@@ -1,2 +1,2 @@
 """Private helpers shared by the stages: the compiled kernels' loader and the C header they
-share (``native.h``), progress bars, a light log-sum-exp."""
+share (``native.h``), progress bars, a fit's worker processes, a light log-sum-exp."""

@@ -9,7 +9,7 @@ there are none.
 
 Safe means: Linux; no other Python thread running in this process (a lock another
 thread held at the fork would stay locked in the workers; pybnc's progress bars start
-none); joblib's default
+none, but joblib's pool, once used, keeps two threads for 300 s); joblib's default
 backend (a backend the caller chose, Dask's or threads, is used as chosen); a BLAS on
 pthreads (an OpenMP runtime cannot be used in a forked process once its threads ran;
 pybnc's own kernels use none). Each worker's BLAS gets its share of the cores, as
