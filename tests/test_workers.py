@@ -99,3 +99,17 @@ def test_autobnc_in_forked_workers_gives_the_same_results(no_other_thread, monke
     pd.testing.assert_frame_equal(a[scores], b[scores])
     assert alone.best_candidate_ == forked.best_candidate_
     np.testing.assert_allclose(forked.predict_proba(X), alone.predict_proba(X), rtol=0, atol=1e-12)
+
+
+def test_an_average_fits_its_members_in_forked_workers(no_other_thread, monkeypatch):
+    from pybnc import TAN, NaiveBayes
+    from pybnc.averaging import AveragedBNC, ensembles
+
+    seen = []
+    real_map = ensembles.parallel_map
+    monkeypatch.setattr(ensembles, "parallel_map", lambda *a, **k: seen.append(forked_workers()) or real_map(*a, **k))
+    X, y = load_dataset("car")
+    pooled = AveragedBNC([NaiveBayes(), TAN()], weights=[1, 3], n_jobs=2).fit(X, y)
+    alone = AveragedBNC([NaiveBayes(), TAN()], weights=[1, 3]).fit(X, y)
+    assert seen == [2, 0] and forked_workers() == 0
+    np.testing.assert_array_equal(pooled.predict_proba(X), alone.predict_proba(X))

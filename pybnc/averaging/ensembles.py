@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
-from .._utils.workers import parallel_map
+from .._utils.workers import fit_workers, parallel_map
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode.labels import class_codes
 from ..estimators import TAN, NaiveBayes
@@ -116,9 +116,9 @@ class AveragedBNC(_PosteriorMean):
     weights : array-like of shape (n_estimators,), default=None
         Non-negative, normalised to sum to one (None: equal weights).
     n_jobs : int, default=None
-        Members fitted at once (joblib's processes, or the workers of the AutoBNC fit
-        that refits it, :func:`pybnc._utils.workers.parallel_map`; None: one after
-        another here).
+        Members fitted at once (processes forked for the fit where that is safe, else
+        joblib's, :mod:`pybnc._utils.workers`; within an AutoBNC fit, its workers; None:
+        one after another here).
 
     Attributes
     ----------
@@ -168,7 +168,8 @@ class AveragedBNC(_PosteriorMean):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         _check_feature_names(self, X, reset=True)
-        fitted = parallel_map((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
+        with fit_workers(self.n_jobs):  # within AutoBNC's fit, its workers
+            fitted = parallel_map((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
         self._adopt(fitted, weights, X)
         return self
 
