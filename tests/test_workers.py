@@ -113,3 +113,18 @@ def test_an_average_fits_its_members_in_forked_workers(no_other_thread, monkeypa
     alone = AveragedBNC([NaiveBayes(), TAN()], weights=[1, 3]).fit(X, y)
     assert seen == [2, 0] and forked_workers() == 0
     np.testing.assert_array_equal(pooled.predict_proba(X), alone.predict_proba(X))
+
+
+def test_an_interrupted_fit_ends_its_workers_without_waiting_for_their_tasks(no_other_thread):
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with fit_workers(2):
+            parallel_map((delayed(time.sleep)(60) for _ in range(2)), 2, return_as="generator")  # sent, not read
+            children = multiprocessing.active_children()
+            raise KeyboardInterrupt
+    for child in children:
+        child.join(timeout=10)
+    assert len(children) == 2 and not any(child.is_alive() for child in children)
+    assert time.monotonic() - start < 30 and forked_workers() == 0

@@ -49,8 +49,13 @@ def fit_workers(n_jobs):
     finally:
         executor = _forked["executor"]
         _forked.update(in_fit=False, executor=None, workers=0)
-        if executor is not None:  # after an error, pending tasks are dropped, not waited for
-            executor.shutdown(wait=finished, cancel_futures=True)
+        if executor is not None and finished:
+            executor.shutdown(wait=True)
+        elif executor is not None:  # an error or an interrupt: the workers' tasks are not waited for
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
 
 
 def _can_fork() -> bool:
