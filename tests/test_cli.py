@@ -150,6 +150,14 @@ def test_randomised_learners_are_seeded_by_seed(workdir):
     np.testing.assert_array_equal(a[["accuracy", "log_loss"]], b[["accuracy", "log_loss"]])
 
 
+def test_models_with_n_jobs_use_every_core_unless_told():
+    from pybnc.cli._common import build_models
+
+    models = build_models("auto,eskdb,tan")
+    assert models["auto"].n_jobs == -1 and models["eskdb"].n_jobs == -1 and "n_jobs" not in models["tan"].get_params()
+    assert build_models("auto", options=("n_jobs=1",))["auto"].n_jobs == 1
+
+
 # -- files as users have them: headerless text, ARFF ---------------------------------------------
 def _write_arff(frame, path):
     lines = ["% car, written for the test", "@relation car"]

@@ -44,7 +44,9 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
     """``{short name: estimator}`` from ``"nb,tan"``, with hyperparameters set where the
     estimator has them (an option no model accepts is an error). ``seed`` becomes the
     ``random_state`` of randomised learners (wrappers' inner folds) unless set
-    explicitly, so that equal seeds give equal results."""
+    explicitly, so that equal seeds give equal results. A model with ``n_jobs`` (auto,
+    eskdb) uses every core unless ``--set n_jobs=...`` says otherwise: its results do
+    not depend on it."""
     keys = [n.strip().lower() for n in names.split(",") if n.strip()]
     if not keys:
         raise click.BadParameter("give at least one model, e.g. --models nb,tan.")
@@ -60,7 +62,7 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
         model = model_class(key)()
         accepted = {k: v for k, v in settings.items() if k in model.get_params()}
         used |= set(accepted)
-        defaults = {"random_state": seed, "verbose": 0 if quiet else None}
+        defaults = {"random_state": seed, "verbose": 0 if quiet else None, "n_jobs": -1}
         for k, v in defaults.items():
             if v is not None and k in model.get_params() and k not in settings:
                 accepted[k] = v
@@ -190,7 +192,7 @@ def model_options(f):
     """``--params``, ``--alpha`` and repeated ``--set KEY=VALUE`` hyperparameters."""
     f = click.option("--set", "options", multiple=True, metavar="KEY=VALUE",
                      help="Any other hyperparameter, e.g. --set criterion=bic, --set categorical_features=age,zip "
-                          "(repeatable).")(f)
+                          "(repeatable). Models with n_jobs (auto, eskdb) use every core unless --set n_jobs=1.")(f)
     f = click.option("--alpha", type=float, help="Smoothing strength of the parameter learner.")(f)
     return click.option("--params", type=click.Choice(["bayes", "mle", "friedman", "ms"]),
                         help="Parameter learner (default: the model's own, 'bayes').")(f)
