@@ -155,3 +155,27 @@ def test_an_interrupted_fit_ends_its_workers_without_waiting_for_their_tasks(no_
         child.join(timeout=10)
     assert len(children) == 2 and not any(child.is_alive() for child in children)
     assert time.monotonic() - start < 30 and forked_workers() == 0
+
+
+def _private_mib(_):
+    import gc
+
+    import psutil
+
+    garbage = [[] for _ in range(200_000)]  # allocations that start the garbage collector
+    del garbage
+    gc.collect()
+    return psutil.Process().memory_full_info().uss / 2**20
+
+
+def test_forked_workers_share_this_process_objects_pages(no_other_thread):
+    """A worker's garbage collector leaves the objects it was forked with alone, so it
+    does not copy their pages: 1,000,000 small containers here (about 400 MiB) cost a
+    worker about 20 MiB of its own, against 150 MiB when they are not frozen at the fork."""
+    if no_other_thread:
+        return
+    pytest.importorskip("psutil")
+    heap = [{"a": i, "b": [i]} for i in range(1_000_000)]
+    with fit_workers(2):
+        private = parallel_map((delayed(_private_mib)(i) for i in range(2)), 2)
+    assert len(heap) and max(private) < 80, private

@@ -18,6 +18,7 @@ joblib gives its own workers. ``PYBNC_FORK=0`` in the environment turns forking 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -85,6 +86,12 @@ def _executor():
         executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                        initializer=_forked_worker_start,
                                        initargs=(max(1, (os.cpu_count() or 1) // workers),))
+        # the workers start with this process's objects frozen: their garbage collector
+        # does not walk them, so it does not copy the memory pages they share with it
+        # (a process that froze its own objects keeps them so)
+        ours = gc.get_freeze_count() == 0
+        if ours:
+            gc.freeze()
         try:
             with warnings.catch_warnings():  # Python 3.12+ counts the BLAS's idle threads (see _can_fork)
                 warnings.filterwarnings("ignore", message=".*multi-threaded.*fork", category=DeprecationWarning)
@@ -93,6 +100,9 @@ def _executor():
             executor.shutdown(wait=False)
             _forked["workers"] = 0
             return None
+        finally:
+            if ours:
+                gc.unfreeze()
         _forked["executor"] = executor
     return _forked["executor"]
 
