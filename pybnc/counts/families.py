@@ -120,10 +120,10 @@ def nonzero_cells(table: np.ndarray, occupied=None):
     return np.unravel_index(flat, table.shape), table.ravel()[flat]
 
 
-def sum_over(table: np.ndarray, drop, cells=None, where=None) -> np.ndarray:
-    """``table`` summed over the axes ``drop``; from its :func:`nonzero_cells` ``cells``
-    when given (the same sums: counts are whole numbers). ``where``, an axis and a
-    stop, first leaves out the cells at or past the stop along that axis.
+def sum_over(table: np.ndarray, drop, cells=None) -> np.ndarray:
+    """``table`` summed over the axes ``drop``; from ``cells`` (its
+    :func:`nonzero_cells`, or some of them) when given (the same sums: counts are whole
+    numbers).
 
     Examples
     --------
@@ -136,16 +136,10 @@ def sum_over(table: np.ndarray, drop, cells=None, where=None) -> np.ndarray:
     """
     drop = tuple(drop)
     if cells is None:
-        if where is not None:
-            axis, stop = where
-            table = table[(slice(None),) * axis + (slice(0, stop),)]
         return table.sum(axis=drop) if drop else table
     coords, values = cells
-    if where is not None:
-        inside = coords[where[0]] < where[1]
-        coords, values = tuple(c[inside] for c in coords), values[inside]
     keep = [a for a in range(table.ndim) if a not in drop]
-    shape = tuple(where[1] if where is not None and a == where[0] else table.shape[a] for a in keep)
+    shape = tuple(table.shape[a] for a in keep)
     index = np.ravel_multi_index(tuple(coords[a] for a in keep), shape) if keep else np.zeros(values.size, int)
     return np.bincount(index, values, minlength=int(np.prod(shape))).reshape(shape)
 

@@ -34,11 +34,14 @@ def _sub_tables(full: np.ndarray, n_parents: int, occupied=None):
     cells = nonzero_cells(full, occupied)
     child = full.ndim - 1
     if cells is not None:  # each table from the non-zero cells of the full one
+        coords, values = cells
+        observed = coords[child] < full.shape[-1] - 1  # the child's last slot is "missing"
+        observed_cells = tuple(c[observed] for c in coords), values[observed]
         out = []
         for kept in range(n_parents + 1):
             dropped = range(1 + kept, 1 + n_parents)
             table = sum_over(full, dropped, cells) if kept < n_parents else full
-            out.append((table, sum_over(full, (*dropped, child), cells, where=(child, full.shape[-1] - 1))))
+            out.append((table, sum_over(full, (*dropped, child), observed_cells)))
         return out
     out = []
     table = full
