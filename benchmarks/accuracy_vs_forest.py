@@ -154,6 +154,33 @@ def arff_tables(folder: Path) -> dict:
     return dict(sorted(tables.items()))
 
 
+def add_table_arguments(parser, datasets: str | None = None, arff_names: str | None = None) -> None:
+    """``--datasets``, ``--arff-dir`` and ``--arff-tables``, read by :func:`chosen_tables`
+    (defaults: every shared table; every table of the ARFF folder)."""
+    parser.add_argument("--datasets", default=datasets or ",".join(list_datasets()),
+                        help="shared tables (pybnc.datasets names); 'none' for none")
+    parser.add_argument("--arff-dir", type=Path, help="add the ARFF tables of this folder (see the module doc)")
+    parser.add_argument("--arff-tables", default=arff_names,
+                        help="only these ARFF tables (file names without .arff), in this order")
+
+
+def chosen_tables(datasets: str, arff_dir=None, arff_names=None) -> dict:
+    """The tables a benchmark's ``--datasets`` (shared names, comma-separated, or
+    "none"), ``--arff-dir`` and ``--arff-tables`` (file names without .arff, in the order
+    given; default every table of the folder) name: ``name -> loader``."""
+    tables = {} if datasets == "none" else shared_tables(datasets.split(","))
+    if arff_dir is not None:
+        extra = arff_tables(Path(arff_dir))
+        if arff_names:
+            wanted = [f"uci-extra/{t}" for t in arff_names.split(",")]
+            unknown = [w for w in wanted if w not in extra]
+            if unknown:
+                raise SystemExit(f"--arff-tables: no such table in {arff_dir}: {unknown}")
+            extra = {k: extra[k] for k in wanted}
+        tables.update(extra)
+    return tables
+
+
 def shared_tables(names) -> dict:
     def load(name):
         X, y = load_dataset(name)
@@ -328,10 +355,7 @@ def _n_rows(results, name) -> int:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default=",".join(list_datasets()),
-                        help="shared tables (pybnc.datasets names); 'none' for none")
-    parser.add_argument("--arff-dir", type=Path, help="add the ARFF tables of this folder (see the module doc)")
-    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff), in this order")
+    add_table_arguments(parser)
     parser.add_argument("--models", default=None, help="comma-separated (default: all)")
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/accuracy_vs_forest_nested.csv"))
     parser.add_argument("--time-limit", type=float, default=3600.0,
@@ -341,16 +365,7 @@ def main():
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--verbose", action="store_true", help="print each fold as it is done")
     args = parser.parse_args()
-    tables = {} if args.datasets == "none" else shared_tables(args.datasets.split(","))
-    if args.arff_dir is not None:
-        extra = arff_tables(args.arff_dir)
-        if args.arff_tables:
-            wanted = [f"uci-extra/{t}" for t in args.arff_tables.split(",")]
-            unknown = [w for w in wanted if w not in extra]
-            if unknown:
-                raise SystemExit(f"--arff-tables: no such table in {args.arff_dir}: {unknown}")
-            extra = {k: extra[k] for k in wanted}  # in the order given
-        tables.update(extra)
+    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
     models = [m for m in model_factories() if m != AUTO_BEST] if args.models is None else args.models.split(",")
     results = run(tables, models, args.csv, args.time_limit, args.verbose, args.auto_time_budget)
     table = summarize(results, list(tables))

@@ -21,12 +21,10 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 import pybnc
-from accuracy_vs_forest import _forest, arff_tables, shared_tables
-from pybnc.datasets import list_datasets
+from accuracy_vs_forest import _forest, add_table_arguments, chosen_tables
 from pybnc.selection.race import shutdown_pool
 
 
@@ -48,18 +46,11 @@ def _seconds(make, X, y) -> float:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default=",".join(list_datasets()), help="shared tables; 'none' for none")
-    parser.add_argument("--arff-dir", type=Path)
-    parser.add_argument("--arff-tables", help="only these ARFF tables (file names without .arff)")
+    add_table_arguments(parser)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/bench_auto_time.csv"))
     args = parser.parse_args()
-    tables = {} if args.datasets == "none" else shared_tables(args.datasets.split(","))
-    if args.arff_dir is not None:
-        extra = arff_tables(args.arff_dir)
-        if args.arff_tables:
-            extra = {k: v for k, v in extra.items() if k.split("/", 1)[1] in set(args.arff_tables.split(","))}
-        tables.update(extra)
+    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
     done = pd.read_csv(args.csv) if args.csv.exists() else pd.DataFrame()
     print("| table | rows | forest (s) | AutoBNC (s) | ratio | load |\n|---|---|---|---|---|---|", flush=True)
     for name, load in tables.items():

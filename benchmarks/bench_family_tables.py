@@ -1,0 +1,65 @@
+"""SKDB(k=5)'s fit with its large family tables summed from their occupied cells (the
+default) against summing every cell (``pybnc.counts.families.SPARSE_CELLS`` raised past
+every table), in the same run.
+
+Fits take turns, the least of ``--repeats`` each; the table gives both times, their
+ratio, whether the probabilities are the same to the bit, the family tables' cells and
+non-zero cells, and the load average.
+
+Run: ``python benchmarks/bench_family_tables.py [--datasets soybean,letter,chess]
+[--arff-dir DIR --arff-tables audiology,splice] [--repeats 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+
+import pybnc.counts.families as families
+from accuracy_vs_forest import add_table_arguments, chosen_tables
+from pybnc import SKDB
+
+
+def _fit(X, y, dense: bool):
+    default = families.SPARSE_CELLS
+    families.SPARSE_CELLS = 1 << 62 if dense else default
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            model = SKDB(k=5, verbose=0).fit(X, y)
+            return time.perf_counter() - start, model
+    finally:
+        families.SPARSE_CELLS = default
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_table_arguments(parser, "soybean,letter,chess", "audiology,splice")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
+    print("| table | every cell (s) | occupied cells (s) | ratio | same probabilities | cells | non-zero | load |\n"
+          "|---|---|---|---|---|---|---|---|", flush=True)
+    for name, load in tables.items():
+        X, y = load()
+        times, models = {True: [], False: []}, {}
+        _fit(X, y, False)  # warm-up
+        for r in range(args.repeats):
+            for dense in ((True, False) if r % 2 == 0 else (False, True)):
+                seconds, models[dense] = _fit(X, y, dense)
+                times[dense].append(seconds)
+        same = np.array_equal(models[True].predict_proba(X), models[False].predict_proba(X))
+        tables_ = models[False].family_counts_.tables
+        cells, nonzero = sum(t.size for t in tables_), sum(int(np.count_nonzero(t)) for t in tables_)
+        print(f"| {name} | {min(times[True]):.3f} | {min(times[False]):.3f} | "
+              f"{min(times[True]) / min(times[False]):.2f} | {same} | {cells:,} | {nonzero:,} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
