@@ -90,14 +90,44 @@ def test_declared_categories_outnumbering_a_folds_rows_take_the_fast_path(monkey
     pd.testing.assert_frame_equal(fast[SCORES], refit[SCORES])
 
 
-def test_discretised_columns_are_refitted_on_each_training_fold(monkeypatch):
+def test_discretised_columns_are_encoded_once_per_training_fold_and_encoder(monkeypatch):
     X, y = load_dataset("iris")
     assert cv_module._encodings({"nb": NaiveBayes()}, X, np.unique(y, return_inverse=True)[1], 3) == {}
-    calls = []
-    original = cv_module._refit
-    monkeypatch.setattr(cv_module, "_refit", lambda *a: calls.append(1) or original(*a))
-    res = cross_validate({"nb": NaiveBayes()}, X, y, cv=3, verbose=0)
-    assert len(calls) == 3 and res["accuracy"].between(0.7, 1).all()
+    models = {"nb": NaiveBayes(), "tan": TAN(), "nb5": NaiveBayes(discretizer="quantile", n_bins=5)}
+    refit = cross_validate(models, X, y, cv=3, verbose=0, fast=False)
+    encoded = []
+    original = NaiveBayes._encode_fit
+    monkeypatch.setattr(NaiveBayes, "_encode_fit", lambda self, *a: encoded.append(1) or original(self, *a))
+    monkeypatch.setattr(cv_module, "_refit", lambda *args: pytest.fail("refitted from the raw rows"))
+    res = cross_validate(models, X, y, cv=3, verbose=0)
+    assert len(encoded) == 3 * 2  # each fold: MDL once for naive Bayes and TAN, 5 quantiles once
+    pd.testing.assert_frame_equal(res[SCORES], refit[SCORES])
+    assert res.loc[res.model == "tan", "fit_time"].gt(0).all()
+
+
+def _numeric_table_with_gaps(n=150, seed=5):
+    """Float columns (cut at each training fold's own points), a categorical column and missing values."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], size=n)
+    shift = (y == "a") * 1.5 - (y == "c")
+    X = pd.DataFrame({"u": rng.normal(size=n) + shift, "v": rng.normal(size=n) * (1 + (y == "b")),
+                      "w": rng.exponential(size=n) + shift, "colour": rng.choice(["red", "green", "blue"], n)})
+    X.loc[[2, 30, 77], "u"] = np.nan
+    X.loc[[5, 31], "colour"] = None
+    return X, pd.Series(y, name="class")
+
+
+def test_models_sharing_a_folds_encoding_equal_their_refits():
+    # every registered classifier in one run: those of one encoder share its codes and counts,
+    # so a model that changed what it was given would change the others' results
+    X, y = _numeric_table_with_gaps()
+    models = {**_registry_models(), "nb-q10": NaiveBayes(discretizer="quantile", n_bins=10),
+              "tan-missing-level": TAN(missing="category")}
+    shared = cross_validate(models, X, y, cv=4, verbose=0, return_proba=True)
+    refit = cross_validate(models, X, y, cv=4, verbose=0, fast=False, return_proba=True)
+    pd.testing.assert_frame_equal(shared[0][SCORES], refit[0][SCORES])
+    for name in models:
+        assert np.array_equal(shared[1][name], refit[1][name]), name
 
 
 def test_estimators_with_their_own_fit_are_refitted():

@@ -379,3 +379,15 @@ def test_long_text_tables_are_matched_column_by_column(monkeypatch):
     assert blocks == []
     np.testing.assert_array_equal(encoder.transform(X.iloc[:100]), long_codes[:100])
     assert blocks == [1]
+
+
+def test_surely_discretises_agrees_with_a_fit():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    few = pd.DataFrame({"level": rng.choice([1.0, 2.0, 3.0], 60), "colour": rng.choice(["r", "g"], 60)})
+    many = few.assign(height=rng.normal(size=60))
+    many.loc[3, "height"] = np.nan
+    for X, listed, expected in [(few, None, False), (many, None, True), (many, ["height"], False)]:
+        encoder = TableEncoder(discretizer="quantile", n_bins=5, categorical_features=listed)
+        assert encoder.surely_discretises(X) is expected
+        assert ("discretised" in encoder.fit(X, y).kinds_) is expected

@@ -244,6 +244,21 @@ class TableEncoder:
                              "categorical_features and numeric_features; list each in one.")
         return categorical, numeric
 
+    def surely_discretises(self, X) -> bool:
+        """True when a fit on ``X`` would cut a float column into bins: one not listed in
+        ``categorical_features`` holds more than ``n_bins`` distinct values. Its cut
+        points then depend on the rows it is fitted on, so no encoding of the whole table
+        is every part's. (False does not promise the opposite: a fit decides.)"""
+        frame = as_frame(X)
+        categorical = _feature_set(self.categorical_features, frame, "categorical_features")
+        positions = [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
+                     if getattr(dtype, "kind", "") == "f" and name not in categorical]
+        if not positions:
+            return False
+        values = np.sort(frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan), axis=0)  # NaN last
+        distinct = np.count_nonzero(np.diff(values, axis=0) > 0, axis=0) + 1
+        return bool((distinct > self.n_bins).any())
+
     # -- learning -----------------------------------------------------------------------
     def fit(self, X, y_codes: np.ndarray | None = None, sample_weight=None) -> "TableEncoder":
         self.fit_transform(X, y_codes, sample_weight)
