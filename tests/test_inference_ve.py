@@ -131,3 +131,65 @@ def test_min_fill_prefers_simplicial_variables():
     # A chain a - b - c: eliminating b first would add the fill edge a-c.
     order, largest = _min_fill_order(((0, 1), (1, 2)), (0, 1, 2), (2, 2, 2))
     assert order[0] in (0, 2) and largest == 4
+
+
+def _registry_networks_on_a_table_with_gaps():
+    """Every registered classifier holding one network's tables (and each of its Dirichlet
+    learners), fitted where parent configurations go unseen and values are missing."""
+    import warnings
+
+    import pandas as pd
+
+    from pybnc.parameters.weighting import WEIGHTINGS
+    from pybnc.parameters.learn import METHODS
+    from pybnc.registry import MODELS
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"c{j}": rng.choice(list("abcdefgh"[: 2 + j]), 80) for j in range(6)})
+    # the class follows two columns, so that feature weights move off 1
+    y = np.where(rng.random(80) < 0.8, np.where(X["c0"] == "a", "p", np.where(X["c1"] == "a", "q", "r")), "p")
+    X = X.mask(rng.random(X.shape) < 0.1)
+    variants = [{"params": p} for p in (*METHODS, "hdp")] + [{"weighting": w} for w in WEIGHTINGS if w]
+    for entry in MODELS:
+        for variant in ({}, *variants):
+            model = entry.cls()
+            if not set(variant) <= set(model.get_params()):
+                continue
+            quiet = {k: v for k, v in {"random_state": 0, "verbose": 0}.items() if k in model.get_params()}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model.set_params(**variant, **quiet).fit(X, y)
+            except ValueError:  # a learner this class does not offer
+                continue
+            if hasattr(model, "log_cpts_") and hasattr(model, "structure_"):
+                yield f"{entry.short_name} {variant}", model, X
+
+
+def test_declared_probability_tables_sum_to_one():
+    # joint_log_likelihood(tables_are_probabilities=True) prunes barren missing features
+    # without checking: a model's capabilities must not claim it wrongly
+    from pybnc.estimators.capabilities import capabilities
+    from pybnc.inference.elimination import _is_normalised
+
+    checked = 0
+    for name, model, X in _registry_networks_on_a_table_with_gaps():
+        if capabilities(model).tables_are_probabilities:
+            assert all(_is_normalised(np.asarray(t)) for t in model.log_cpts_), name
+            checked += 1
+        proba = model.predict_proba(X)
+        assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1), name
+    assert checked >= 20
+
+
+def test_trusting_declared_tables_gives_the_checked_answer():
+    rng = np.random.default_rng(3)
+    s = Structure(((), (0,), (0, 1), (1, 2), (0, 3)))
+    cards = [3, 2, 4, 2, 3]
+    cpts = [np.log(rng.dirichlet(np.ones(r), size=(2, q))) for r, q in
+            zip(cards, [1, 3, 6, 8, 6])]
+    codes = np.array([[rng.integers(-1, r) for r in cards] for _ in range(200)])
+    prior = np.log([0.4, 0.6])
+    checked = joint_log_likelihood(codes, s, prior, cpts, cards)
+    trusted = joint_log_likelihood(codes, s, prior, cpts, cards, tables_are_probabilities=True)
+    assert np.allclose(trusted, checked, rtol=0, atol=1e-12)

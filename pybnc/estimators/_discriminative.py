@@ -103,8 +103,10 @@ def naive_bayes_tables(counts, params: str, alpha) -> list:
 # -- networks ---------------------------------------------------------------------------------------
 def _generative_network(estimator):
     """The network's exact log joint of coded rows (missing values summed out)."""
+    # log_cpts_ are the generative tables (the weights are kept apart): distributions
     return lambda codes: joint_log_likelihood(codes, estimator.structure_, estimator.class_log_prior_,
-                                              estimator.log_cpts_, estimator.encoder_.cardinalities_)
+                                              estimator.log_cpts_, estimator.encoder_.cardinalities_,
+                                              tables_are_probabilities=True)
 
 
 def _network(estimator, counts, features):

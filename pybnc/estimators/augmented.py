@@ -162,7 +162,8 @@ class AugmentedNaiveBayes(BaseBNC):
         # WANBIA's weighted tables are not distributions: renormalise a missing feature's.
         return joint_log_likelihood(codes, self.structure_, self.class_log_prior_, self.log_cpts_,
                                     self.encoder_.cardinalities_,
-                                    normalise_missing=self.weighting == "wanbia")
+                                    normalise_missing=self.weighting == "wanbia",
+                                    tables_are_probabilities=capabilities(self).tables_are_probabilities)
 
     def _independent_groups(self):
         # Given the class, the features of separate components of the network are
