@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pybnc import KDB, TAN
+from pybnc.parameters import back_off
 from pybnc.parameters.back_off import _cmi_order, back_off_log_table, leave_one_out_log_likelihood
 
 
@@ -30,6 +31,22 @@ def hierarchy_by_hand(n, m, base=1.0, bottom=None):
     return np.broadcast_to(theta, n.shape)
 
 
+def loo_by_refitting(ranked, m, bottom=None):
+    """Each row left out of the (ranked) family, the table refitted by hand, the row scored."""
+    total = 0.0
+    for cell in itertools.product(*map(range, ranked.shape)):
+        if ranked[cell] == 0:
+            continue
+        less = ranked.copy()
+        less[cell] -= 1
+        less_bottom = None
+        if bottom is not None:
+            less_bottom = bottom.copy()
+            less_bottom[cell[0], cell[-1]] -= 1
+        total += ranked[cell] * np.log(hierarchy_by_hand(less, m, bottom=less_bottom)[cell])
+    return total
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 4), (3, 2, 3, 2), (2, 2, 2, 3, 2)])
 @pytest.mark.parametrize("m", [0.5, 4.0])
 @pytest.mark.parametrize("child_rows", [False, True])
@@ -41,18 +58,11 @@ def test_leave_one_out_equals_refitting_without_each_row(shape, m, child_rows):
     bottom = summed + random_family(3, summed.shape) if child_rows else None
     order = _cmi_order(n)
     ranked = np.moveaxis(n, order, list(range(1, n.ndim - 1)))
-    total = 0.0
-    for cell in itertools.product(*map(range, ranked.shape)):
-        if ranked[cell] == 0:
-            continue
-        less = ranked.copy()
-        less[cell] -= 1  # one row of this cell left out: refit, score it
-        less_bottom = None
-        if child_rows:
-            less_bottom = bottom.copy()
-            less_bottom[cell[0], cell[-1]] -= 1
-        total += ranked[cell] * np.log(hierarchy_by_hand(less, m, bottom=less_bottom)[cell])
+    total = loo_by_refitting(ranked, m, bottom)
     assert leave_one_out_log_likelihood(n, m, bottom=bottom) == pytest.approx(total, rel=1e-12)
+    # the same from the non-empty cells alone (what a large, sparse family is scored by)
+    cells = back_off._loo_scores_of_cells(back_off._levels(ranked, bottom), ranked, [m], 1.0)[0]
+    assert cells == pytest.approx(total, rel=1e-12)
     if child_rows:
         log_table, chosen = back_off_log_table(n, bottom=bottom)
         expected = np.moveaxis(hierarchy_by_hand(ranked, chosen, bottom=bottom), list(range(1, n.ndim - 1)), order)
@@ -152,3 +162,19 @@ def test_one_parent_families_learned_together_are_the_same_tables():
         expected, expected_strength = back_off_log_table(n, bottom=bottom)
         np.testing.assert_array_equal(table, expected)
         assert strength == expected_strength or (np.isnan(strength) and np.isnan(expected_strength))
+
+
+def test_a_large_sparse_family_is_scored_at_its_rows_cells(monkeypatch):
+    # two parents of 300 and 200 levels, 432 rows: 480,000 cells, at most 432 of them non-empty
+    rng = np.random.default_rng(0)
+    n = np.zeros((2, 300, 200, 4))
+    np.add.at(n, tuple(rng.integers(0, r, 432) for r in n.shape), 1.0)
+    bottom = n.sum(axis=(1, 2)) + rng.integers(0, 5, (2, 4))
+    calls = []
+    original = back_off._loo_scores_of_cells
+    monkeypatch.setattr(back_off, "_loo_scores_of_cells", lambda *a: calls.append(1) or original(*a))
+    sparse_table, sparse_m = back_off_log_table(n, bottom=bottom)
+    monkeypatch.setattr(back_off, "_SPARSE_FROM_CELLS", n.size)  # every cell, as before
+    dense_table, dense_m = back_off_log_table(n, bottom=bottom)
+    assert calls == [1] and sparse_m == dense_m
+    np.testing.assert_array_equal(sparse_table, dense_table)
