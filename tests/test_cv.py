@@ -243,3 +243,12 @@ def test_error_score_turns_a_failing_fold_into_nan_scores():
     assert res[res["model"] == "nb"]["accuracy"].notna().all()
     with pytest.raises(ValueError, match="error_score must be 'raise' or a number"):
         cross_validate({"nb": NaiveBayes()}, X, y, cv=3, verbose=0, error_score="ignore")
+
+
+def test_a_pyarrow_table_is_cross_validated_as_its_pandas_form():
+    pa = pytest.importorskip("pyarrow")
+    X, y = load_dataset("iris")  # float columns: each fold encodes its own rows
+    models = {"nb": NaiveBayes(), "tan": TAN()}
+    expected = cross_validate(models, X, y, cv=3, verbose=0)
+    got = cross_validate(models, pa.Table.from_pandas(X, preserve_index=False), y, cv=3, verbose=0)
+    pd.testing.assert_frame_equal(got[SCORES], expected[SCORES])

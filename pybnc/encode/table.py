@@ -248,7 +248,8 @@ class TableEncoder:
         """True when a fit on ``X`` would cut a float column into bins: one not listed in
         ``categorical_features`` holds more than ``n_bins`` distinct values. Its cut
         points then depend on the rows it is fitted on, so no encoding of the whole table
-        is every part's. (False does not promise the opposite: a fit decides.)"""
+        is every part's. (False does not promise the opposite: a fit decides, and refuses
+        infinite values.)"""
         frame = as_frame(X)
         categorical = _feature_set(self.categorical_features, frame, "categorical_features")
         positions = [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
@@ -256,6 +257,8 @@ class TableEncoder:
         if not positions:
             return False
         values = np.sort(frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan), axis=0)  # NaN last
+        if np.isinf(values).any():
+            return False  # a fit refuses the table, naming the value's row of the whole table
         distinct = np.count_nonzero(np.diff(values, axis=0) > 0, axis=0) + 1
         return bool((distinct > self.n_bins).any())
 

@@ -147,7 +147,9 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         models = {k: clone(m).set_params(verbose=0) if "verbose" in m.get_params() else m
                   for k, m in models.items()}
     fractions = _check_fractions(train_fractions)
-    _check_table(X)
+    X = _check_table(X)
+    if hasattr(X, "to_pandas") and not isinstance(X, pd.DataFrame):
+        X = X.to_pandas()  # a pyarrow table or polars frame, as each model reads it: its rows can be taken
     y = _check_labels(y, len(X))
     weights = check_sample_weight(sample_weight, len(y))
     classes, y_codes = np.unique(y, return_inverse=True)

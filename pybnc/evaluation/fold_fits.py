@@ -202,7 +202,7 @@ class _FoldEncodings:
     A model's ``fit_time`` includes the encoding it shares: what its own fit would take."""
 
     def __init__(self, X, y, train, test):
-        self.X_train, self.y_train, self.X_test = _take(X, train), y[train], _take(X, test)
+        self.X, self.y, self.train, self.test = X, y, train, test
         self.by_key = {}
 
     def fit(self, model):
@@ -212,11 +212,11 @@ class _FoldEncodings:
         key = _encoder_key(model._encoder())
         if key not in self.by_key:
             first = clone(model)
-            codes, y_codes, counts = first._encode_fit(self.X_train, self.y_train)
+            codes, y_codes, counts = first._encode_fit(_take(self.X, self.train), self.y[self.train])
             encoding = Encoding.of_model(first)
             self.by_key[key] = {"encoding": encoding, "codes": codes, "y": y_codes,
                                 "counts": {capabilities(first).pair_counts: counts},
-                                "test": first._encode(self.X_test), "seconds": time.perf_counter() - start}
+                                "test": first._encode(_take(self.X, self.test)), "seconds": time.perf_counter() - start}
             start = time.perf_counter()
         shared = self.by_key[key]
         pairs = capabilities(model).pair_counts
