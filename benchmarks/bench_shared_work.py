@@ -1,0 +1,150 @@
+"""Work shared or skipped, each against the way before it, in the same run:
+
+* **cross-validation of numeric tables**: the learners of AutoBNC's second round
+  (``cross_validate``, 5 folds) with each training fold encoded once per encoder and
+  shared (``fast=True``, the default) against each model encoding its fold itself
+  (``fast=False``);
+* **back-off on many-levelled parents**: ``KDB(k=2, params="backoff")`` with its large,
+  sparse families scored at their non-empty cells (the default) against every cell
+  (``pybnc.parameters.back_off._SPARSE_FROM_CELLS`` raised past every table);
+* **exact inference with missing values**: a fitted kDB's ``log P(x, c)`` of rows with
+  missing values, trusting its declared distributions (the default) against summing
+  every table over its child first (``tables_are_probabilities=False``).
+
+Each pair takes turns, the least of ``--repeats``; each row says whether both ways gave
+the same probabilities to the bit, and the load average.
+
+Run: ``python benchmarks/bench_shared_work.py [--datasets glass,pima] [--arff-dir DIR
+--arff-tables sonar,arrhythmia,cylinder.bands] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import pybnc.parameters.back_off as back_off
+from accuracy_vs_forest import add_table_arguments, chosen_tables
+from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
+from pybnc.evaluation import cross_validate
+from pybnc.inference.forest import joint_log_likelihood
+
+
+def _round_two_learners() -> dict:
+    kdb = dict(verbose=0)
+    return {"NB": NaiveBayes(params="bayes"), "TAN": TAN(params="bayes"), "AODE": AODE(params="bayes"),
+            "KDB(k=1) backoff": KDB(k=1, params="backoff", **kdb), "KDB(k=2)": KDB(k=2, params="bayes", **kdb),
+            "KDB(k=2) backoff": KDB(k=2, params="backoff", **kdb), "SKDB(k=5)": SKDB(k=5, params="bayes", **kdb),
+            "NB discriminative(1)": NaiveBayes(params="bayes", weighting="discriminative",
+                                               discriminative_penalty=1.0),
+            "TAN discriminative(1)": TAN(params="bayes", weighting="discriminative", discriminative_penalty=1.0)}
+
+
+def _wide(n_rows=300, n_columns=500, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_rows)
+    signal = rng.random(n_columns) < 0.05
+    X = pd.DataFrame(rng.normal(size=(n_rows, n_columns)) + y[:, None] * signal,
+                     columns=[f"x{i}" for i in range(n_columns)])
+    return X, y
+
+
+def _many_levelled(n_rows=540, seed=0):
+    """Columns of 300, 200 and 70 levels among small ones, 5 % missing: cylinder-bands-like."""
+    rng = np.random.default_rng(seed)
+    levels = [300, 200, 70, 4, 3, 6, 2, 5]
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in levels])
+    y = np.where(rng.random(n_rows) < 0.7, (codes[:, 3] + codes[:, 4]) % 2, rng.integers(0, 2, n_rows))
+    X = pd.DataFrame({f"c{j}": [f"v{v}" for v in codes[:, j]] for j in range(len(levels))})
+    return X.mask(rng.random(X.shape) < 0.05), y
+
+
+def _taking_turns(repeats, old, new):
+    """Least seconds of each, and each one's last result."""
+    times, results = {"old": [], "new": []}, {}
+    for r in range(repeats):
+        for way in (("old", "new") if r % 2 == 0 else ("new", "old")):
+            start = time.perf_counter()
+            results[way] = (old if way == "old" else new)()
+            times[way].append(time.perf_counter() - start)
+    return min(times["old"]), min(times["new"]), results
+
+
+def _row(what, old, new, same):
+    print(f"| {what} | {old:.3f} | {new:.3f} | {old / new:.2f} | {same} | {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+def cross_validation_rows(tables: dict, repeats: int) -> None:
+    models = _round_two_learners()
+    for name, load in tables.items():
+        X, y = load()
+
+        def run(fast):
+            def cv():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # classes of fewer rows than folds
+                    return cross_validate(models, X, y, cv=5, verbose=0, fast=fast, return_proba=True)[1]
+            return cv
+
+        old, new, out = _taking_turns(repeats, run(False), run(True))
+        same = all(np.array_equal(out["old"][m], out["new"][m]) for m in models)
+        _row(f"cross-validation of {len(models)} learners, {name} ({X.shape[0]} x {X.shape[1]})", old, new, same)
+
+
+def back_off_row(repeats: int) -> None:
+    X, y = _many_levelled()
+    default = back_off._SPARSE_FROM_CELLS
+
+    def fit(sparse):
+        def run():
+            back_off._SPARSE_FROM_CELLS = default if sparse else 1 << 62
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return KDB(k=2, params="backoff", verbose=0).fit(X, y).predict_proba(X)
+            finally:
+                back_off._SPARSE_FROM_CELLS = default
+        return run
+
+    old, new, out = _taking_turns(repeats, fit(False), fit(True))
+    _row("KDB(k=2) back-off fit, 540 rows, parents of 300, 200 and 70 levels", old, new,
+         np.array_equal(out["old"], out["new"]))
+
+
+def inference_row(repeats: int) -> None:
+    X, y = _many_levelled(n_rows=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = KDB(k=2, verbose=0).fit(X, y)
+    codes = model._encode(X)
+
+    def jll(trust):
+        return lambda: joint_log_likelihood(codes, model.structure_, model.class_log_prior_, model.log_cpts_,
+                                            model.encoder_.cardinalities_, tables_are_probabilities=trust)
+
+    old, new, out = _taking_turns(repeats, jll(False), jll(True))
+    cells = sum(np.asarray(t).size for t in model.log_cpts_)
+    _row(f"KDB(k=2) log P(x, c) of 2,000 rows, 5 % missing, {cells:,} table cells", old, new,
+         np.array_equal(out["old"], out["new"]))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_table_arguments(parser, "glass,pima")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
+    tables = {**tables, "300 x 500 numeric (synthetic)": _wide}
+    print("| work | before (s) | now (s) | ratio | same probabilities | load |\n|---|---|---|---|---|---|", flush=True)
+    cross_validation_rows(tables, args.repeats)
+    back_off_row(args.repeats)
+    inference_row(args.repeats)
+
+
+if __name__ == "__main__":
+    main()
