@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 import pybnc.counts.families as families
+from _turns import taking_turns
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import SKDB
 
@@ -47,17 +48,14 @@ def main():
           "|---|---|---|---|---|---|---|---|", flush=True)
     for name, load in tables.items():
         X, y = load()
-        times, models = {True: [], False: []}, {}
         _fit(X, y, False)  # warm-up
-        for r in range(args.repeats):
-            for dense in ((True, False) if r % 2 == 0 else (False, True)):
-                seconds, models[dense] = _fit(X, y, dense)
-                times[dense].append(seconds)
-        same = np.array_equal(models[True].predict_proba(X), models[False].predict_proba(X))
-        tables_ = models[False].family_counts_.tables
+        every, occupied, dense_model, model = taking_turns(args.repeats, lambda: _fit(X, y, True),
+                                                           lambda: _fit(X, y, False))
+        same = np.array_equal(dense_model.predict_proba(X), model.predict_proba(X))
+        tables_ = model.family_counts_.tables
         cells, nonzero = sum(t.size for t in tables_), sum(int(np.count_nonzero(t)) for t in tables_)
-        print(f"| {name} | {min(times[True]):.3f} | {min(times[False]):.3f} | "
-              f"{min(times[True]) / min(times[False]):.2f} | {same} | {cells:,} | {nonzero:,} | "
+        print(f"| {name} | {every:.3f} | {occupied:.3f} | "
+              f"{every / occupied:.2f} | {same} | {cells:,} | {nonzero:,} | "
               f"{os.getloadavg()[0]:.1f} |", flush=True)
 
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 import warnings
 
 import numpy as np
 import pandas as pd
 
 import pybnc.parameters.back_off as back_off
+from _turns import taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
 from pybnc.evaluation import cross_validate
@@ -64,17 +64,6 @@ def _many_levelled(n_rows=540, seed=0):
     return X.mask(rng.random(X.shape) < 0.05), y
 
 
-def _taking_turns(repeats, old, new):
-    """Least seconds of each, and each one's last result."""
-    times, results = {"old": [], "new": []}, {}
-    for r in range(repeats):
-        for way in (("old", "new") if r % 2 == 0 else ("new", "old")):
-            start = time.perf_counter()
-            results[way] = (old if way == "old" else new)()
-            times[way].append(time.perf_counter() - start)
-    return min(times["old"]), min(times["new"]), results
-
-
 def _row(what, old, new, same):
     print(f"| {what} | {old:.3f} | {new:.3f} | {old / new:.2f} | {same} | {os.getloadavg()[0]:.1f} |", flush=True)
 
@@ -91,8 +80,8 @@ def cross_validation_rows(tables: dict, repeats: int) -> None:
                     return cross_validate(models, X, y, cv=5, verbose=0, fast=fast, return_proba=True)[1]
             return cv
 
-        old, new, out = _taking_turns(repeats, run(False), run(True))
-        same = all(np.array_equal(out["old"][m], out["new"][m]) for m in models)
+        old, new, *out = taking_turns(repeats, timed(run(False)), timed(run(True)))
+        same = all(np.array_equal(out[0][m], out[1][m]) for m in models)
         _row(f"cross-validation of {len(models)} learners, {name} ({X.shape[0]} x {X.shape[1]})", old, new, same)
 
 
@@ -111,9 +100,9 @@ def back_off_row(repeats: int) -> None:
                 back_off._SPARSE_FROM_CELLS = default
         return run
 
-    old, new, out = _taking_turns(repeats, fit(False), fit(True))
+    old, new, *out = taking_turns(repeats, timed(fit(False)), timed(fit(True)))
     _row("KDB(k=2) back-off fit, 540 rows, parents of 300, 200 and 70 levels", old, new,
-         np.array_equal(out["old"], out["new"]))
+         np.array_equal(*out))
 
 
 def inference_row(repeats: int) -> None:
@@ -127,10 +116,10 @@ def inference_row(repeats: int) -> None:
         return lambda: joint_log_likelihood(codes, model.structure_, model.class_log_prior_, model.log_cpts_,
                                             model.encoder_.cardinalities_, tables_are_probabilities=trust)
 
-    old, new, out = _taking_turns(repeats, jll(False), jll(True))
+    old, new, *out = taking_turns(repeats, timed(jll(False)), timed(jll(True)))
     cells = sum(np.asarray(t).size for t in model.log_cpts_)
     _row(f"KDB(k=2) log P(x, c) of 2,000 rows, 5 % missing, {cells:,} table cells", old, new,
-         np.array_equal(out["old"], out["new"]))
+         np.array_equal(*out))
 
 
 def main():

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _turns import taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import SKDB, AutoBNC, NaiveBayes
 from pybnc.averaging import AveragedBNC
@@ -49,13 +50,8 @@ def _fit(make, X, y, fork: bool):
 
 
 def _both(make, X, y, repeats: int):
-    times = {True: [], False: []}
-    models = {}
-    for r in range(repeats):
-        for fork in ((True, False) if r % 2 == 0 else (False, True)):  # taking turns
-            seconds, models[fork] = _fit(make, X, y, fork)
-            times[fork].append(seconds)
-    return min(times[False]), min(times[True]), models
+    """Least seconds with joblib's new pool and forked, and the last model of each."""
+    return taking_turns(repeats, lambda: _fit(make, X, y, False), lambda: _fit(make, X, y, True))
 
 
 def main():
@@ -68,15 +64,16 @@ def main():
           flush=True)
     for name, load in tables.items():
         X, y = load()
-        joblib_s, forked_s, models = _both(lambda: AutoBNC(n_jobs=2, random_state=0, verbose=0), X, y, args.repeats)
-        same = models[True].best_candidate_ == models[False].best_candidate_
+        joblib_s, forked_s, joblib_model, forked_model = _both(lambda: AutoBNC(n_jobs=2, random_state=0, verbose=0),
+                                                               X, y, args.repeats)
+        same = forked_model.best_candidate_ == joblib_model.best_candidate_
         print(f"| AutoBNC, {name} | {joblib_s:.2f} | {forked_s:.2f} | {joblib_s / forked_s:.2f} | {same} | "
               f"{os.getloadavg()[0]:.1f} |", flush=True)
     X, y = load_dataset("adult")
     X, y = X[:5000], np.asarray(y)[:5000]
     make = lambda: AveragedBNC([NaiveBayes(), SKDB(k=5, verbose=0)], n_jobs=2)  # noqa: E731
-    joblib_s, forked_s, models = _both(make, X, y, args.repeats)
-    same = np.array_equal(models[True].predict_proba(X[:500]), models[False].predict_proba(X[:500]))
+    joblib_s, forked_s, joblib_model, forked_model = _both(make, X, y, args.repeats)
+    same = np.array_equal(forked_model.predict_proba(X[:500]), joblib_model.predict_proba(X[:500]))
     alone = min(_fit(lambda: AveragedBNC([NaiveBayes(), SKDB(k=5, verbose=0)]), X, y, False)[0] for _ in range(3))
     print(f"| AveragedBNC(NB, SKDB), adult's first 5,000 rows (in this process alone: {alone:.2f} s) | "
           f"{joblib_s:.2f} | {forked_s:.2f} | {joblib_s / forked_s:.2f} | {same} | {os.getloadavg()[0]:.1f} |")
@@ -91,16 +88,11 @@ def _command_line(repeats: int) -> None:
     import tempfile
 
     command = [str(Path(sys.executable).with_name("pybnc")), "fit", "--dataset", "soybean", "--model", "auto"]
-    times = {"1": [], "all": []}
     with tempfile.TemporaryDirectory() as folder:
-        for r in range(repeats):
-            for cores in (("1", "all") if r % 2 == 0 else ("all", "1")):
-                extra = ["--set", "n_jobs=1"] if cores == "1" else []
-                start = time.perf_counter()
-                subprocess.run(command + extra + ["-o", str(Path(folder) / "model.pbnc")], check=True,
-                               capture_output=True)
-                times[cores].append(time.perf_counter() - start)
-    one, every = min(times["1"]), min(times["all"])
+        def run(extra):
+            return timed(lambda: subprocess.run(command + extra + ["-o", str(Path(folder) / "model.pbnc")],
+                                                check=True, capture_output=True))
+        one, every, _, _ = taking_turns(repeats, run(["--set", "n_jobs=1"]), run([]))
     print(f"\n`pybnc fit --dataset soybean --model auto`, start to result, least of {repeats}: {one:.2f} s with "
           f"--set n_jobs=1, {every:.2f} s with every core (the default) ({one / every:.2f}; load "
           f"{os.getloadavg()[0]:.1f})")

@@ -143,6 +143,13 @@ def missing_label(levels: np.ndarray) -> str:
     return label
 
 
+def _float_positions(frame: pd.DataFrame, categorical: set) -> list:
+    """Positions of the float columns not listed as categorical (the columns a fit may cut)."""
+    # by the dtypes, not the columns: a Series per column costs more than a narrow fit
+    return [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
+            if getattr(dtype, "kind", "") == "f" and name not in categorical]
+
+
 def _feature_set(value, frame: pd.DataFrame, param: str) -> set:
     """Column names of ``categorical_features`` / ``numeric_features`` (names, or
     positions for columns that have no such name)."""
@@ -252,8 +259,7 @@ class TableEncoder:
         infinite values.)"""
         frame = as_frame(X)
         categorical = _feature_set(self.categorical_features, frame, "categorical_features")
-        positions = [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
-                     if getattr(dtype, "kind", "") == "f" and name not in categorical]
+        positions = _float_positions(frame, categorical)
         if not positions:
             return False
         values = np.sort(frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan), axis=0)  # NaN last
@@ -428,9 +434,7 @@ class TableEncoder:
         with infinite values are left to the one-column path, which refuses them."""
         if self.discretizer != "mdl" or y_codes is None:
             return {}
-        # by the dtypes, not the columns: a Series per column costs more than a narrow fit
-        positions = [pos for pos, (name, dtype) in enumerate(zip(frame.columns, frame.dtypes))
-                     if getattr(dtype, "kind", "") == "f" and name not in categorical]
+        positions = _float_positions(frame, categorical)
         if len(positions) < 2:
             return {}
         values = frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
