@@ -112,3 +112,39 @@ def test_unseen_category_is_treated_as_missing():
     unseen = pd.DataFrame({"a": ["z"], "b": ["p"]})
     missing = pd.DataFrame({"a": [None], "b": ["p"]})
     np.testing.assert_array_equal(model.predict_proba(unseen), model.predict_proba(missing))
+
+
+@pytest.mark.parametrize("method, alpha", [("bayes", 1.0), ("bayes", 0.37), ("ms", 10.0), ("mle", None)])
+def test_tables_of_mostly_unseen_parent_configurations_are_the_dense_ones_to_the_bit(monkeypatch, method, alpha):
+    """A family of many-levelled parents is estimated on its seen configurations only
+    (the rest share one row), and its rows are read without a transposed copy when
+    there are fewer rows than cells: the same tables and scores, bit for bit."""
+    from pybnc.parameters import learn
+
+    rng = np.random.default_rng(3)
+    cards = np.array([300, 200, 7, 3])
+    codes, y = random_codes(rng, 400, cards, 2, missing_rate=0.02)
+    structure = Structure(((), (0,), (0, 1), (2,)))
+    counts = count(codes, y, cards, 2)
+    used = []
+    sparse = learn._mostly_unseen_log_table
+    monkeypatch.setattr(learn, "_mostly_unseen_log_table", lambda *a: used.append(1) or sparse(*a))
+    tables = learn_parameters(structure, counts, method, alpha, codes=codes, y=y)
+    assert used  # the family of parents 0 and 1: 2 x 60,000 configurations, at most 400 seen
+    pseudo = learn.pseudo_counts(method, learn.resolve_alpha(method, alpha), 7, 60_000, 2)[0]
+    n = learn.family_counts(counts, structure, 2, codes, y)
+    numerator = n + pseudo
+    dense = learn.log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), 7)
+    assert np.array_equal(tables.log_cpts[2], dense)
+    test, _ = random_codes(rng, 50, cards, 2)
+    expected = np.tile(tables.class_log_prior, (50, 1))
+    for i, table in enumerate(tables.log_cpts):  # in the order complete_rows_jll adds them
+        expected += table.reshape(2, -1).T[_flat_index(test, structure, cards, i)]
+    assert np.array_equal(complete_rows_jll(test, structure, tables.class_log_prior, tables.log_cpts, cards),
+                          expected)
+
+
+def _flat_index(codes, structure, cards, i):
+    parents = list(structure.parents[i])
+    configuration = np.ravel_multi_index(tuple(codes[:, parents].T), tuple(cards[parents])) if parents else 0
+    return configuration * cards[i] + codes[:, i]

@@ -36,10 +36,11 @@ def complete_rows_jll(codes, structure: Structure, class_log_prior, log_cpts, ca
     jll[:] = class_log_prior
     for i, table in enumerate(log_cpts):
         k, q, r = table.shape
-        # (q * r, K) rows: one contiguous gather per feature is the fast path.
-        flat = np.ascontiguousarray(table.reshape(k, q * r).T)
         idx = parent_configuration(codes, structure.parents[i], cardinalities) * r + codes[:, i]
-        jll += flat.take(idx, axis=0)
+        if n < q * r:  # fewer rows than cells (many-levelled parents): gather from the table as it is
+            jll += table.reshape(k, q * r)[:, idx].T
+        else:  # (q * r, K) rows: one contiguous gather per feature is the fast path
+            jll += np.ascontiguousarray(table.reshape(k, q * r).T).take(idx, axis=0)
     return jll
 
 

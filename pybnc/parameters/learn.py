@@ -104,7 +104,10 @@ def family_counts(counts: Counts, structure: Structure, i: int, codes=None, y=No
     if not keep.all():
         flat = flat[keep]
     size = counts.n_classes * int(np.prod(cards[cols]))
-    table = np.bincount(flat, minlength=size).astype(np.float64)
+    if size > flat.size:  # more cells than rows: counted as floats at once, not as integers then copied
+        table = np.bincount(flat, weights=np.ones(flat.size), minlength=size)
+    else:
+        table = np.bincount(flat, minlength=size).astype(np.float64)
     return table.reshape(counts.n_classes, int(np.prod(cards[list(parents)])), int(cards[i]))
 
 
@@ -141,12 +144,36 @@ def log_ratio(numerator, denominator, n_outcomes) -> np.ndarray:
     return np.log(np.maximum(theta, 1e-300))
 
 
+#: Tables past this many cells are estimated configuration by configuration where most
+#: parent configurations were never seen (the families of many-levelled parents).
+_SPARSE_FROM_CELLS = 1 << 16
+
+
 def conditional_log_table(n_ijk: np.ndarray, method: str, alpha: float, marginal=None) -> np.ndarray:
     """Log of ``P(x_i | class, parents)`` from family counts ``(K, q, r)``."""
     k, q, r = n_ijk.shape
-    numerator = n_ijk + pseudo_counts(method, alpha, r, q, k, marginal)[0]
+    pseudo = pseudo_counts(method, alpha, r, q, k, marginal)[0]
+    if n_ijk.size > _SPARSE_FROM_CELLS and np.ndim(pseudo) == 0:
+        by_configuration = n_ijk.reshape(k * q, r)
+        seen = np.flatnonzero(by_configuration.any(axis=1))
+        if 2 * seen.size <= k * q:
+            return _mostly_unseen_log_table(by_configuration, seen, float(pseudo)).reshape(k, q, r)
+    numerator = n_ijk + pseudo
     # a feature never observed has no level (r = 0): an empty table
     return log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
+
+
+def _mostly_unseen_log_table(by_configuration, seen, pseudo: float) -> np.ndarray:
+    """:func:`conditional_log_table`'s ``(K q, r)`` table, bit for bit, computed on the
+    ``seen`` configurations' rows only: every unseen configuration's row is the same
+    (its counts all 0), so it is computed once, on a small array, by the same operations."""
+    r = by_configuration.shape[1]
+    unseen = np.full((2, r), pseudo)
+    table = np.empty(by_configuration.shape)
+    table[:] = log_ratio(unseen, unseen.sum(axis=-1, keepdims=True), r)[0]
+    numerator = by_configuration[seen] + pseudo
+    table[seen] = log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), r)
+    return table
 
 
 def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.0, child_counts=None) -> np.ndarray:
