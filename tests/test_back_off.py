@@ -164,17 +164,20 @@ def test_one_parent_families_learned_together_are_the_same_tables():
         assert strength == expected_strength or (np.isnan(strength) and np.isnan(expected_strength))
 
 
-def test_a_large_sparse_family_is_scored_at_its_rows_cells(monkeypatch):
-    # two parents of 300 and 200 levels, 432 rows: 480,000 cells, at most 432 of them non-empty
+@pytest.mark.parametrize("shape", [(2, 300, 200, 4), (3, 40, 30, 20, 3)])
+def test_a_large_sparse_family_is_scored_and_estimated_at_its_rows_cells(monkeypatch, shape):
+    # two parents of 300 and 200 levels, 432 rows: 480,000 cells, at most 432 of them
+    # non-empty (and three parents); the table is computed at the seen configurations only
     rng = np.random.default_rng(0)
-    n = np.zeros((2, 300, 200, 4))
+    n = np.zeros(shape)
     np.add.at(n, tuple(rng.integers(0, r, 432) for r in n.shape), 1.0)
-    bottom = n.sum(axis=(1, 2)) + rng.integers(0, 5, (2, 4))
+    bottom = n.sum(axis=tuple(range(1, n.ndim - 1))) + rng.integers(0, 5, (shape[0], shape[-1]))
     calls = []
-    original = back_off._loo_scores_of_cells
-    monkeypatch.setattr(back_off, "_loo_scores_of_cells", lambda *a: calls.append(1) or original(*a))
+    for name in ("_loo_scores_of_cells", "_log_hierarchy_of_seen"):
+        original = getattr(back_off, name)
+        monkeypatch.setattr(back_off, name, lambda *a, original=original, name=name: calls.append(name) or original(*a))
     sparse_table, sparse_m = back_off_log_table(n, bottom=bottom)
     monkeypatch.setattr(back_off, "_SPARSE_FROM_CELLS", n.size)  # every cell, as before
     dense_table, dense_m = back_off_log_table(n, bottom=bottom)
-    assert calls == [1] and sparse_m == dense_m
+    assert calls == ["_loo_scores_of_cells", "_log_hierarchy_of_seen"] and sparse_m == dense_m
     np.testing.assert_array_equal(sparse_table, dense_table)

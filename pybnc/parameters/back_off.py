@@ -97,17 +97,20 @@ def _loo_terms(levels: list, n: np.ndarray, strengths: np.ndarray, base: float) 
         return np.where(seen, n * np.log(np.where(seen, loo, 1.0)), 0.0)
 
 
-def _loo_scores_of_cells(levels: list, n: np.ndarray, strengths, base: float) -> np.ndarray:
-    """:func:`_loo_scores` from the non-empty cells of ``n`` alone (the leave-one-out terms
-    of empty cells are 0): a family of two many-levelled parents has millions of cells
-    and a few hundred rows, and scoring every cell at every strength was most of its fit."""
-    cells = np.nonzero(n)
+def _loo_scores_of_cells(levels: list, n: np.ndarray, strengths, base: float, cells=None) -> np.ndarray:
+    """:func:`_loo_scores` from the non-empty cells of ``n`` (``cells``, ``np.nonzero(n)``)
+    alone (the leave-one-out terms of empty cells are 0): a family of two many-levelled
+    parents has millions of cells and a few hundred rows, and scoring every cell at every
+    strength was most of its fit."""
+    cells = np.nonzero(n) if cells is None else cells
     m = np.asarray(strengths, dtype=np.float64)[:, None]
     r = n.shape[-1]
     theta = None
     for j, level in enumerate(levels):  # level j keeps the class, the first j parents and the child
         at = tuple(cells[a] if a <= j else 0 for a in range(n.ndim - 1))
-        here, total = level[(*at, cells[-1])], level.sum(axis=-1)[at]
+        here = level[(*at, cells[-1])]
+        # the top level's totals at the cells' configurations only (their rows gathered)
+        total = level[at].sum(axis=-1) if j == len(levels) - 1 else level.sum(axis=-1)[at]
         if theta is None:
             theta = np.broadcast_to((here - 1.0 + base) / (total - 1.0 + r * base), (m.shape[0], here.size))
         else:
@@ -172,17 +175,41 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
     if n.ndim == 2:
         return np.log((n + base) / (n.sum(axis=-1, keepdims=True) + r * base)), float("nan")
     order, ranked = _ranked(n)
-    if ranked.size > _SPARSE_FROM_CELLS and 8 * np.count_nonzero(ranked) <= ranked.size:
-        scores = _loo_scores_of_cells(_levels(ranked, bottom), ranked, strengths, base)
+    cells = np.nonzero(ranked) if ranked.size > _SPARSE_FROM_CELLS else None
+    sparse = cells is not None and 8 * cells[0].size <= ranked.size
+    levels = _levels(ranked, bottom)
+    if sparse:
+        scores = _loo_scores_of_cells(levels, ranked, strengths, base, cells)
     elif ranked.size * len(strengths) <= _GRID_CELLS:
         scores = _loo_scores(ranked, strengths, base, bottom)
     else:  # a large table: one strength at a time
         scores = np.array([_loo_scores(ranked, [m], base, bottom)[0] for m in strengths])
     chosen = float(strengths[int(np.argmax(scores))])
-    theta = np.broadcast_to(_hierarchy(_levels(ranked, bottom), chosen, leave_one_out=False, base=base),
-                            ranked.shape)
-    table = np.moveaxis(theta, list(range(1, n.ndim - 1)), order)
-    return np.log(np.maximum(table, 1e-300)), chosen
+    if sparse:  # written in n's own layout (through a view in the ranked one), so no copy is made after
+        log_table = np.empty(n.shape)
+        _log_hierarchy_of_seen(levels, chosen, base, cells, np.moveaxis(log_table, order, list(range(1, n.ndim - 1))))
+        return log_table, chosen
+    theta = np.broadcast_to(_hierarchy(levels, chosen, leave_one_out=False, base=base), ranked.shape)
+    return np.moveaxis(np.log(np.maximum(theta, 1e-300)), list(range(1, n.ndim - 1)), order), chosen
+
+
+def _log_hierarchy_of_seen(levels: list, strength: float, base: float, cells, table: np.ndarray) -> None:
+    """``log theta_k`` of :func:`back_off_log_table`, bit for bit, with the top level computed
+    at its seen configurations only: at an unseen one ``theta_k`` is ``theta_{k-1}``'s
+    ``(0 + m theta) / (0 + m)``, which is computed once per coarser configuration and
+    spread (a family of two many-levelled parents: millions of configurations, a few
+    hundred seen). Written into ``table`` (of the top level's shape; ``cells``: its non-empty
+    cells)."""
+    top = levels[-1]
+    below = _hierarchy(levels[:-1], strength, leave_one_out=False, base=base)  # (K, .., 1, r)
+    r = top.shape[-1]
+    with np.errstate(divide="ignore"):
+        table[...] = np.log(np.maximum((0.0 + strength * below) / (0.0 + strength), 1e-300))
+        seen = np.unique(np.ravel_multi_index(cells[:-1], top.shape[:-1]))
+        configuration = np.unravel_index(seen, top.shape[:-1])
+        counts, theta = top[configuration], below[(*configuration[:-1], 0)]  # the latter one parent coarser
+        table[configuration] = np.log(np.maximum(
+            (counts - 0.0 + strength * theta) / (counts.sum(axis=-1, keepdims=True) - 0.0 + strength), 1e-300))
 
 
 def back_off_log_tables_one_parent(families: list, bottoms: list, strengths=STRENGTHS,
