@@ -124,13 +124,15 @@ def _network_problem(model, codes, y, weight):
     """The discriminative problem of a (fold's) generative network: the cells' log values,
     the rows' designs and a scorer of held-out rows (see :func:`_weigh_in_memory`)."""
     back_off, kept = _network(model, model.counts_, model._weighted_features())
-    values, layout = network_cells(model.structure_, model.class_log_prior_, model.log_cpts_, back_off, kept)
+    values, layout = network_cells(model.structure_, model.class_log_prior_, model.log_cpts_, back_off, kept,
+                                   gathered=True)
     generative = _generative_network(model)
 
     def scores(rows, fit):
         return generative(rows) + design_scores(network_design(rows, layout).matrix, fit.deltas(values))
 
-    return values, None, [with_base(network_design(codes, layout, y, weight), generative(codes), values)], scores
+    design = with_base(network_design(codes, layout, y, weight), generative(codes), values)
+    return values, layout.n_cells, [design], scores
 
 
 def weigh_network(estimator, counts, codes, y) -> None:
@@ -147,14 +149,14 @@ def weigh_network_in_passes(estimator, counts):
     """:func:`weigh_network` out of core: a generator of passes over the blocks."""
     back_off, features = _network(estimator, counts, estimator._weighted_features())
     values, layout = network_cells(estimator.structure_, estimator.class_log_prior_, estimator.log_cpts_,
-                                   back_off, features)
+                                   back_off, features, gathered=True)
     generative = _generative_network(estimator)
 
     def design_of(codes, y):
         return with_base(network_design(codes, layout, y), generative(codes), values)
 
     fit = yield from fit_weights_in_passes(values, design_of, _penalty(estimator, counts, _network_kind(estimator)),
-                                           estimator.discriminative_max_iter)
+                                           estimator.discriminative_max_iter, n_cells=layout.n_cells)
     _keep_network(estimator, back_off, features)
     _keep_fit(estimator, fit)
 

@@ -156,11 +156,23 @@ class DiscriminativeFit:
         out[:, self.cells] *= self.weights.T
         return out
 
-    def deltas(self, log_values: np.ndarray) -> np.ndarray:
+    def deltas(self, log_values):
         """``(w - 1) * log theta`` for log values of shape ``(K, n_cells)``: what the weights
-        add to the generative scores (0 where no training row read the cell)."""
+        add to the generative scores (0 where no training row read the cell); for log
+        values given as a function of the cells (as :func:`fit_weights` takes them), a
+        function of the cells too."""
+        if callable(log_values):
+            return lambda cells: self._deltas_at(np.asarray(cells, dtype=np.int64), log_values(cells))
         out = np.zeros(np.shape(log_values))
         out[:, self.cells] = (self.weights.T - 1.0) * np.asarray(log_values)[:, self.cells]
+        return out
+
+    def _deltas_at(self, cells: np.ndarray, values: np.ndarray) -> np.ndarray:
+        out = np.zeros(values.shape)
+        if self.cells.size:
+            at = np.minimum(np.searchsorted(self.cells, cells), self.cells.size - 1)
+            hit = self.cells[at] == cells
+            out[:, hit] = (self.weights[at[hit]].T - 1.0) * values[:, hit]
         return out
 
     def dense_weights(self, n_cells: int) -> np.ndarray:
@@ -180,9 +192,12 @@ def _design_source(designs):
 
 def _active_cells(source, n_cells: int) -> np.ndarray:
     """Cells read by at least one row (with a positive sample weight)."""
+    cells = [design.cells() for design in source()]
+    if len(cells) == 1:  # rows in memory: one design, its cells already sorted and distinct
+        return np.asarray(cells[0], dtype=np.int64)
     seen = np.zeros(n_cells, dtype=bool)
-    for design in source():
-        seen[design.cells()] = True
+    for read in cells:
+        seen[read] = True
     return np.flatnonzero(seen)
 
 
@@ -191,10 +206,16 @@ def _active_cells(source, n_cells: int) -> np.ndarray:
 _LOOKUP_CELLS = 1 << 26
 
 
+def _few(indices: np.ndarray, n_cells: int) -> bool:
+    """Whether ``indices`` are so few against the cells that sorting them costs less than
+    an array over every cell (or the cells are too many for one)."""
+    return n_cells > _LOOKUP_CELLS or 16 * indices.size < n_cells
+
+
 def _positions(indices: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
     """The position in ``cells`` (sorted) of every index (an index not in ``cells`` gets any
     valid position: it has the weight 0)."""
-    if n_cells <= _LOOKUP_CELLS:
+    if not _few(indices, n_cells):
         lookup = np.zeros(n_cells, dtype=np.int32)
         lookup[cells] = np.arange(cells.size, dtype=np.int32)
         return lookup[indices]
@@ -428,12 +449,12 @@ def design_scores(matrix, log_values) -> np.ndarray:
     :func:`fit_weights`); only the cells the rows read are gathered."""
     matrix = scipy.sparse.csr_matrix(matrix)
     n_cells = matrix.shape[1]
-    if n_cells <= _LOOKUP_CELLS:
+    if _few(matrix.indices, n_cells):
+        used = np.unique(matrix.indices)
+    else:
         seen = np.zeros(n_cells, dtype=bool)
         seen[matrix.indices] = True
         used = np.flatnonzero(seen)
-    else:
-        used = np.unique(matrix.indices)
     compact = scipy.sparse.csr_matrix((matrix.data, _positions(matrix.indices, used, n_cells), matrix.indptr),
                                       shape=(matrix.shape[0], used.size))
     return compact @ np.ascontiguousarray(cell_values(log_values, used).T)

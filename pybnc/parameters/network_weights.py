@@ -47,7 +47,26 @@ class NetworkCells:
     n_cells: int
 
 
-def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None, features=None):
+class GatheredCells:
+    """The network's log tables read at the cells asked for: ``values(cells)`` is the
+    ``(K, len(cells))`` of :func:`network_cells`'s array without that array being built (a
+    kDB family of two many-levelled parents holds millions of cells, a few hundred read)."""
+
+    def __init__(self, blocks: list, starts: np.ndarray):
+        self.blocks, self.starts = blocks, starts
+
+    def __call__(self, cells) -> np.ndarray:
+        cells = np.asarray(cells, dtype=np.int64)
+        out = np.empty((self.blocks[0].shape[0], cells.size))
+        block = np.searchsorted(self.starts, cells, side="right") - 1
+        for b in np.unique(block):
+            mine = block == b
+            out[:, mine] = self.blocks[b][:, cells[mine] - self.starts[b]]
+        return out
+
+
+def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None, features=None,
+                  gathered: bool = False):
     """The network's log tables as one ``(K, n_cells)`` array, and their layout.
 
     Parameters
@@ -59,10 +78,13 @@ def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None
         ``log P(x_i | c)``, read for an observed feature whose parent is missing.
     features : array-like of int, optional
         The features that take part (default all).
+    gathered : bool, default=False
+        Return the values as a :class:`GatheredCells` (read cell by cell, as
+        :func:`~pybnc.parameters.discriminative.fit_weights` accepts them) rather than one array.
 
     Returns
     -------
-    log_values : ndarray of shape (K, n_cells)
+    log_values : ndarray of shape (K, n_cells), or GatheredCells
     layout : NetworkCells
     """
     d = structure.n_features
@@ -83,6 +105,8 @@ def network_cells(structure: Structure, class_log_prior, log_cpts, back_off=None
             blocks.append(np.asarray(back_off[i], dtype=np.float64).reshape(k, -1))
             at += blocks[-1].shape[1]
     layout = NetworkCells(structure, cards, table_start, back_off_start, used, at)
+    if gathered:
+        return GatheredCells(blocks, np.cumsum([0] + [b.shape[1] for b in blocks[:-1]])), layout
     return np.concatenate(blocks, axis=1), layout
 
 
@@ -164,12 +188,12 @@ def fit_network_weights(structure: Structure, class_log_prior, log_cpts, codes, 
     >>> bool(fit.converged), round(float(np.mean(scores.argmax(1) == y)), 2)
     (True, 0.8)
     """
-    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
+    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features, gathered=True)
     codes, y, weight = merge_rows(codes, y, sample_weight)
     design = network_design(codes, layout, y, weight)
     if generative is not None:
         design = with_base(design, generative(codes), log_values)
-    return fit_weights(log_values, [design], penalty, max_iter, tol)
+    return fit_weights(log_values, [design], penalty, max_iter, tol, n_cells=layout.n_cells)
 
 
 def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_off=None, features=None, fit=None,
@@ -181,7 +205,7 @@ def network_scores(codes, structure: Structure, class_log_prior, log_cpts, back_
     (:func:`fit_network_weights`): ``generative(codes)`` (or that sum) plus
     ``sum (w - 1) log theta`` over the row's cells.
     """
-    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features)
+    log_values, layout = network_cells(structure, class_log_prior, log_cpts, back_off, features, gathered=True)
     matrix = network_design(codes, layout).matrix
     if fit is None:
         return design_scores(matrix, log_values)
