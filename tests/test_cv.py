@@ -105,6 +105,22 @@ def test_discretised_columns_are_encoded_once_per_training_fold_and_encoder(monk
     assert res.loc[res.model == "tan", "fit_time"].gt(0).all()
 
 
+def test_the_structure_learners_of_a_fold_share_its_pairwise_information(monkeypatch):
+    from pybnc import KDB
+    from pybnc.scores import information
+
+    X, y = load_dataset("iris")
+    models = {"tan": TAN(), "kdb1": KDB(k=1, verbose=0), "kdb2": KDB(k=2, verbose=0)}
+    refit = cross_validate(models, X, y, cv=3, verbose=0, fast=False, return_proba=True)
+    computed = []
+    original = information._pairwise_cmi
+    monkeypatch.setattr(information, "_pairwise_cmi", lambda counts: computed.append(1) or original(counts))
+    shared = cross_validate(models, X, y, cv=3, verbose=0, return_proba=True)
+    assert len(computed) == 3  # once per training fold, not once per model
+    for name in models:
+        assert np.array_equal(shared[1][name], refit[1][name]), name
+
+
 def _numeric_table_with_gaps(n=150, seed=5):
     """Float columns (cut at each training fold's own points), a categorical column and missing values."""
     rng = np.random.default_rng(seed)

@@ -30,7 +30,7 @@ observed. Memory (``docs/large-data.md``, :func:`pair_layout`): reduced dense up
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse
@@ -112,6 +112,11 @@ class Counts(ClassTotals):
         :meth:`pair`, :meth:`dense_joint`, :func:`pybnc.scores.information.pairwise_cmi`).
     kept : ndarray of shape (W',) or None
         The one-hot columns (increasing) behind ``reduced``.
+    shared_statistics : dict or None
+        Statistics computed from these counts (:func:`~pybnc.scores.information.pairwise_cmi`),
+        kept for the next reader where the counts are shared and never changed (the
+        candidates of one cross-validation fold, which each learn a structure from the
+        same pairs); None keeps none.
     """
 
     cardinalities: np.ndarray
@@ -121,6 +126,7 @@ class Counts(ClassTotals):
     sparse: list | None = None
     reduced: np.ndarray | None = None
     kept: np.ndarray | None = None
+    shared_statistics: dict | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.levels is None:

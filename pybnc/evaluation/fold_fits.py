@@ -213,6 +213,7 @@ class _FoldEncodings:
         if key not in self.by_key:
             first = clone(model)
             codes, y_codes, counts = first._encode_fit(_take(self.X, self.train), self.y[self.train])
+            counts.shared_statistics = {}  # the models read the fold's counts and leave them as they are
             encoding = Encoding.of_model(first)
             self.by_key[key] = {"encoding": encoding, "codes": codes, "y": y_codes,
                                 "counts": {capabilities(first).pair_counts: counts},
@@ -224,6 +225,7 @@ class _FoldEncodings:
             encoder = shared["encoding"].encoder
             shared["counts"][pairs] = count(shared["codes"], shared["y"], encoder.cardinalities_,
                                             shared["encoding"].classes.size, pairs=pairs)
+            shared["counts"][pairs].shared_statistics = {}
         # each model its own copy of the encoder, as its own fit would have
         encoding = dataclasses.replace(shared["encoding"], encoder=copy.copy(shared["encoding"].encoder))
         est = clone(model)._fit_coded(encoding, shared["codes"], shared["y"], shared["counts"][pairs])

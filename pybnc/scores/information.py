@@ -76,6 +76,16 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.isclose(cmi[0, 1], np.log(2)))
     True
     """
+    kept = counts.shared_statistics
+    if kept is None:
+        return _pairwise_cmi(counts)
+    if "pairwise_cmi" not in kept:
+        kept["pairwise_cmi"] = _pairwise_cmi(counts)
+    cmi, n_pair = kept["pairwise_cmi"]  # each reader its own copy, as from a computation of its own
+    return cmi.copy(), n_pair.copy() if n_pair.flags.writeable else n_pair
+
+
+def _pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     if counts.reduced is not None and 4 * (counts.kept.size - (counts.offsets[-1] - counts.n_features)) \
             <= counts.n_features:
         return _reduced_cmi(counts)  # most features lost a level: the few others' pairs are done apart
