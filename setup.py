@@ -17,6 +17,7 @@ FLAGS = [] if sys.platform == "win32" else ["-O3", "-fno-trapping-math"]
 
 KERNELS = {
     "pybnc.averaging._laplacian_c": "pybnc/averaging/_laplacian_c.c",
+    "pybnc.parameters._design_c": "pybnc/parameters/_design_c.c",
     "pybnc.parameters._hdp_c": "pybnc/parameters/_hdp_c.c",
     "pybnc.search._rows_c": "pybnc/search/_rows_c.c",
 }

@@ -324,3 +324,30 @@ def test_fit_in_passes_closed_early_ends_its_thread():
     step = passes.send(step(codes, y))  # the cells; now the first evaluation is asked for
     passes.close()
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_the_compiled_products_are_scipys_to_the_bit(k, index_dtype):
+    """Every evaluation of a fit multiplies its design by the cells' values and by the rows'
+    residuals; the compiled products sum in scipy's order (empty rows, repeated cells and
+    rows of different lengths included)."""
+    from pybnc.parameters import discriminative
+
+    if discriminative._native is None:
+        pytest.fail("pybnc.parameters._design_c is not built (pip install -e .)")
+    rng = np.random.default_rng(k)
+    lengths = rng.integers(0, 40, 300)
+    lengths[[3, 50]] = 0
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index_dtype)
+    indices = rng.integers(0, 500, indptr[-1]).astype(index_dtype)
+    matrix = scipy.sparse.csr_matrix((rng.normal(size=indptr[-1]), indices, indptr), shape=(300, 500))
+    matrix.indices, matrix.indptr = indices, indptr  # as built, whatever width scipy would pick
+    values, residual = rng.normal(size=(500, k)), rng.normal(size=(300, k))
+    assert np.array_equal(discriminative._rows_product(matrix, values), matrix @ values)
+    assert np.array_equal(discriminative._cells_product(matrix, residual), matrix.T @ residual)
+    matrix.indices[7] = 500
+    with pytest.raises(IndexError):
+        discriminative._rows_product(matrix, values)
+    with pytest.raises(IndexError):
+        discriminative._cells_product(matrix, residual)

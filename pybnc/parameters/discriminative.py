@@ -41,7 +41,10 @@ import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils.native import load_kernels
 from .lbfgs import minimize_lbfgs
+
+_native = load_kernels("pybnc.parameters._design_c")
 
 #: Most weights (cells read by the training rows x classes) optimised at once: each
 #: L-BFGS vector is then at most 32 MiB and its history of 10 pairs about 700 MiB.
@@ -266,11 +269,40 @@ def block_softmax(scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray):
 def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     """:class:`BlockSums` of one design for cell values ``values`` (``w * log theta``, shape
     ``(n_cells, K)``)."""
-    scores = design.matrix @ values
+    scores = _rows_product(design.matrix, values)
     if design.offset is not None:
         scores += design.offset
     nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
-    return BlockSums(nll, design.matrix.T @ residual, total)
+    return BlockSums(nll, _cells_product(design.matrix, residual), total)
+
+
+def _native_operands(matrix, dense):
+    """The CSR arrays and the dense operand as the compiled products take them, or None
+    (no kernels, another layout): scipy's products then, which give the same sums."""
+    if _native is None or not scipy.sparse.issparse(matrix) or matrix.format != "csr" or np.ndim(dense) != 2:
+        return None
+    return (matrix.indptr, matrix.indices, np.ascontiguousarray(matrix.data, dtype=np.float64),
+            np.ascontiguousarray(dense, dtype=np.float64))
+
+
+def _rows_product(matrix, values: np.ndarray) -> np.ndarray:
+    """``matrix @ values``: every row's score per class, shape ``(n_rows, K)``."""
+    operands = _native_operands(matrix, values)
+    if operands is None:
+        return matrix @ values
+    out = np.empty((matrix.shape[0], operands[3].shape[1]))
+    _native.scores(*operands, out, out.shape[1])
+    return out
+
+
+def _cells_product(matrix, residual: np.ndarray) -> np.ndarray:
+    """``matrix.T @ residual``: every cell's gradient per class, shape ``(n_cells, K)``."""
+    operands = _native_operands(matrix, residual)
+    if operands is None:
+        return matrix.T @ residual
+    out = np.zeros((matrix.shape[1], operands[3].shape[1]))
+    _native.gradient(*operands, out, out.shape[1])
+    return out
 
 
 def conditional_nll(values: np.ndarray, source) -> tuple[float, np.ndarray, float]:
