@@ -346,6 +346,9 @@ def test_the_compiled_products_are_scipys_to_the_bit(k, index_dtype):
     values, residual = rng.normal(size=(500, k)), rng.normal(size=(300, k))
     assert np.array_equal(discriminative._rows_product(matrix, values), matrix @ values)
     assert np.array_equal(discriminative._cells_product(matrix, residual), matrix.T @ residual)
+    # a design held through a fit gathers each cell's rows from its transpose: the same sums
+    held = discriminative._kept_for_every_evaluation(discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)))
+    assert np.array_equal(discriminative._rows_product(held.by_cell, residual), matrix.T @ residual)
     matrix.indices[7] = 500
     with pytest.raises(IndexError):
         discriminative._rows_product(matrix, values)

@@ -34,6 +34,7 @@ models (AODE, AnDE) in :mod:`pybnc.averaging.alr`.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 
@@ -96,12 +97,17 @@ class RowDesign:
         Added to every row's scores: the generative model's exact score minus the sum
         of the cells the row reads (see :func:`with_base`), so that weights of 1 give
         the generative model on every row.
+    by_cell : scipy.sparse.csr_matrix of shape (n_cells, n_rows), optional
+        ``matrix`` transposed, each cell's rows in increasing order: a design read at
+        every evaluation of a fit keeps it, so that the gradient gathers each cell's
+        rows (the same sums, in the same order) rather than scattering into the cells.
     """
 
     matrix: scipy.sparse.csr_matrix
     y: np.ndarray
     sample_weight: np.ndarray
     offset: np.ndarray | None = None
+    by_cell: scipy.sparse.csr_matrix | None = None
 
     # A block of rows may be held in another form (a dense product per anchor: A2DE's
     # pairs, :mod:`pybnc.averaging.alr`) as long as it answers these three questions.
@@ -273,16 +279,32 @@ def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     if design.offset is not None:
         scores += design.offset
     nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
+    if design.by_cell is not None and _compiled(design.by_cell):
+        return BlockSums(nll, _rows_product(design.by_cell, residual), total)
     return BlockSums(nll, _cells_product(design.matrix, residual), total)
 
 
+def _compiled(matrix) -> bool:
+    """Whether the compiled products take this design (else scipy's, which give the same sums)."""
+    return _native is not None and scipy.sparse.issparse(matrix) and matrix.format == "csr"
+
+
 def _native_operands(matrix, dense):
-    """The CSR arrays and the dense operand as the compiled products take them, or None
-    (no kernels, another layout): scipy's products then, which give the same sums."""
-    if _native is None or not scipy.sparse.issparse(matrix) or matrix.format != "csr" or np.ndim(dense) != 2:
+    """The CSR arrays and the dense operand as the compiled products take them, or None."""
+    if not _compiled(matrix) or np.ndim(dense) != 2:
         return None
     return (matrix.indptr, matrix.indices, np.ascontiguousarray(matrix.data, dtype=np.float64),
             np.ascontiguousarray(dense, dtype=np.float64))
+
+
+def _kept_for_every_evaluation(design):
+    """A design held through a fit, with its transpose when the compiled products will read it."""
+    if not isinstance(design, RowDesign) or not _compiled(design.matrix):
+        return design
+    # csr -> csc (each cell's rows in increasing order), read as the transpose's csr
+    by_cell = design.matrix.tocsc()
+    return dataclasses.replace(design, by_cell=scipy.sparse.csr_matrix(
+        (by_cell.data, by_cell.indices, by_cell.indptr), shape=(design.matrix.shape[1], design.matrix.shape[0])))
 
 
 def _rows_product(matrix, values: np.ndarray) -> np.ndarray:
@@ -452,7 +474,7 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
         def compact():
             return (d.on(active, n_cells) for d in designs())
     else:
-        held = [d.on(active, n_cells) for d in source()]
+        held = [_kept_for_every_evaluation(d.on(active, n_cells)) for d in source()]
 
         def compact():
             return iter(held)
