@@ -9,7 +9,13 @@
   (``pybnc.parameters.back_off._SPARSE_FROM_CELLS`` raised past every table);
 * **exact inference with missing values**: a fitted kDB's ``log P(x, c)`` of rows with
   missing values, trusting its declared distributions (the default) against summing
-  every table over its child first (``tables_are_probabilities=False``).
+  every table over its child first (``tables_are_probabilities=False``);
+* **Dirichlet tables of many-levelled parents**: ``KDB(k=2)`` with its large families
+  estimated at their seen parent configurations (the default) against every cell
+  (``pybnc.parameters.learn._SPARSE_FROM_CELLS`` raised past every table);
+* **the compiled products of a discriminative fit**: ``AODE(weighting="discriminative")``
+  with ``pybnc.parameters._design_c`` (the default) against scipy's products
+  (``pybnc.parameters.discriminative._native`` set to None).
 
 Each pair takes turns, the least of ``--repeats``; each row says whether both ways gave
 the same probabilities to the bit, and the load average.
@@ -28,9 +34,12 @@ import numpy as np
 import pandas as pd
 
 import pybnc.parameters.back_off as back_off
+import pybnc.parameters.discriminative as discriminative
+import pybnc.parameters.learn as learn
 from _turns import taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
+from pybnc.datasets import load_dataset
 from pybnc.evaluation import cross_validate
 from pybnc.inference.forest import joint_log_likelihood
 
@@ -85,24 +94,44 @@ def cross_validation_rows(tables: dict, repeats: int) -> None:
         _row(f"cross-validation of {len(models)} learners, {name} ({X.shape[0]} x {X.shape[1]})", old, new, same)
 
 
-def back_off_row(repeats: int) -> None:
-    X, y = _many_levelled()
-    default = back_off._SPARSE_FROM_CELLS
+def _switched_row(what: str, repeats: int, fit, module, attribute: str, before) -> None:
+    """``fit()`` with ``module.attribute`` set to ``before`` (the way before) and as it is,
+    taking turns."""
+    default = getattr(module, attribute)
 
-    def fit(sparse):
+    def way(now):
         def run():
-            back_off._SPARSE_FROM_CELLS = default if sparse else 1 << 62
+            setattr(module, attribute, default if now else before)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    return KDB(k=2, params="backoff", verbose=0).fit(X, y).predict_proba(X)
+                    return fit()
             finally:
-                back_off._SPARSE_FROM_CELLS = default
+                setattr(module, attribute, default)
         return run
 
-    old, new, *out = taking_turns(repeats, timed(fit(False)), timed(fit(True)))
-    _row("KDB(k=2) back-off fit, 540 rows, parents of 300, 200 and 70 levels", old, new,
-         np.array_equal(*out))
+    old, new, *out = taking_turns(repeats, timed(way(False)), timed(way(True)))
+    _row(what, old, new, np.array_equal(*out))
+
+
+def back_off_row(repeats: int) -> None:
+    X, y = _many_levelled()
+    _switched_row("KDB(k=2) back-off fit, 540 rows, parents of 300, 200 and 70 levels", repeats,
+                  lambda: KDB(k=2, params="backoff", verbose=0).fit(X, y).predict_proba(X),
+                  back_off, "_SPARSE_FROM_CELLS", 1 << 62)
+
+
+def dirichlet_row(repeats: int) -> None:
+    X, y = _many_levelled()
+    _switched_row("KDB(k=2) Dirichlet fit, 540 rows, parents of 300, 200 and 70 levels", repeats,
+                  lambda: KDB(k=2, verbose=0).fit(X, y).predict_proba(X), learn, "_SPARSE_FROM_CELLS", 1 << 62)
+
+
+def compiled_products_row(repeats: int) -> None:
+    X, y = load_dataset("chess")
+    _switched_row(f"AODE discriminative fit, chess ({X.shape[0]} x {X.shape[1]}), scipy's products before",
+                  repeats, lambda: AODE(weighting="discriminative", discriminative_penalty=0.01).fit(X, y)
+                  .predict_proba(X), discriminative, "_native", None)
 
 
 def inference_row(repeats: int) -> None:
@@ -132,7 +161,9 @@ def main():
     print("| work | before (s) | now (s) | ratio | same probabilities | load |\n|---|---|---|---|---|---|", flush=True)
     cross_validation_rows(tables, args.repeats)
     back_off_row(args.repeats)
+    dirichlet_row(args.repeats)
     inference_row(args.repeats)
+    compiled_products_row(args.repeats)
 
 
 if __name__ == "__main__":
