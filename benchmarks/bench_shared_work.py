@@ -10,7 +10,7 @@
 * **exact inference with missing values**: a fitted kDB's ``log P(x, c)`` of rows with
   missing values, trusting its declared distributions (the default) against summing
   every table over its child first (``tables_are_probabilities=False``);
-* **Dirichlet tables of many-levelled parents**: ``KDB(k=2)`` with its large families
+* **Dirichlet tables of many-levelled parents**: ``KDB(k=2, params="bayes")`` with its large families
   estimated at their seen parent configurations (the default) against every cell
   (``pybnc.parameters.learn._SPARSE_FROM_CELLS`` raised past every table);
 * **the compiled products of a discriminative fit**: ``AODE(weighting="discriminative")``
@@ -124,7 +124,8 @@ def back_off_row(repeats: int) -> None:
 def dirichlet_row(repeats: int) -> None:
     X, y = _many_levelled()
     _switched_row("KDB(k=2) Dirichlet fit, 540 rows, parents of 300, 200 and 70 levels", repeats,
-                  lambda: KDB(k=2, verbose=0).fit(X, y).predict_proba(X), learn, "_SPARSE_FROM_CELLS", 1 << 62)
+                  lambda: KDB(k=2, params="bayes", verbose=0).fit(X, y).predict_proba(X), learn, "_SPARSE_FROM_CELLS",
+                  1 << 62)
 
 
 def compiled_products_row(repeats: int) -> None:
