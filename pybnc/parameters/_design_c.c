@@ -9,13 +9,21 @@
  * few hundred times) about twice as fast. */
 #include "native.h"
 
-/* The CSR arrays and the dense operands of one call, checked. */
+/* One call's CSR arrays (indptr, indices, data), its dense operand, its output and K,
+ * checked: one of the dense operand (3) and the output (4) holds K values per row, the
+ * other K per cell. */
 typedef struct {
     Arr a[5];
-    Py_ssize_t rows, entries;
+    Py_ssize_t rows, cells, k;
+    int wide; /* int64 indices (else int32) */
+    const void *idx;
+    const double *data, *dense;
+    double *out;
 } Design;
 
-static int design_get(PyObject *const *o, Design *d, const char *dense) {
+static int design_check(PyObject *args, Design *d, const char *dense, int per_row) {
+    PyObject *o[5];
+    if (!PyArg_ParseTuple(args, "OOOOOn", &o[0], &o[1], &o[2], &o[3], &o[4], &d->k)) return -1;
     if (arr_get(o[0], &d->a[0], 'i', "indptr") || arr_get(o[1], &d->a[1], 'i', "indices") ||
         arr_get(o[2], &d->a[2], 'f', "data") || arr_get(o[3], &d->a[3], 'f', dense) ||
         arr_get(o[4], &d->a[4], 'F', "out"))
@@ -24,33 +32,51 @@ static int design_get(PyObject *const *o, Design *d, const char *dense) {
         PyErr_SetString(PyExc_TypeError, "indices: int32 or int64 expected");
         return -1;
     }
-    d->rows = d->a[0].size - 1;
-    d->entries = d->rows >= 0 ? iget(&d->a[0], d->rows) : 0;
-    if (d->rows < 0 || arr_check_size(&d->a[1], d->entries, "indices") ||
-        arr_check_size(&d->a[2], d->entries, "data"))
+    if (d->k < 1) {
+        PyErr_SetString(PyExc_ValueError, "k: at least one class");
         return -1;
+    }
+    d->wide = d->a[1].kind == KIND_I64;
+    d->rows = d->a[0].size - 1;
+    Py_ssize_t entries = d->rows >= 0 ? iget(&d->a[0], d->rows) : 0;
+    if (d->rows < 0 || arr_check_size(&d->a[1], entries, "indices") || arr_check_size(&d->a[2], entries, "data") ||
+        arr_check_size(&d->a[per_row], d->rows * d->k, per_row == 4 ? "out" : dense))
+        return -1;
+    d->cells = d->a[7 - per_row].size / d->k;
+    d->idx = d->a[1].view.buf;
+    d->data = F64(d->a[2]);
+    d->dense = F64(d->a[3]);
+    d->out = F64(d->a[4]);
     return 0;
 }
 
-static void index_error(void) { PyErr_SetString(PyExc_IndexError, "a design's index is out of range"); }
+/* design_check, the arrays released where it fails (-1, an exception set). */
+static int design_get(PyObject *args, Design *d, const char *dense, int per_row) {
+    if (design_check(args, d, dense, per_row) == 0) return 0;
+    arr_release(d->a, 5);
+    return -1;
+}
 
-/* Entry e of row i's index, for either width. */
-#define INDEX(e) (wide ? ((const int64_t *)idx)[e] : (int64_t)((const int32_t *)idx)[e])
+static PyObject *design_done(Design *d, int bad) {
+    arr_release(d->a, 5);
+    if (bad) {
+        PyErr_SetString(PyExc_IndexError, "a design's index is out of range");
+        return NULL;
+    }
+    return Py_NewRef(Py_None);
+}
 
-/* scores(indptr, indices, data, values (cells, K), out (rows, K)): out = A @ values. */
+/* Entry e's cell, for either width of the indices. */
+#define INDEX(e) (d.wide ? ((const int64_t *)d.idx)[e] : (int64_t)((const int32_t *)d.idx)[e])
+
+/* scores(indptr, indices, data, values (cells, K), out (rows, K), K): out = A @ values. */
 static PyObject *scores(PyObject *self, PyObject *args) {
-    PyObject *o[5];
-    Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "OOOOOn", &o[0], &o[1], &o[2], &o[3], &o[4], &k)) return NULL;
     Design d = {0};
-    PyObject *result = NULL;
-    if (design_get(o, &d, "values")) goto done;
-    if (k < 1 || arr_check_size(&d.a[4], d.rows * k, "out")) goto done;
-    Py_ssize_t cells = d.a[3].size / k;
-    const void *idx = d.a[1].view.buf;
-    int wide = d.a[1].kind == KIND_I64, bad = 0;
-    const double *data = F64(d.a[2]), *values = F64(d.a[3]);
-    double *out = F64(d.a[4]);
+    if (design_get(args, &d, "values", 4)) return NULL;
+    const double *data = d.data, *values = d.dense;
+    double *out = d.out;
+    Py_ssize_t k = d.k;
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < d.rows && !bad; i++) {
         int64_t lo = iget(&d.a[0], i), hi = iget(&d.a[0], i + 1);
@@ -58,7 +84,7 @@ static PyObject *scores(PyObject *self, PyObject *args) {
             double s0 = 0.0, s1 = 0.0;
             for (int64_t e = lo; e < hi; e++) {
                 int64_t j = INDEX(e);
-                if ((uint64_t)j >= (uint64_t)cells) { bad = 1; break; }
+                if ((uint64_t)j >= (uint64_t)d.cells) { bad = 1; break; }
                 s0 += data[e] * values[2 * j];
                 s1 += data[e] * values[2 * j + 1];
             }
@@ -69,41 +95,31 @@ static PyObject *scores(PyObject *self, PyObject *args) {
             for (Py_ssize_t c = 0; c < k; c++) row[c] = 0.0;
             for (int64_t e = lo; e < hi; e++) {
                 int64_t j = INDEX(e);
-                if ((uint64_t)j >= (uint64_t)cells) { bad = 1; break; }
+                if ((uint64_t)j >= (uint64_t)d.cells) { bad = 1; break; }
                 const double *v = values + j * k;
                 for (Py_ssize_t c = 0; c < k; c++) row[c] += data[e] * v[c];
             }
         }
     }
     Py_END_ALLOW_THREADS
-    if (bad) index_error();
-    else result = Py_NewRef(Py_None);
-done:
-    arr_release(d.a, 5);
-    return result;
+    return design_done(&d, bad);
 }
 
-/* gradient(indptr, indices, data, residual (rows, K), out (cells, K), zeroed): out += A.T @ residual. */
+/* gradient(indptr, indices, data, residual (rows, K), out (cells, K) zeroed, K): out += A.T @ residual. */
 static PyObject *gradient(PyObject *self, PyObject *args) {
-    PyObject *o[5];
-    Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "OOOOOn", &o[0], &o[1], &o[2], &o[3], &o[4], &k)) return NULL;
     Design d = {0};
-    PyObject *result = NULL;
-    if (design_get(o, &d, "residual")) goto done;
-    if (k < 1 || arr_check_size(&d.a[3], d.rows * k, "residual")) goto done;
-    Py_ssize_t cells = d.a[4].size / k;
-    const void *idx = d.a[1].view.buf;
-    int wide = d.a[1].kind == KIND_I64, bad = 0;
-    const double *data = F64(d.a[2]), *residual = F64(d.a[3]);
-    double *out = F64(d.a[4]);
+    if (design_get(args, &d, "residual", 3)) return NULL;
+    const double *data = d.data, *residual = d.dense;
+    double *out = d.out;
+    Py_ssize_t k = d.k;
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < d.rows && !bad; i++) {
         int64_t lo = iget(&d.a[0], i), hi = iget(&d.a[0], i + 1);
         const double *r = residual + i * k;
         for (int64_t e = lo; e < hi; e++) {
             int64_t j = INDEX(e);
-            if ((uint64_t)j >= (uint64_t)cells) { bad = 1; break; }
+            if ((uint64_t)j >= (uint64_t)d.cells) { bad = 1; break; }
             double *g = out + j * k;
             if (k == 2) {
                 g[0] += data[e] * r[0];
@@ -114,11 +130,7 @@ static PyObject *gradient(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    if (bad) index_error();
-    else result = Py_NewRef(Py_None);
-done:
-    arr_release(d.a, 5);
-    return result;
+    return design_done(&d, bad);
 }
 
 static PyMethodDef methods[] = {
