@@ -326,7 +326,7 @@ def test_fit_in_passes_closed_early_ends_its_thread():
     assert threading.active_count() == before
 
 
-@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("k", [1, 2, 3, 26])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_the_compiled_products_are_scipys_to_the_bit(k, index_dtype):
     """Every evaluation of a fit multiplies its design by the cells' values and by the rows'

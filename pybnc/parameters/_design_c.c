@@ -73,8 +73,8 @@ static PyObject *design_done(Design *d, int bad) {
 static PyObject *scores(PyObject *self, PyObject *args) {
     Design d = {0};
     if (design_get(args, &d, "values", 4)) return NULL;
-    const double *data = d.data, *values = d.dense;
-    double *out = d.out;
+    const double *restrict data = d.data, *restrict values = d.dense;
+    double *restrict out = d.out;
     Py_ssize_t k = d.k;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -91,12 +91,12 @@ static PyObject *scores(PyObject *self, PyObject *args) {
             out[2 * i] = s0;
             out[2 * i + 1] = s1;
         } else {
-            double *row = out + i * k;
+            double *restrict row = out + i * k;
             for (Py_ssize_t c = 0; c < k; c++) row[c] = 0.0;
             for (int64_t e = lo; e < hi; e++) {
                 int64_t j = INDEX(e);
                 if ((uint64_t)j >= (uint64_t)d.cells) { bad = 1; break; }
-                const double *v = values + j * k;
+                const double *restrict v = values + j * k;
                 for (Py_ssize_t c = 0; c < k; c++) row[c] += data[e] * v[c];
             }
         }
@@ -109,18 +109,18 @@ static PyObject *scores(PyObject *self, PyObject *args) {
 static PyObject *gradient(PyObject *self, PyObject *args) {
     Design d = {0};
     if (design_get(args, &d, "residual", 3)) return NULL;
-    const double *data = d.data, *residual = d.dense;
-    double *out = d.out;
+    const double *restrict data = d.data, *restrict residual = d.dense;
+    double *restrict out = d.out;
     Py_ssize_t k = d.k;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < d.rows && !bad; i++) {
         int64_t lo = iget(&d.a[0], i), hi = iget(&d.a[0], i + 1);
-        const double *r = residual + i * k;
+        const double *restrict r = residual + i * k;
         for (int64_t e = lo; e < hi; e++) {
             int64_t j = INDEX(e);
             if ((uint64_t)j >= (uint64_t)d.cells) { bad = 1; break; }
-            double *g = out + j * k;
+            double *restrict g = out + j * k;
             if (k == 2) {
                 g[0] += data[e] * r[0];
                 g[1] += data[e] * r[1];
