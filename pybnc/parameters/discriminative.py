@@ -279,27 +279,28 @@ def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     if design.offset is not None:
         scores += design.offset
     nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
-    if design.by_cell is not None and _compiled(design.by_cell):
+    if design.by_cell is not None and _compiled(design.by_cell, residual.shape[1]):
         return BlockSums(nll, _rows_product(design.by_cell, residual), total)
     return BlockSums(nll, _cells_product(design.matrix, residual), total)
 
 
-def _compiled(matrix) -> bool:
-    """Whether the compiled products take this design (else scipy's, which give the same sums)."""
-    return _native is not None and scipy.sparse.issparse(matrix) and matrix.format == "csr"
+def _compiled(matrix, n_classes: int) -> bool:
+    """Whether the compiled products take this design (two classes, CSR); else scipy's,
+    which give the same sums (and are as fast with more classes)."""
+    return _native is not None and n_classes == 2 and scipy.sparse.issparse(matrix) and matrix.format == "csr"
 
 
 def _native_operands(matrix, dense):
     """The CSR arrays and the dense operand as the compiled products take them, or None."""
-    if not _compiled(matrix) or np.ndim(dense) != 2:
+    if np.ndim(dense) != 2 or not _compiled(matrix, np.shape(dense)[1]):
         return None
     return (matrix.indptr, matrix.indices, np.ascontiguousarray(matrix.data, dtype=np.float64),
             np.ascontiguousarray(dense, dtype=np.float64))
 
 
-def _kept_for_every_evaluation(design):
+def _kept_for_every_evaluation(design, n_classes: int):
     """A design held through a fit, with its transpose when the compiled products will read it."""
-    if not isinstance(design, RowDesign) or not _compiled(design.matrix):
+    if not isinstance(design, RowDesign) or not _compiled(design.matrix, n_classes):
         return design
     # csr -> csc (each cell's rows in increasing order), read as the transpose's csr
     by_cell = design.matrix.tocsc()
@@ -312,8 +313,8 @@ def _rows_product(matrix, values: np.ndarray) -> np.ndarray:
     operands = _native_operands(matrix, values)
     if operands is None:
         return matrix @ values
-    out = np.empty((matrix.shape[0], operands[3].shape[1]))
-    _native.scores(*operands, out, out.shape[1])
+    out = np.empty((matrix.shape[0], 2))
+    _native.scores(*operands, out)
     return out
 
 
@@ -322,8 +323,8 @@ def _cells_product(matrix, residual: np.ndarray) -> np.ndarray:
     operands = _native_operands(matrix, residual)
     if operands is None:
         return matrix.T @ residual
-    out = np.zeros((matrix.shape[1], operands[3].shape[1]))
-    _native.gradient(*operands, out, out.shape[1])
+    out = np.zeros((matrix.shape[1], 2))
+    _native.gradient(*operands, out)
     return out
 
 
@@ -474,7 +475,7 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
         def compact():
             return (d.on(active, n_cells) for d in designs())
     else:
-        held = [_kept_for_every_evaluation(d.on(active, n_cells)) for d in source()]
+        held = [_kept_for_every_evaluation(d.on(active, n_cells), logs.shape[1]) for d in source()]
 
         def compact():
             return iter(held)
