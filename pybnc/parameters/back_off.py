@@ -202,7 +202,6 @@ def _log_hierarchy_of_seen(levels: list, strength: float, base: float, cells, ta
     cells)."""
     top = levels[-1]
     below = _hierarchy(levels[:-1], strength, leave_one_out=False, base=base)  # (K, .., 1, r)
-    r = top.shape[-1]
     with np.errstate(divide="ignore"):
         table[...] = np.log(np.maximum((0.0 + strength * below) / (0.0 + strength), 1e-300))
         seen = np.unique(np.ravel_multi_index(cells[:-1], top.shape[:-1]))
