@@ -358,3 +358,17 @@ def test_the_compiled_products_are_scipys_to_the_bit(index_dtype):
         discriminative._rows_product(matrix, values)
     with pytest.raises(IndexError):
         discriminative._cells_product(matrix, residual)
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_gathered_cells_and_their_deltas_are_the_arrays(name):
+    """The estimators read a network's cells where they need them (GatheredCells): the
+    values and the fit's deltas at any cells are those of the one array of every cell."""
+    codes, y = noisy_rows(4, n=150, missing=0.1)
+    fitted, back_off = tables(STRUCTURES[name], codes, y)
+    values, layout = network_cells(STRUCTURES[name], fitted.class_log_prior, fitted.log_cpts, back_off)
+    gathered, _ = network_cells(STRUCTURES[name], fitted.class_log_prior, fitted.log_cpts, back_off, gathered=True)
+    cells = np.random.default_rng(5).permutation(layout.n_cells)[: layout.n_cells // 2]
+    assert np.array_equal(gathered(cells), values[:, cells])
+    fit = fit_weights(values, [network_design(codes, layout, y)], penalty=1.0)
+    assert 0 < fit.cells.size and np.array_equal(fit.deltas(gathered)(cells), fit.deltas(values)[:, cells])

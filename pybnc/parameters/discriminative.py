@@ -178,11 +178,18 @@ class DiscriminativeFit:
 
     def _deltas_at(self, cells: np.ndarray, values: np.ndarray) -> np.ndarray:
         out = np.zeros(values.shape)
-        if self.cells.size:
-            at = np.minimum(np.searchsorted(self.cells, cells), self.cells.size - 1)
-            hit = self.cells[at] == cells
-            out[:, hit] = (self.weights[at[hit]].T - 1.0) * values[:, hit]
+        at, hit = self.located(cells)
+        out[:, hit] = (self.weights[at[hit]].T - 1.0) * values[:, hit]
         return out
+
+    def located(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where ``cells`` sit among the fit's (sorted) cells, and which of them are there:
+        ``self.weights[at[hit]]`` are the weights of ``cells[hit]``; the others weigh 1."""
+        cells = np.asarray(cells)
+        if not self.cells.size:
+            return np.zeros(cells.shape, dtype=np.int64), np.zeros(cells.shape, dtype=bool)
+        at = np.minimum(np.searchsorted(self.cells, cells), self.cells.size - 1)
+        return at, self.cells[at] == cells
 
     def dense_weights(self, n_cells: int) -> np.ndarray:
         """All weights, shape ``(n_cells, K)`` (ones where no row reads the cell)."""
@@ -279,7 +286,7 @@ def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     if design.offset is not None:
         scores += design.offset
     nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
-    if design.by_cell is not None and _compiled(design.by_cell, residual.shape[1]):
+    if design.by_cell is not None:  # kept only where the compiled products read it
         return BlockSums(nll, _rows_product(design.by_cell, residual), total)
     return BlockSums(nll, _cells_product(design.matrix, residual), total)
 
@@ -386,9 +393,8 @@ def _weights_of(active: np.ndarray, log_values, initial, penalty) -> tuple[np.nd
             f"than {MAX_WEIGHTS:,}. Use a model with fewer cells (naive Bayes, TAN, a lower k, AODE rather "
             "than AnDE(n=2)), fewer levels (a smaller n_bins, rare levels grouped), or weighting=None.")
     start = np.ones((active.size, k))
-    if initial is not None and initial.cells.size:  # the warm start's cells that are also read here
-        at = np.minimum(np.searchsorted(initial.cells, active), initial.cells.size - 1)
-        hit = initial.cells[at] == active
+    if initial is not None:  # the warm start's cells that are also read here
+        at, hit = initial.located(active)
         start[hit] = initial.weights[at[hit]]
     return logs, start
 
