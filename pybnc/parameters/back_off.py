@@ -81,11 +81,12 @@ def _ranked(n: np.ndarray):
     return order, np.moveaxis(n, order, list(range(1, n.ndim - 1)))
 
 
-def _loo_scores(ranked: np.ndarray, strengths, base: float, bottom=None) -> np.ndarray:
+def _loo_scores(ranked: np.ndarray, strengths, base: float, bottom=None, levels=None) -> np.ndarray:
     """Leave-one-out log-likelihood of the family's rows at every strength (one pass,
-    the strengths on a leading axis)."""
+    the strengths on a leading axis); ``levels``: :func:`_levels` of ``ranked``, if at hand."""
     m = np.asarray(strengths, dtype=np.float64).reshape(-1, *([1] * ranked.ndim))
-    return _loo_terms(_levels(ranked, bottom), ranked, m, base).reshape(m.shape[0], -1).sum(axis=1)
+    levels = _levels(ranked, bottom) if levels is None else levels
+    return _loo_terms(levels, ranked, m, base).reshape(m.shape[0], -1).sum(axis=1)
 
 
 def _loo_terms(levels: list, n: np.ndarray, strengths: np.ndarray, base: float) -> np.ndarray:
@@ -181,9 +182,9 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
     if sparse:
         scores = _loo_scores_of_cells(levels, ranked, strengths, base, cells)
     elif ranked.size * len(strengths) <= _GRID_CELLS:
-        scores = _loo_scores(ranked, strengths, base, bottom)
+        scores = _loo_scores(ranked, strengths, base, levels=levels)
     else:  # a large table: one strength at a time
-        scores = np.array([_loo_scores(ranked, [m], base, bottom)[0] for m in strengths])
+        scores = np.array([_loo_scores(ranked, [m], base, levels=levels)[0] for m in strengths])
     chosen = float(strengths[int(np.argmax(scores))])
     if sparse:  # written in n's own layout (through a view in the ranked one), so no copy is made after
         log_table = np.empty(n.shape)
