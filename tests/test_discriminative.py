@@ -360,10 +360,15 @@ def test_the_compiled_products_are_scipys_to_the_bit(index_dtype):
         discriminative._cells_product(matrix, residual)
 
 
+@pytest.mark.parametrize("joined_up_to", [0, 1 << 22])
 @pytest.mark.parametrize("name", sorted(STRUCTURES))
-def test_gathered_cells_and_their_deltas_are_the_arrays(name):
-    """The estimators read a network's cells where they need them (GatheredCells): the
-    values and the fit's deltas at any cells are those of the one array of every cell."""
+def test_gathered_cells_and_their_deltas_are_the_arrays(name, joined_up_to, monkeypatch):
+    """The estimators read a network's cells where they need them (GatheredCells: table by
+    table for a large network, from one array built once for a small one): the values and
+    the fit's deltas at any cells are those of the one array of every cell."""
+    from pybnc.parameters import network_weights
+
+    monkeypatch.setattr(network_weights, "_JOINED_CELLS", joined_up_to)
     codes, y = noisy_rows(4, n=150, missing=0.1)
     fitted, back_off = tables(STRUCTURES[name], codes, y)
     values, layout = network_cells(STRUCTURES[name], fitted.class_log_prior, fitted.log_cpts, back_off)

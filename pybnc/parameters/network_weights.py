@@ -47,20 +47,35 @@ class NetworkCells:
     n_cells: int
 
 
+#: Networks of at most this many cells (times classes) are read from one array of all
+#: their tables, built once: cheaper than a gather per table where the tables are many
+#: and small (thousands of columns).
+_JOINED_CELLS = 1 << 22
+
+
 class GatheredCells:
     """The network's log tables read at the cells asked for: ``values(cells)`` is the
-    ``(K, len(cells))`` of :func:`network_cells`'s array without that array being built (a
-    kDB family of two many-levelled parents holds millions of cells, a few hundred read)."""
+    ``(K, len(cells))`` of :func:`network_cells`'s array, without that array being built
+    for a large network (a kDB family of two many-levelled parents holds millions of
+    cells, a few hundred read)."""
 
     def __init__(self, blocks: list, starts: np.ndarray):
         self.blocks, self.starts = blocks, starts
+        self._joined = None
 
     def __call__(self, cells) -> np.ndarray:
         cells = np.asarray(cells, dtype=np.int64)
-        out = np.empty((self.blocks[0].shape[0], cells.size))
+        k = self.blocks[0].shape[0]
+        if k * (int(self.starts[-1]) + self.blocks[-1].shape[1]) <= _JOINED_CELLS:
+            if self._joined is None:
+                self._joined = np.concatenate(self.blocks, axis=1)
+            return self._joined[:, cells]
+        out = np.empty((k, cells.size))
         block = np.searchsorted(self.starts, cells, side="right") - 1
-        for b in np.unique(block):
-            mine = block == b
+        order = np.argsort(block, kind="stable")  # each table's cells together, one gather per table
+        tables, first = np.unique(block[order], return_index=True)
+        for b, lo, hi in zip(tables, first, np.append(first[1:], cells.size)):
+            mine = order[lo:hi]
             out[:, mine] = self.blocks[b][:, cells[mine] - self.starts[b]]
         return out
 
