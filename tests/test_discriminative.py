@@ -377,3 +377,15 @@ def test_gathered_cells_and_their_deltas_are_the_arrays(name, joined_up_to, monk
     assert np.array_equal(gathered(cells), values[:, cells])
     fit = fit_weights(values, [network_design(codes, layout, y)], penalty=1.0)
     assert 0 < fit.cells.size and np.array_equal(fit.deltas(gathered)(cells), fit.deltas(values)[:, cells])
+
+
+def test_distinct_cells_is_numpys_unique_whether_marked_or_sorted():
+    from pybnc.parameters.discriminative import _few, distinct_cells
+
+    rng = np.random.default_rng(0)
+    for n_cells, size in ((50, 2000), (100_000, 300), (1, 5), (10, 0)):
+        indices = rng.integers(0, n_cells, size=size).astype(np.int32)
+        out = distinct_cells(indices, n_cells)
+        assert out.dtype == indices.dtype
+        np.testing.assert_array_equal(out, np.unique(indices))
+    assert not _few(np.zeros(2000, np.int32), 50) and _few(np.zeros(300, np.int32), 100_000)  # both ways ran

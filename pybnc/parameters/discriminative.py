@@ -115,7 +115,7 @@ class RowDesign:
         """The cells some row of positive sample weight reads (with a nonzero weight), sorted."""
         matrix = self.matrix
         rows = np.repeat(self.sample_weight > 0, np.diff(matrix.indptr))
-        return np.unique(matrix.indices[rows & (matrix.data != 0)])
+        return distinct_cells(matrix.indices[rows & (matrix.data != 0)], matrix.shape[1])
 
     def on(self, active: np.ndarray, n_cells: int) -> "RowDesign":
         """The block over the active cells only (their positions in ``active``)."""
@@ -226,6 +226,17 @@ def _few(indices: np.ndarray, n_cells: int) -> bool:
     """Whether ``indices`` are so few against the cells that sorting them costs less than
     an array over every cell (or the cells are too many for one)."""
     return n_cells > _LOOKUP_CELLS or 16 * indices.size < n_cells
+
+
+def distinct_cells(indices: np.ndarray, n_cells: int) -> np.ndarray:
+    """``np.unique(indices)`` for indices in ``0 .. n_cells - 1``, in their dtype: marked in an
+    array over the cells where they are not few against them (a pass over the indices,
+    where sorting millions of a discriminative AODE's design cost 60 ms a fold on musk)."""
+    if _few(indices, n_cells):
+        return np.unique(indices)
+    seen = np.zeros(n_cells, dtype=bool)
+    seen[indices] = True
+    return np.flatnonzero(seen).astype(indices.dtype, copy=False)
 
 
 def _positions(indices: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
@@ -510,12 +521,7 @@ def design_scores(matrix, log_values) -> np.ndarray:
     :func:`fit_weights`); only the cells the rows read are gathered."""
     matrix = scipy.sparse.csr_matrix(matrix)
     n_cells = matrix.shape[1]
-    if _few(matrix.indices, n_cells):
-        used = np.unique(matrix.indices)
-    else:
-        seen = np.zeros(n_cells, dtype=bool)
-        seen[matrix.indices] = True
-        used = np.flatnonzero(seen)
+    used = distinct_cells(matrix.indices, n_cells)
     compact = scipy.sparse.csr_matrix((matrix.data, _positions(matrix.indices, used, n_cells), matrix.indptr),
                                       shape=(matrix.shape[0], used.size))
     return compact @ np.ascontiguousarray(cell_values(log_values, used).T)
