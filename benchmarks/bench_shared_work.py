@@ -15,7 +15,11 @@
   (``pybnc.parameters.learn._SPARSE_FROM_CELLS`` raised past every table);
 * **the compiled products of a discriminative fit**: ``AODE(weighting="discriminative")``
   with ``pybnc.parameters._design_c`` (the default) against scipy's products
-  (``pybnc.parameters.discriminative._native`` set to None).
+  (``pybnc.parameters.discriminative._native`` set to None);
+* **the cells a discriminative design reads**: ``AODE(weighting="discriminative")`` on a
+  table of musk's shape (476 x 166 numeric) with the cells marked in an array
+  (``RowDesign.cells`` by :func:`~pybnc.parameters.discriminative.distinct_cells`, the
+  default) against sorted (``np.unique``, the method before).
 
 Each pair takes turns, the least of ``--repeats``; each row says whether both ways gave
 the same probabilities to the bit, and the load average.
@@ -135,6 +139,19 @@ def compiled_products_row(repeats: int) -> None:
                   .predict_proba(X), discriminative, "_native", None)
 
 
+def _sorted_cells(design):
+    """``RowDesign.cells`` as it was: the cells read, sorted by ``np.unique``."""
+    rows = np.repeat(design.sample_weight > 0, np.diff(design.matrix.indptr))
+    return np.unique(design.matrix.indices[rows & (design.matrix.data != 0)])
+
+
+def distinct_cells_row(repeats: int) -> None:
+    X, y = _wide(n_rows=476, n_columns=166)
+    _switched_row("AODE discriminative fit, 476 x 166 numeric (musk's shape), the cells sorted before", repeats,
+                  lambda: AODE(weighting="discriminative", discriminative_penalty=0.01).fit(X, y).predict_proba(X),
+                  discriminative.RowDesign, "cells", _sorted_cells)
+
+
 def inference_row(repeats: int) -> None:
     X, y = _many_levelled(n_rows=2000)
     with warnings.catch_warnings():
@@ -165,6 +182,7 @@ def main():
     dirichlet_row(args.repeats)
     inference_row(args.repeats)
     compiled_products_row(args.repeats)
+    distinct_cells_row(args.repeats)
 
 
 if __name__ == "__main__":
