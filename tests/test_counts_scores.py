@@ -282,3 +282,23 @@ def test_dense_rows_of_every_class_at_once_equal_the_dense_blocks(rng):
         np.testing.assert_array_equal(reduced.dense_rows(slice(1, 3), f0, f1, g0, g1), want[1:3])
         for c in range(3):
             np.testing.assert_array_equal(reduced.dense_rows(c, f0, f1, g0, g1), want[c])
+
+
+def test_xlogx_read_from_a_table_of_whole_counts_is_the_computed_one_to_the_bit(rng):
+    """Large arrays of whole counts read ``n log n`` from a table; anything else (fractions,
+    negatives, NaN, a count larger than the array) is computed: the same bits either way."""
+    from pybnc.scores.information import _LOOKUP_FROM, _xlogx, _xlogx_direct
+    whole = rng.integers(0, 40, size=(_LOOKUP_FROM // 64 + 1, 64)).astype(np.float64)
+    weighted = whole * 0.37
+    big = whole.copy()
+    big[0, 0] = 10.0 * whole.size
+    negative = whole.copy()
+    negative[3, 5] = -2.0
+    nan = whole.copy()
+    nan[1, 1] = np.nan
+    small = whole[:2]  # under the size of a lookup
+    for a in (whole, weighted, big, negative, nan, small, whole[:, ::3], np.zeros(_LOOKUP_FROM)):
+        want = _xlogx_direct(a)
+        got = _xlogx(a)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
