@@ -389,3 +389,22 @@ def test_distinct_cells_is_numpys_unique_whether_marked_or_sorted():
         assert out.dtype == indices.dtype
         np.testing.assert_array_equal(out, np.unique(indices))
     assert not _few(np.zeros(2000, np.int32), 50) and _few(np.zeros(300, np.int32), 100_000)  # both ways ran
+
+
+def test_design_scores_gather_every_cell_or_only_those_read_to_the_same_bits():
+    """Fewer cells than entries: every cell's values are gathered; more: only the cells
+    read. Each row sums its entries in their order either way."""
+    from pybnc.parameters.discriminative import design_scores
+
+    rng = np.random.default_rng(3)
+    for n_cells, per_row in ((40, 6), (5000, 3)):
+        matrix = scipy.sparse.random(60, n_cells, density=per_row / n_cells, format="csr", random_state=rng)
+        log_values = np.log(rng.random((3, n_cells)))
+        got = design_scores(matrix, log_values)
+        used = np.unique(matrix.indices)
+        compact = scipy.sparse.csr_matrix((matrix.data, np.searchsorted(used, matrix.indices), matrix.indptr),
+                                          shape=(60, used.size))
+        want = compact @ np.ascontiguousarray(log_values[:, used].T)
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+        np.testing.assert_allclose(got, matrix @ log_values.T, rtol=1e-12)
+        assert (n_cells <= matrix.nnz) == (n_cells == 40)  # both paths ran

@@ -28,7 +28,7 @@ a weight (:data:`pybnc.parameters.discriminative.MAX_WEIGHTS` of them at most).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse
@@ -261,16 +261,29 @@ def alr_block(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, s
               generative=None) -> _Blocks:
     """One block of coded rows as a single design (for the out-of-core passes);
     ``generative`` as in :func:`fit_alr_weights`."""
-    offset = _offset(codes, space, qualifies, pair_ok, generative)
-    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    designs = offset_alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, generative)
     return _Blocks(list(designs() if callable(designs) else designs))
 
 
-def _offset(codes, space, qualifies, pair_ok, generative):
-    """The generative model's scores minus the log-mean of the estimators (None without it)."""
+def offset_alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None,
+                       generative=None):
+    """:func:`alr_designs` whose rows score ``generative`` (as in :func:`fit_alr_weights`) at
+    weights of 1: offset by the generative model's scores minus the log-mean of the estimators.
+
+    Designs held in memory give that log-mean themselves (what :func:`alr_scores` would
+    build them again for: the same blocks of rows, the same sums)."""
     if generative is None:
-        return None
-    return generative(codes) - alr_scores(codes, space, qualifies, pair_ok)
+        return alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
+    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
+    if callable(designs) or not all(isinstance(d, RowDesign) for d in designs):
+        offset = generative(codes) - alr_scores(codes, space, qualifies, pair_ok)
+        return alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    log_mean = np.empty((np.shape(codes)[0], space.log_joint.shape[0]))
+    bounds = np.cumsum([0] + [d.matrix.shape[0] for d in designs])
+    for design, lo, hi in zip(designs, bounds[:-1], bounds[1:]):
+        log_mean[lo:hi] = design_scores(design.matrix, space)
+    offset = generative(codes) - log_mean
+    return [replace(d, offset=offset[lo:hi]) for d, lo, hi in zip(designs, bounds[:-1], bounds[1:])]
 
 
 def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, penalty: float = 1.0,
@@ -318,8 +331,7 @@ def fit_alr_weights(space: SuperParentCells, codes, y, qualifies, pair_ok=None, 
     (True, (300, 2))
     """
     codes, y, sample_weight = merge_rows(codes, y, sample_weight)
-    offset = _offset(codes, space, qualifies, pair_ok, generative)
-    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    designs = offset_alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, generative)
     return fit_weights(space, designs, penalty, max_iter, tol, n_cells=space.n_cells)
 
 

@@ -185,16 +185,16 @@ def _pair_ok(estimator, n: int):
 
 def _alr_problem(n: int):
     """The discriminative problem of a (fold's) generative AODE or A2DE."""
-    from ..averaging.alr import alr_designs, alr_scores
+    from ..averaging.alr import alr_scores, offset_alr_designs
 
     def problem(model, codes, y, weight):
         space, qualifies, pair_ok = _space(model, n), model.super_parent_ok_, _pair_ok(model, n)
-        offset = model._generative_jll(codes) - alr_scores(codes, space, qualifies, pair_ok)
 
         def scores(rows, fit):
             return model._generative_jll(rows) + alr_scores(rows, space.deltas(fit), qualifies, pair_ok)
 
-        return space, space.n_cells, alr_designs(codes, space, qualifies, pair_ok, y, weight, offset), scores
+        designs = offset_alr_designs(codes, space, qualifies, pair_ok, y, weight, model._generative_jll)
+        return space, space.n_cells, designs, scores
 
     return problem
 
