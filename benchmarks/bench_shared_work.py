@@ -19,7 +19,15 @@
 * **the cells a discriminative design reads**: ``AODE(weighting="discriminative")`` on a
   table of musk's shape (476 x 166 numeric) with the cells marked in an array
   (``RowDesign.cells`` by :func:`~pybnc.parameters.discriminative.distinct_cells`, the
-  default) against sorted (``np.unique``, the method before).
+  default) against sorted (``np.unique``, the method before);
+* **n log n of whole counts**: ``TAN`` on a table like arrhythmia (452 x 160 numeric,
+  13 classes, equal-frequency 10 bins: reduced pair counts) with the pairs' ``n log n`` read from a
+  table of the integers (the default) against computed (``pybnc.scores.information._LOOKUP_FROM``
+  raised past every array);
+* **a discriminative AODE's designs built once**: on musk's shape, the offsets read from
+  the held designs and every cell gathered where the cells are no more than the entries
+  (the default) against the designs built again for the offsets and the cells read found
+  first (the functions before, kept here).
 
 Each pair takes turns, the least of ``--repeats``; each row says whether both ways gave
 the same probabilities to the bit, and the load average.
@@ -39,7 +47,9 @@ import pandas as pd
 
 import pybnc.parameters.back_off as back_off
 import pybnc.parameters.discriminative as discriminative
+import pybnc.averaging.alr as alr
 import pybnc.parameters.learn as learn
+import pybnc.scores.information as information
 from _turns import taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
@@ -152,6 +162,54 @@ def distinct_cells_row(repeats: int) -> None:
                   discriminative.RowDesign, "cells", _sorted_cells)
 
 
+def whole_counts_row(repeats: int) -> None:
+    # (arrhythmia's 279 columns hold fewer distinct values: its pairs fit the reduced layout,
+    # which 160 columns of 10 bins keep here)
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 13, 452)
+    X = pd.DataFrame(rng.normal(size=(452, 160)) + 0.2 * y[:, None] * (rng.random(160) < 0.1),
+                     columns=[f"x{i}" for i in range(160)])
+    _switched_row("TAN fit, 452 x 160 numeric, 13 classes, quantile(10) (reduced pairs, as arrhythmia's), "
+                  "n log n computed before", repeats, lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
+                  information, "_LOOKUP_FROM", 1 << 62)
+
+
+def _scores_of_the_cells_read(matrix, log_values):
+    """``design_scores`` as it was: the cells read found first, always."""
+    import scipy.sparse
+
+    matrix = scipy.sparse.csr_matrix(matrix)
+    used = discriminative.distinct_cells(matrix.indices, matrix.shape[1])
+    compact = scipy.sparse.csr_matrix((matrix.data, discriminative._positions(matrix.indices, used, matrix.shape[1]),
+                                       matrix.indptr), shape=(matrix.shape[0], used.size))
+    return compact @ np.ascontiguousarray(discriminative.cell_values(log_values, used).T)
+
+
+def _designs_built_again(codes, space, qualifies, pair_ok=None, y=None, sample_weight=None, generative=None):
+    """``offset_alr_designs`` as it was: the designs built again to score the log-mean."""
+    offset = None if generative is None else generative(codes) - alr.alr_scores(codes, space, qualifies, pair_ok)
+    return alr.alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+
+
+def designs_once_row(repeats: int) -> None:
+    X, y = _wide(n_rows=476, n_columns=166)
+    now = (alr.offset_alr_designs, alr.design_scores)
+
+    def way(before):
+        def run():
+            alr.offset_alr_designs, alr.design_scores = (_designs_built_again, _scores_of_the_cells_read) if before \
+                else now
+            try:
+                return AODE(weighting="discriminative", discriminative_penalty=0.01).fit(X, y).predict_proba(X)
+            finally:
+                alr.offset_alr_designs, alr.design_scores = now
+        return run
+
+    old, new, *out = taking_turns(repeats, timed(way(True)), timed(way(False)))
+    _row("AODE discriminative fit, 476 x 166 numeric (musk's shape), its designs built twice before", old, new,
+         np.array_equal(*out))
+
+
 def inference_row(repeats: int) -> None:
     X, y = _many_levelled(n_rows=2000)
     with warnings.catch_warnings():
@@ -183,6 +241,8 @@ def main():
     inference_row(args.repeats)
     compiled_products_row(args.repeats)
     distinct_cells_row(args.repeats)
+    whole_counts_row(args.repeats)
+    designs_once_row(args.repeats)
 
 
 if __name__ == "__main__":
