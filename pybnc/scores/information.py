@@ -113,7 +113,7 @@ def _xlogx(a: np.ndarray) -> np.ndarray:
 
     Counts are whole numbers, mostly small: a large array of them reads each ``n log n``
     from a table of ``0 .. max`` computed by the same operations (the same bits), which
-    costs a third of a logarithm per cell (a TAN's pairs on arrhythmia's 279 columns)."""
+    costs about half as much as the logarithms (a block of arrhythmia's pair counts)."""
     if a.size >= _LOOKUP_FROM:
         top, bottom = a.max(), a.min()  # NaN fails both tests below
         if 0 <= bottom and top < a.size:
