@@ -302,3 +302,13 @@ def test_xlogx_read_from_a_table_of_whole_counts_is_the_computed_one_to_the_bit(
         got = _xlogx(a)
         assert got.shape == want.shape
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_a_dense_copy_past_the_bound_is_refused_with_the_fix(rng, monkeypatch):
+    """AODE's (K, W, W) tables over the bound: a MemoryError that says why and what to change."""
+    from pybnc import AODE, TAN
+    monkeypatch.setattr(counts_module, "DENSE_MAX_CELLS", 1000)
+    codes, y = random_codes(rng, 200, (6,) * 8, 3)
+    with pytest.raises(MemoryError, match=r"3 classes x 48 x 48 levels = 6,912 cells.*smaller n_bins.*TAN, KDB"):
+        AODE().fit(codes, y)
+    TAN().fit(codes, y)  # its tables follow its arcs

@@ -392,9 +392,11 @@ def _check_dense_fits(n_classes: int, width: int, what: str) -> None:
     cells = n_classes * width * width
     if cells > DENSE_MAX_CELLS:
         raise MemoryError(
-            f"{what} needs {n_classes} x {width} x {width} = {cells:,} cells, above the bound of "
-            f"{DENSE_MAX_CELLS:,} (pybnc.counts.tables.DENSE_MAX_CELLS); use a model that reads the sparse "
-            "pair counts, or fewer levels."
+            f"{what} needs {n_classes} classes x {width} x {width} levels = {cells:,} cells, above the bound "
+            f"of {DENSE_MAX_CELLS:,} (pybnc.counts.tables.DENSE_MAX_CELLS). AODE, AnDE and TBMATAN hold a table "
+            "of every pair of levels for every class: give the columns fewer levels (a smaller n_bins, "
+            "discretizer='mdl', rare levels grouped), or use a model whose tables follow its arcs (NaiveBayes, "
+            "TAN, KDB, SKDB), which read the sparse pair counts."
         )
 
 
