@@ -8,8 +8,12 @@ fit left running are stopped, so that every fit starts its pool as in a new proc
 repeats, their ratio (the issue's bar: at most 10) and the load average at the start
 and end of the table's repeats, and the commit measured. Rows go to the CSV (``--csv``) as each table is done.
 
+``--wide`` adds a synthetic wide numeric table (200 rows x 2,000 normal columns, two
+classes, 2 % of the columns shifted by the class): the shape where AutoBNC is furthest
+from the forest (docs/accuracy_vs_forest.md, "What is left").
+
 Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_auto_time.py [--datasets car,chess]
-[--arff-dir DIR] [--repeats 3]``.
+[--arff-dir DIR] [--wide] [--repeats 3]``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import pybnc
@@ -36,6 +41,18 @@ def _commit() -> str:
         return ""
 
 
+WIDE = "200 x 2,000 numeric (synthetic)"
+
+
+def _wide(n_rows=200, n_columns=2000, seed=1):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_rows)
+    shifted = rng.random(n_columns) < 0.02
+    X = pd.DataFrame(rng.normal(size=(n_rows, n_columns)) + 0.6 * y[:, None] * shifted,
+                     columns=[f"x{i}" for i in range(n_columns)])
+    return X, y
+
+
 def _seconds(make, X, y) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -49,8 +66,11 @@ def main():
     add_table_arguments(parser)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/bench_auto_time.csv"))
+    parser.add_argument("--wide", action="store_true", help="add a synthetic 200 x 2,000 numeric table")
     args = parser.parse_args()
     tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
+    if args.wide:
+        tables[WIDE] = _wide
     done = pd.read_csv(args.csv) if args.csv.exists() else pd.DataFrame()
     print("| table | rows | forest (s) | AutoBNC (s) | ratio | load |\n|---|---|---|---|---|---|", flush=True)
     for name, load in tables.items():
