@@ -166,9 +166,34 @@ def test_offsets_from_the_held_designs_are_those_of_the_scores_built_again(n, he
     codes = model.encoder_.transform(raw)
     args = (model.super_parent_ok_, getattr(model, "pair_ok_", None))
     assert callable(alr_designs(codes, space, *args, y)) != held
+    assert alr._held_as_rows(codes, space) == held  # the rule offset_alr_designs reads, as alr_designs decides
     designs = alr.offset_alr_designs(codes, space, *args, y, None, model._generative_jll)
     designs = list(designs() if callable(designs) else designs)
     assert len(designs) > 1
     want = model._generative_jll(codes) - alr_scores(codes, space, *args)
     got = np.concatenate([d.offset for d in designs])
     np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+@pytest.mark.parametrize("n, dense, held", [(1, False, False), (2, False, False), (2, True, True)])
+def test_designs_not_held_as_rows_are_built_as_before_and_no_more(n, dense, held, monkeypatch):
+    """Streamed designs, or A2DE's dense pair rows: the offsets come from alr_scores, and no
+    design is built beyond what alr_scores and alr_designs build themselves."""
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 1 << 24 if dense else 0)
+    monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 3000)
+    if not held:
+        monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
+    raw, y = rows(8, n=160)
+    model, space, _ = fitted_space(n, raw, y, 5)
+    codes = model.encoder_.transform(raw)
+    args = (model.super_parent_ok_, getattr(model, "pair_ok_", None))
+    assert not alr._held_as_rows(codes, space)
+    built = []
+    original = alr._block_design
+    monkeypatch.setattr(alr, "_block_design", lambda *a, **k: built.append(1) or original(*a, **k))
+    alr.alr_scores(codes, space, *args)
+    alr.alr_designs(codes, space, *args, y)
+    before = len(built)
+    built.clear()
+    alr.offset_alr_designs(codes, space, *args, y, None, model._generative_jll)
+    assert len(built) == before

@@ -173,6 +173,14 @@ def _block_design(codes, space: SuperParentCells, qualifies, pair_ok, y, weight,
     return RowDesign(matrix, y, weight, offset)
 
 
+def _held_as_rows(codes, space: SuperParentCells) -> bool:
+    """Whether :func:`alr_designs` holds these rows' designs in memory as :class:`RowDesign`
+    blocks only: no dense pair block, and every row's entries (as many for each row)
+    within :data:`DESIGN_CELLS`."""
+    n, d = np.shape(codes)
+    return not _dense_pairs(space) and n * _entries_per_row(space, d) <= DESIGN_CELLS
+
+
 def _entries_per_row(space: SuperParentCells, d: int, pairs: bool = True) -> int:
     n_pairs = d * (d - 1) // 2 if space.n == 2 and pairs else 0
     return n_pairs * (d + 1) + d * d + 2 * d + 1
@@ -274,10 +282,10 @@ def offset_alr_designs(codes, space: SuperParentCells, qualifies, pair_ok=None, 
     build them again for: the same blocks of rows, the same sums)."""
     if generative is None:
         return alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
-    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
-    if callable(designs) or not all(isinstance(d, RowDesign) for d in designs):
+    if not _held_as_rows(codes, space):  # built block by block, or A2DE's pair rows in their own block
         offset = generative(codes) - alr_scores(codes, space, qualifies, pair_ok)
         return alr_designs(codes, space, qualifies, pair_ok, y, sample_weight, offset)
+    designs = alr_designs(codes, space, qualifies, pair_ok, y, sample_weight)
     log_mean = np.empty((np.shape(codes)[0], space.log_joint.shape[0]))
     bounds = np.cumsum([0] + [d.matrix.shape[0] for d in designs])
     for design, lo, hi in zip(designs, bounds[:-1], bounds[1:]):
