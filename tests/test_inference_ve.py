@@ -193,3 +193,20 @@ def test_trusting_declared_tables_gives_the_checked_answer():
     checked = joint_log_likelihood(codes, s, prior, cpts, cards)
     trusted = joint_log_likelihood(codes, s, prior, cpts, cards, tables_are_probabilities=True)
     assert np.allclose(trusted, checked, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_products_too_large_are_summed_a_slice_at_a_time(monkeypatch, seed):
+    """Several many-levelled features missing together made one product of 2.3e9 cells a
+    row (a MemoryError at predict); past the bound it is taken a value of another variable
+    at a time, and the sums stay exact."""
+    import pybnc.inference.elimination as ve
+
+    rng = np.random.default_rng(500 + seed)
+    cards = rng.integers(2, 6, size=7)
+    structure = random_kdb(rng, 7, 3)
+    prior, tables = random_tables(rng, structure, cards, 3, normalised=bool(seed % 2))
+    codes = random_rows(rng, cards, 40, max_missing=5)
+    monkeypatch.setattr(ve, "_MAX_CELLS", 3 * int(cards.max()) ** 2)  # three-variable products are split
+    got = eliminate_rows_jll(codes, structure, prior, tables, cards)
+    np.testing.assert_allclose(got, brute_force(codes, structure, prior, tables, cards), rtol=0, atol=1e-10)

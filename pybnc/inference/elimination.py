@@ -139,13 +139,36 @@ def _eliminate(factors, order, cardinalities) -> np.ndarray:
         touching = [f for f in factors if v in f[0]]
         factors = [f for f in factors if v not in f[0]]
         union = sorted(set().union(*(f[0] for f in touching)))
-        product = sum(_align(f, union, cardinalities) for f in touching)
-        axis = 2 + union.index(v)
-        factors.append((tuple(u for u in union if u != v), logsumexp(product, axis=axis)))
+        factors.append((tuple(u for u in union if u != v), _sum_out(touching, union, v, cardinalities)))
     total = 0.0
     for scope, arr in factors:
         total = total + arr  # every scope is empty now: (rows, K)
     return total
+
+
+def _sum_out(touching, union, v, cardinalities) -> np.ndarray:
+    """``log sum_v`` of the product of the ``touching`` factors over ``union``.
+
+    Where that product would pass ``_MAX_CELLS`` (several many-levelled features missing
+    together: four of 220 levels make 2.3e9 cells a row), it is taken one value of the
+    largest other variable at a time, each slice of the result on its own, so that the
+    memory stays bounded and the sum exact; the time still grows with the product."""
+    lead = touching[0][1].shape[:2]
+    cells = int(np.prod(lead)) * int(np.prod([cardinalities[u] for u in union]))
+    others = [u for u in union if u != v]
+    if cells <= _MAX_CELLS or not others:
+        product = sum(_align(f, union, cardinalities) for f in touching)
+        return logsumexp(product, axis=2 + union.index(v))
+    split = max(others, key=lambda u: (cardinalities[u], -u))
+    out = np.empty(lead + tuple(cardinalities[u] for u in others))
+    at = 2 + others.index(split)
+    rest = [u for u in union if u != split]
+    for value in range(cardinalities[split]):
+        sliced = [((*scope[: scope.index(split)], *scope[scope.index(split) + 1 :]),
+                   np.take(arr, value, axis=2 + scope.index(split))) if split in scope else (scope, arr)
+                  for scope, arr in touching]
+        out[(slice(None),) * at + (value,)] = _sum_out(sliced, rest, v, cardinalities)
+    return out
 
 
 def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalities, groups):
