@@ -19,6 +19,7 @@ KERNELS = {
     "pybnc.averaging._laplacian_c": "pybnc/averaging/_laplacian_c.c",
     "pybnc.parameters._design_c": "pybnc/parameters/_design_c.c",
     "pybnc.parameters._hdp_c": "pybnc/parameters/_hdp_c.c",
+    "pybnc.scores._pairs_c": "pybnc/scores/_pairs_c.c",
     "pybnc.search._rows_c": "pybnc/search/_rows_c.c",
 }
 

@@ -192,7 +192,7 @@ class ESKDB(BaseBNC):
         (:attr:`Capabilities.sample_weight <pybnc.estimators.capabilities.Capabilities>`)."""
         X, y, _ = self._weighted_rows(X, y, sample_weight)
         codes, y_codes, counts = self._encode_fit(X, y)
-        self.counts_ = counts
+        self.counts_ = counts.to_keep()
         self._fit_members(X, codes, y_codes, counts)
         return self
 

@@ -29,12 +29,15 @@ observed. Memory (``docs/large-data.md``, :func:`pair_layout`): reduced dense up
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse
 from threadpoolctl import ThreadpoolController
+
+from .._utils.native import load_kernels
 
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
 # every single BLAS product under that bound, and the float64 total stays exact to 2**53.
@@ -45,6 +48,11 @@ _FLOAT32_EXACT_BELOW = 1 << 24
 DENSE_MAX_CELLS = 1 << 25
 #: Sparse pair tables up to this many stored cells (16 bytes each: 4 GiB).
 MAX_SPARSE_CELLS = 1 << 28
+#: The rows stand for the pair counts (layout ``"rows"``) only of tables whose reduced pair
+#: counts would hold at least this many cells (smaller ones cost little either way).
+ROWS_LAYOUT_FROM = 1 << 22
+#: The pair kernel's scratch table holds ``K x r x r'`` cells for the two largest cardinalities.
+ROWS_MAX_PAIR_CELLS = 1 << 24
 
 
 @functools.lru_cache(maxsize=1)
@@ -127,6 +135,55 @@ class Counts(ClassTotals):
     reduced: np.ndarray | None = None
     kept: np.ndarray | None = None
     shared_statistics: dict | None = field(default=None, repr=False, compare=False)
+    # The coded rows ``(codes, y)`` behind these counts while they are at hand: set by
+    # :func:`count` for unweighted rows and by :meth:`with_rows`, dropped by every
+    # combination. Not a field, so never compared nor saved as such.
+    _rows = None
+
+    @property
+    def rows(self) -> tuple | None:
+        """``(codes, y)``, the coded rows these counts were counted from, or None.
+
+        Pair statistics may be computed from them (:mod:`pybnc.scores.pair_rows`) where
+        that costs less than reading the pair counts: a wide table has far fewer rows
+        per pair than cells. Counts of layout ``"rows"`` hold no pair counts at all:
+        the rows are their pairs, counted when something needs them
+        (:meth:`stored_pairs`)."""
+        return self._rows
+
+    def with_rows(self, codes, y) -> "Counts":
+        """These counts (the same arrays) with the rows behind them, unweighted: ``codes``
+        and class codes ``y`` must be the rows they were counted from."""
+        out = copy.copy(self)
+        out._rows = (np.asarray(codes), np.asarray(y, dtype=np.int64))
+        return out
+
+    def to_keep(self) -> "Counts":
+        """These counts as a fitted model keeps them: stored pair counts without the rows
+        they came from; counts of layout ``"rows"`` as they are (the rows are their pairs)."""
+        if self._rows is None or self.layout == "rows":
+            return self
+        out = copy.copy(self)
+        out._rows = None
+        return out
+
+    def stored_pairs(self) -> "Counts":
+        """These counts with their pairs stored: themselves, or for layout ``"rows"`` the
+        pairs counted from the rows (once, then kept) in the layout :func:`pair_layout`
+        picks."""
+        if self.layout != "rows":
+            return self
+        stored = self.__dict__.get("_stored")
+        if stored is None:
+            codes, y = self._rows
+            stored = _count(codes, y, self.cardinalities, self.n_classes, True, "auto", None)
+            stored.shared_statistics = self.shared_statistics
+            self.__dict__["_stored"] = stored
+        return stored
+
+    def saved_form(self) -> "Counts":
+        """What a model file stores (:mod:`pybnc.io`): the counts with their pairs stored."""
+        return self.stored_pairs()
 
     def __post_init__(self):
         if self.levels is None:
@@ -152,16 +209,19 @@ class Counts(ClassTotals):
 
     @property
     def has_pairs(self) -> bool:
-        return self.joint is not None or self.sparse is not None or self.reduced is not None
+        return self.joint is not None or self.sparse is not None or self.reduced is not None or self._rows is not None
 
     @property
     def layout(self) -> str:
-        """``"dense"``, ``"reduced"``, ``"sparse"`` or ``"levels"`` (no pair counts)."""
+        """``"dense"``, ``"reduced"``, ``"sparse"``, ``"rows"`` (the pairs counted from the
+        rows when needed) or ``"levels"`` (no pair counts)."""
         if self.joint is not None:
             return "dense"
         if self.reduced is not None:
             return "reduced"
-        return "sparse" if self.sparse is not None else "levels"
+        if self.sparse is not None:
+            return "sparse"
+        return "rows" if self._rows is not None else "levels"
 
     def block(self, i: int) -> slice:
         off = self.offsets
@@ -179,6 +239,8 @@ class Counts(ClassTotals):
             return self._reduced_pair(i, j)
         if self.reduced is not None:
             return np.stack([np.diag(row) for row in self.feature(i)])
+        if self.sparse is None and self._rows is not None:
+            return self._pair_from_rows(i, j) if i != j else np.stack([np.diag(row) for row in self.feature(i)])
         if self.sparse is None:
             raise ValueError("These counts hold no pair counts: count them with count(..., pairs=True).")
         if i == j:
@@ -186,6 +248,14 @@ class Counts(ClassTotals):
         lo, hi = (i, j) if i < j else (j, i)
         table = np.stack([m[self.block(lo), self.block(hi)].toarray() for m in self.sparse])
         return table if i < j else table.transpose(0, 2, 1)
+
+    def _pair_from_rows(self, i: int, j: int) -> np.ndarray:
+        """:meth:`pair` counted from the rows (layout ``"rows"``): one pass over them."""
+        codes, y = self._rows
+        ri, rj = int(self.cardinalities[i]), int(self.cardinalities[j])
+        both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
+        cells = (y[both] * ri + codes[both, i]) * rj + codes[both, j]
+        return np.bincount(cells, minlength=self.n_classes * ri * rj).reshape(self.n_classes, ri, rj).astype(np.float64)
 
     @functools.cached_property
     def _kept_offsets(self) -> np.ndarray:
@@ -212,6 +282,8 @@ class Counts(ClassTotals):
         ``g0 .. g1 - 1`` (columns, all by default): a block of :meth:`dense_joint`,
         built from the reduced counts without the rest of the table. ``c`` may be a
         slice of classes: then the block has a leading class axis."""
+        if self.layout == "rows":
+            return self.stored_pairs().dense_rows(c, f0, f1, g0, g1)
         g1 = self.n_features if g1 is None else g1
         off = self.offsets
         single = not isinstance(c, slice)
@@ -247,6 +319,8 @@ class Counts(ClassTotals):
 
     def with_full_pairs(self) -> "Counts":
         """The same counts with the pairs dense (``K x W x W``) when that fits, else sparse."""
+        if self.layout == "rows":
+            return self.stored_pairs().with_full_pairs()
         if self.reduced is None:
             return self
         width = int(self.offsets[-1])
@@ -258,6 +332,8 @@ class Counts(ClassTotals):
     def pair_entries(self, c: int):
         """Nonzero pair counts of class ``c`` with ``feature(u) < feature(v)``:
         ``(u, v, n)`` arrays over one-hot columns, read from either layout."""
+        if self.layout == "rows":
+            return self.stored_pairs().pair_entries(c)
         if self.sparse is not None:
             upper = self.sparse[c].tocoo()
             return upper.row, upper.col, upper.data
@@ -272,6 +348,8 @@ class Counts(ClassTotals):
 
     def dense_joint(self) -> np.ndarray:
         """The ``(K, W, W)`` dense pair counts, built from the sparse ones if need be."""
+        if self.layout == "rows":
+            return self.stored_pairs().dense_joint()
         if self.joint is not None:
             return self.joint
         width = int(self.offsets[-1])
@@ -290,6 +368,8 @@ class Counts(ClassTotals):
 
     def _combine(self, other: "Counts", sign: float) -> "Counts":
         self._check_compatible(other)
+        if "rows" in (self.layout, other.layout):  # the sum of two tables' rows is stored
+            return self.stored_pairs()._combine(other.stored_pairs(), sign)
         pairs = {}
         if self.has_pairs and other.has_pairs:
             if (self.reduced is not None and other.reduced is not None
@@ -310,6 +390,8 @@ class Counts(ClassTotals):
                       levels=self.levels + sign * other.levels, **pairs)
 
     def _sparse_form(self) -> list:
+        if self.layout == "rows":
+            return self.stored_pairs()._sparse_form()
         if self.sparse is not None:
             return self.sparse
         if self.joint is not None:
@@ -514,8 +596,10 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     n_classes : int
     pairs : bool, default=True
         Count the pairs too; naive Bayes needs only the class and level counts.
-    layout : {"auto", "dense", "reduced", "sparse"}, default="auto"
-        How to store the pairs (:class:`Counts`); ``"auto"`` asks :func:`pair_layout`.
+    layout : {"auto", "dense", "reduced", "sparse", "rows"}, default="auto"
+        How to store the pairs (:class:`Counts`); ``"rows"`` stores none and keeps the
+        rows, from which each pair is counted when needed. ``"auto"`` takes ``"rows"``
+        for unweighted rows where :func:`rows_layout_pays`, else asks :func:`pair_layout`.
     weights : ndarray of shape (n_samples,), optional
         Non-negative weight of each row (:mod:`pybnc.counts.weights`): a row counts
         its weight, so integer weights equal repeated rows exactly. Reduced pairs stay
@@ -538,11 +622,41 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     >>> count(np.array([[0, 1], [1, -1]]), np.array([0, 1]), [2, 2], 2, weights=np.array([2.5, 1.0])).pair(0, 1)[0].tolist()
     [[0.0, 2.5], [0.0, 0.0]]
     """
+    codes, y = np.asarray(codes), np.asarray(y, dtype=np.int64)
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
+    if layout == "rows" and weights is not None:
+        raise ValueError("layout='rows' keeps unweighted rows as the pair counts; weighted rows need a stored layout.")
+    rows_only = pairs and (layout == "rows" or (layout == "auto" and weights is None and rows_layout_pays(
+        codes.shape[0], cardinalities, n_classes, (codes >= 0).all(axis=0) & (cardinalities > 0))))
+    counts = _count(codes, y, cardinalities, n_classes, pairs and not rows_only, layout, weights)
+    if pairs and weights is None:
+        counts._rows = (codes, y)
+    return counts
+
+
+def rows_layout_pays(n_rows: int, cardinalities, n_classes: int, complete) -> bool:
+    """Whether :func:`count` keeps the rows as the pair counts (layout ``"rows"``).
+
+    Where the compiled pair kernel is built (``pybnc.scores._pairs_c``), the reduced
+    table would hold at least ``ROWS_LAYOUT_FROM`` cells, and the rows times the pairs of
+    features of two levels or more are no more than those cells: then every pair's
+    information costs less from the rows (:mod:`pybnc.scores.pair_rows`) than the Gram
+    products cost alone. A wide table with few rows is the case: 160 rows of 2,000
+    columns in 10 bins, 320 million row-pair visits against 648 million cells."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    top = np.sort(cards)[-2:]
+    if cards.size < 2 or n_classes * int(top.prod()) > ROWS_MAX_PAIR_CELLS:
+        return False
+    stored = n_classes * (int(cards.sum()) - int(np.asarray(complete, dtype=bool).sum())) ** 2
+    informative = int((cards >= 2).sum())
+    if stored < ROWS_LAYOUT_FROM or n_rows * informative * (informative - 1) / 2 > stored:
+        return False
+    return load_kernels("pybnc.scores._pairs_c") is not None
+
+
+def _count(codes, y, cardinalities, n_classes, pairs, layout, weights) -> Counts:
     offsets = one_hot_offsets(cardinalities)
     width = int(offsets[-1])
-    codes = np.asarray(codes)
-    y = np.asarray(y, dtype=np.int64)
     rows_per_class = np.bincount(y, minlength=n_classes)
     if weights is None:
         class_counts, total = rows_per_class.astype(np.float64), codes.shape[0]
@@ -556,8 +670,8 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
         complete = (codes >= 0).all(axis=0) & (cardinalities > 0)
         if layout == "auto":
             layout = pair_layout(codes.shape[0], cardinalities, n_classes, complete)
-        elif layout not in ("dense", "reduced", "sparse"):
-            raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'reduced', 'sparse'.")
+        elif layout not in ("dense", "reduced", "sparse", "rows"):
+            raise ValueError(f"layout={layout!r} is not one of 'auto', 'dense', 'reduced', 'sparse', 'rows'.")
     # Dense pairs hold the level counts on their diagonal (a level with itself): no pass of their own.
     levels = None if pairs and layout == "dense" else _level_counts(codes, y, offsets, n_classes, weights)
     if not pairs:

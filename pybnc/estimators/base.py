@@ -308,7 +308,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             self._take_encoding(encoding)
         if weights is not None:
             return self._fit_weighted(codes, y_codes, counts, weights)
-        self.counts_ = counts  # kept so that partial_fit can continue from here
+        self.counts_ = counts.to_keep()  # kept so that partial_fit can continue from here
         self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
         return self

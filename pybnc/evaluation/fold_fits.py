@@ -84,12 +84,14 @@ class _Encoded:
         """Codes, class codes, counts and weights (None: 1 each) of the training ``rows``."""
         codes, y = self.codes[rows], self.y_codes[rows]
         weights = _part(self.weights, rows)
-        if rows.size + test.size == self.codes.shape[0]:
+        if rows.size + test.size == self.codes.shape[0] and self.total.layout != "rows":
             if fold not in self.fold_counts:
                 self.fold_counts[fold] = count(self.codes[test], self.y_codes[test], self.cards, self.n_classes,
                                                pairs=self.pairs, weights=None if self.weights is None
                                                else self.weights[test])
             counts = self.total - self.fold_counts[fold]
+            if weights is None and self.pairs:
+                counts = counts.with_rows(codes, y)
         else:
             counts = count(codes, y, self.cards, self.n_classes, pairs=self.pairs, weights=weights)
         return codes, y, counts, weights
@@ -148,8 +150,13 @@ def _fit_from_counts(model, X, classes, enc: _Encoded, fold, train, test):
     encoder.categories_ = [cats[keep] for cats, keep in zip(enc.encoder.categories_, present)]
     encoder.cardinalities_ = np.array([keep.sum() for keep in present], dtype=np.int64)
     class_rank = np.cumsum(class_present) - 1
-    est = clone(model)._fit_coded(Encoding.of(X, classes[class_present], encoder), _restrict_codes(codes, present),
-                                  class_rank[y], _restrict_counts(counts, present, class_present), weights)
+    codes = _restrict_codes(codes, present)
+    if counts.layout == "rows":  # the rows are the pair counts: those of the restricted rows
+        counts = count(codes, class_rank[y], encoder.cardinalities_, int(class_present.sum()), layout="rows")
+    else:
+        counts = _restrict_counts(counts, present, class_present)
+    est = clone(model)._fit_coded(Encoding.of(X, classes[class_present], encoder), codes, class_rank[y], counts,
+                                  weights)
     fit_time = time.perf_counter() - start
     start = time.perf_counter()
     jll = est._jll_encoded(_restrict_codes(enc.codes[test], present))

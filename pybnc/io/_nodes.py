@@ -134,6 +134,8 @@ class Writer:
         elif type(value) in self.estimators.values():
             return self.encode_estimator(value, where)
         elif self.helpers.get(qualified(type(value))) is type(value):
+            if hasattr(value, "saved_form"):  # what such an object stores in its place (Counts: stored pairs)
+                value = value.saved_form()
             if dataclasses.is_dataclass(value):
                 fields = {f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
                           for f in dataclasses.fields(value)}

@@ -86,6 +86,12 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
+    from .pair_rows import cheaper_from_rows, cmi_terms_from_rows  # it reads this module's n log n
+
+    if cheaper_from_rows(counts):
+        per_pair, n_pair = cmi_terms_from_rows(*counts.rows, counts.cardinalities, counts.n_classes)
+        return _finished_cmi(counts, per_pair, n_pair)
+    counts = counts.stored_pairs()  # layout "rows" without the kernel: the pairs counted once
     if counts.reduced is not None and 4 * (counts.kept.size - (counts.offsets[-1] - counts.n_features)) \
             <= counts.n_features:
         return _reduced_cmi(counts)  # most features lost a level: the few others' pairs are done apart
@@ -93,6 +99,12 @@ def _pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
         per_pair, n_pair = _dense_cmi_terms(counts)
     else:
         per_pair, n_pair = _sparse_cmi_terms(counts)
+    return _finished_cmi(counts, per_pair, n_pair)
+
+
+def _finished_cmi(counts: Counts, per_pair: np.ndarray, n_pair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``I = N I / N`` of every pair, rounded and symmetric, and ``n_pair`` with each
+    feature's observed rows on its diagonal."""
     cmi = np.where(n_pair > 0, per_pair / np.where(n_pair > 0, n_pair, 1.0), 0.0)
     # Rounded to 1e-12 nats: pairs whose information is mathematically equal (frequent on
     # small tables) then tie exactly and are told apart by index, not by the order in
