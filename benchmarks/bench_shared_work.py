@@ -24,6 +24,10 @@
   13 classes, equal-frequency 10 bins: reduced pair counts) with the pairs' ``n log n`` read from a
   table of the integers (the default) against computed (``pybnc.scores.information._LOOKUP_FROM``
   raised past every array);
+* **pair information from the rows**: ``TAN`` with equal-frequency 10 bins on a wide table
+  (200 x 2,000 numeric) and on arrhythmia's shape (above), each pair's ``I(X_i; X_j | C)``
+  counted from its rows by the compiled kernel (the default where that is cheaper) against
+  read from the pair counts (``pybnc.scores.pair_rows.cheaper_from_rows`` answering no);
 * **a discriminative AODE's designs built once**: on musk's shape, the offsets read from
   the held designs and every cell gathered where the cells are no more than the entries
   (the default) against the designs built again for the offsets and the cells read found
@@ -33,7 +37,7 @@ Each pair takes turns, the least of ``--repeats``; each row says whether both wa
 the same probabilities to the bit, and the load average.
 
 Run: ``python benchmarks/bench_shared_work.py [--datasets glass,pima] [--arff-dir DIR
---arff-tables sonar,arrhythmia,cylinder.bands] [--repeats 3]``.
+--arff-tables sonar,arrhythmia,cylinder.bands] [--repeats 3] [--only pairs_from_rows]``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import pybnc.parameters.discriminative as discriminative
 import pybnc.averaging.alr as alr
 import pybnc.parameters.learn as learn
 import pybnc.scores.information as information
+import pybnc.scores.pair_rows as pair_rows
 from _turns import taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
@@ -169,9 +174,27 @@ def whole_counts_row(repeats: int) -> None:
     y = rng.integers(0, 13, 452)
     X = pd.DataFrame(rng.normal(size=(452, 160)) + 0.2 * y[:, None] * (rng.random(160) < 0.1),
                      columns=[f"x{i}" for i in range(160)])
-    _switched_row("TAN fit, 452 x 160 numeric, 13 classes, quantile(10) (reduced pairs, as arrhythmia's), "
-                  "n log n computed before", repeats, lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
-                  information, "_LOOKUP_FROM", 1 << 62)
+    counts_path = pair_rows.cheaper_from_rows
+    pair_rows.cheaper_from_rows = lambda counts: False  # the pair counts' path, whose n log n this row times
+    try:
+        _switched_row("TAN fit, 452 x 160 numeric, 13 classes, quantile(10) (reduced pairs, as arrhythmia's), "
+                      "n log n computed before", repeats,
+                      lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
+                      information, "_LOOKUP_FROM", 1 << 62)
+    finally:
+        pair_rows.cheaper_from_rows = counts_path
+
+
+def pairs_from_rows_rows(repeats: int) -> None:
+    rng = np.random.default_rng(0)
+    for n_rows, n_columns, n_classes in ((200, 2000, 2), (452, 160, 13)):
+        y = rng.integers(0, n_classes, n_rows)
+        X = pd.DataFrame(rng.normal(size=(n_rows, n_columns)) + 0.3 * y[:, None] * (rng.random(n_columns) < 0.05),
+                         columns=[f"x{i}" for i in range(n_columns)])
+        _switched_row(f"TAN fit, {n_rows} x {n_columns} numeric, {n_classes} classes, quantile(10), pair "
+                      "information read from the pair counts before", repeats,
+                      lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
+                      pair_rows, "cheaper_from_rows", lambda counts: False)
 
 
 def _scores_of_the_cells_read(matrix, log_values):
@@ -231,18 +254,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_table_arguments(parser, "glass,pima")
     parser.add_argument("--repeats", type=int, default=3)
+    rows = {"back_off": back_off_row, "dirichlet": dirichlet_row, "inference": inference_row,
+            "compiled_products": compiled_products_row, "distinct_cells": distinct_cells_row,
+            "whole_counts": whole_counts_row, "pairs_from_rows": pairs_from_rows_rows, "designs_once": designs_once_row}
+    parser.add_argument("--only", choices=["cross_validation", *rows], help="run one kind of row only")
     args = parser.parse_args()
-    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
-    tables = {**tables, "300 x 500 numeric (synthetic)": _wide}
     print("| work | before (s) | now (s) | ratio | same probabilities | load |\n|---|---|---|---|---|---|", flush=True)
-    cross_validation_rows(tables, args.repeats)
-    back_off_row(args.repeats)
-    dirichlet_row(args.repeats)
-    inference_row(args.repeats)
-    compiled_products_row(args.repeats)
-    distinct_cells_row(args.repeats)
-    whole_counts_row(args.repeats)
-    designs_once_row(args.repeats)
+    if args.only in (None, "cross_validation"):
+        tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
+        cross_validation_rows({**tables, "300 x 500 numeric (synthetic)": _wide}, args.repeats)
+    for name, row in rows.items():
+        if args.only in (None, name):
+            row(args.repeats)
 
 
 if __name__ == "__main__":
