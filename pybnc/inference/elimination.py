@@ -150,15 +150,20 @@ def _sum_out(touching, union, v, cardinalities) -> np.ndarray:
     """``log sum_v`` of the product of the ``touching`` factors over ``union``.
 
     Where that product would pass ``_MAX_CELLS`` (several many-levelled features missing
-    together: four of 220 levels make 2.3e9 cells a row), it is taken one value of the
-    largest other variable at a time, each slice of the result on its own, so that the
-    memory stays bounded and the sum exact; the time still grows with the product."""
+    together: four of 220 levels make 2.3e9 cells a row), the sum is contracted without
+    it (:func:`_scaled_sum_out`) when its result fits; else, or where that underflows, it
+    is taken one value of the largest other variable at a time, each slice of the result
+    on its own, so that the memory stays bounded and the sum exact."""
     lead = touching[0][1].shape[:2]
     cells = int(np.prod(lead)) * int(np.prod([cardinalities[u] for u in union]))
     others = [u for u in union if u != v]
     if cells <= _MAX_CELLS or not others:
         product = sum(_align(f, union, cardinalities) for f in touching)
         return logsumexp(product, axis=2 + union.index(v))
+    if cells // max(cardinalities[v], 1) <= _MAX_CELLS:
+        result = _scaled_sum_out(touching, union, v)
+        if not np.isneginf(result).any():  # else a sum underflowed, or is 0: the log-space slices below
+            return result
     split = max(others, key=lambda u: (cardinalities[u], -u))
     out = np.empty(lead + tuple(cardinalities[u] for u in others))
     at = 2 + others.index(split)
@@ -169,6 +174,29 @@ def _sum_out(touching, union, v, cardinalities) -> np.ndarray:
                   for scope, arr in touching]
         out[(slice(None),) * at + (value,)] = _sum_out(sliced, rest, v, cardinalities)
     return out
+
+
+def _scaled_sum_out(touching, union, v) -> np.ndarray:
+    """:func:`_sum_out` without the product over ``union``: each factor is shifted by its
+    largest value per row and class and exponentiated (so at most 1), the products summed
+    over ``v`` by ``einsum`` (pairwise contractions, BLAS where it can, none larger than
+    ``_MAX_CELLS``), and the shifts added back to the logarithm. A sum whose every term
+    is below the doubles' range comes out ``-inf``; the caller then sums in log space."""
+    letters = {u: chr(ord("c") + i) for i, u in enumerate(union)}
+    operands, subscripts, shift = [], [], 0.0
+    for scope, arr in touching:
+        axes = tuple(range(2, arr.ndim))
+        top = arr.max(axis=axes, keepdims=True) if axes else arr
+        top = np.where(np.isfinite(top), top, 0.0)  # a factor of zeros stays zeros
+        operands.append(np.exp(arr - top))
+        subscripts.append("ab" + "".join(letters[u] for u in scope))
+        shift = shift + top.reshape(arr.shape[:2])
+    kept = "".join(letters[u] for u in union if u != v)
+    spec = ",".join(subscripts) + "->ab" + kept
+    path = np.einsum_path(spec, *operands, optimize=("greedy", _MAX_CELLS))[0]
+    total = np.einsum(spec, *operands, optimize=path)
+    with np.errstate(divide="ignore"):
+        return np.log(total) + shift.reshape(shift.shape + (1,) * len(kept))
 
 
 def _observed_families_jll(codes, structure, class_log_prior, tables, cardinalities, groups):
