@@ -151,20 +151,25 @@ def test_discriminative_weights_fit_the_training_rows_better():
     assert log_loss(after) < log_loss(before)
 
 
+def _blocked_space(monkeypatch, n, seed, dense, held):
+    """An A(n)DE's cell space on 160 rows, its designs in several blocks (3,000 entries
+    each), A2DE's pair rows dense or not, the designs held as rows or streamed."""
+    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 1 << 24 if dense else 0)
+    monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 3000)
+    if not held:
+        monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
+    raw, y = rows(seed, n=160)
+    model, space, _ = fitted_space(n, raw, y, 5)
+    return model, space, model.encoder_.transform(raw), y, (model.super_parent_ok_, getattr(model, "pair_ok_", None))
+
+
 @pytest.mark.parametrize("n", [1, 2])
 @pytest.mark.parametrize("held", [True, False])
 def test_offsets_from_the_held_designs_are_those_of_the_scores_built_again(n, held, monkeypatch):
     """The designs built once give the log-mean their offsets subtract, to the bit: what
     ``alr_scores`` gives on the same rows (built again), block by block, held or streamed
     (A2DE's dense pair rows take the path that builds them again)."""
-    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 0)
-    monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 3000)  # several blocks
-    if not held:
-        monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
-    raw, y = rows(7, n=160)
-    model, space, _ = fitted_space(n, raw, y, 5)
-    codes = model.encoder_.transform(raw)
-    args = (model.super_parent_ok_, getattr(model, "pair_ok_", None))
+    model, space, codes, y, args = _blocked_space(monkeypatch, n, 7, dense=False, held=held)
     assert callable(alr_designs(codes, space, *args, y)) != held
     assert alr._held_as_rows(codes, space) == held  # the rule offset_alr_designs reads, as alr_designs decides
     designs = alr.offset_alr_designs(codes, space, *args, y, None, model._generative_jll)
@@ -179,14 +184,7 @@ def test_offsets_from_the_held_designs_are_those_of_the_scores_built_again(n, he
 def test_designs_not_held_as_rows_are_built_as_before_and_no_more(n, dense, held, monkeypatch):
     """Streamed designs, or A2DE's dense pair rows: the offsets come from alr_scores, and no
     design is built beyond what alr_scores and alr_designs build themselves."""
-    monkeypatch.setattr(alr, "DENSE_PAIR_CELLS", 1 << 24 if dense else 0)
-    monkeypatch.setattr(alr, "_BLOCK_ENTRIES", 3000)
-    if not held:
-        monkeypatch.setattr(alr, "DESIGN_CELLS", 100)
-    raw, y = rows(8, n=160)
-    model, space, _ = fitted_space(n, raw, y, 5)
-    codes = model.encoder_.transform(raw)
-    args = (model.super_parent_ok_, getattr(model, "pair_ok_", None))
+    model, space, codes, y, args = _blocked_space(monkeypatch, n, 8, dense=dense, held=held)
     assert not alr._held_as_rows(codes, space)
     built = []
     original = alr._block_design

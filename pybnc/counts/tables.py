@@ -640,24 +640,42 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     return counts
 
 
-def rows_layout_pays(n_rows: int, cardinalities, n_classes: int, complete) -> bool:
-    """Whether :func:`count` keeps the rows as the pair counts (layout ``"rows"``).
+def pair_table_cells(cardinalities, n_classes: int) -> int:
+    """Cells of the largest pair's table, ``K`` times the two largest cardinalities."""
+    top = np.sort(np.asarray(cardinalities, dtype=np.int64))[-2:]
+    return int(n_classes * max(int(top.prod()) if top.size else 0, 1))
 
-    Where the compiled pair kernel is built (``pybnc.scores._pairs_c``), the reduced
-    table would hold at least ``ROWS_LAYOUT_FROM`` cells, and the rows times the pairs of
-    features of two levels or more are no more than those cells: then every pair's
-    information costs less from the rows (:mod:`pybnc.scores.pair_rows`) than the Gram
-    products cost alone. A wide table with few rows is the case: 160 rows of 2,000
-    columns in 10 bins, 320 million row-pair visits against 648 million cells."""
+
+def rows_cost_less(n_rows: int, cardinalities, n_classes: int, stored_width: int) -> bool:
+    """Whether every pair's information costs less counted from the rows
+    (:mod:`pybnc.scores.pair_rows`) than read from pair counts of ``stored_width`` one-hot
+    columns: the compiled kernel is built, its largest table within ``ROWS_MAX_PAIR_CELLS``,
+    and the rows times the pairs of features of two levels or more no more than 4 per
+    stored cell plus 16 per class and pair of features.
+
+    The weights were measured on the tables of issue 20 (arrhythmia, musk, satellite,
+    movement_libras, audiology, cylinder bands): a row's visit to a pair costs about 4 ns,
+    the counts' path about 15 ns a stored cell and 60 ns a pair of features per class (its
+    passes over (d, d) arrays, whatever the levels: on 2,000 columns of which MDL left most
+    one level, a second a fit). Tall tables with few levels keep the counts."""
     cards = np.asarray(cardinalities, dtype=np.int64)
-    top = np.sort(cards)[-2:]
-    if cards.size < 2 or n_classes * int(top.prod()) > ROWS_MAX_PAIR_CELLS:
+    if pair_table_cells(cards, n_classes) > ROWS_MAX_PAIR_CELLS:
         return False
-    stored = n_classes * (int(cards.sum()) - int(np.asarray(complete, dtype=bool).sum())) ** 2
     informative = int((cards >= 2).sum())
-    if stored < ROWS_LAYOUT_FROM or n_rows * informative * (informative - 1) / 2 > stored:
+    counts_cost = 4 * n_classes * stored_width**2 + 16 * n_classes * cards.size**2
+    if n_rows * informative * (informative - 1) / 2 > counts_cost:
         return False
     return load_kernels("pybnc.scores._pairs_c") is not None
+
+
+def rows_layout_pays(n_rows: int, cardinalities, n_classes: int, complete) -> bool:
+    """Whether :func:`count` keeps the rows as the pair counts (layout ``"rows"``): the
+    reduced table would hold at least ``ROWS_LAYOUT_FROM`` cells and the information costs
+    less from the rows (:func:`rows_cost_less`), which then also spares the Gram products.
+    A wide table with few rows is the case: 160 rows of 2,000 columns in 10 bins, 320
+    million row-pair visits against 648 million cells."""
+    width = int(np.asarray(cardinalities, dtype=np.int64).sum()) - int(np.asarray(complete, dtype=bool).sum())
+    return n_classes * width**2 >= ROWS_LAYOUT_FROM and rows_cost_less(n_rows, cardinalities, n_classes, width)
 
 
 def _count(codes, y, cardinalities, n_classes, pairs, layout, weights) -> Counts:

@@ -89,7 +89,7 @@ def _pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     from .pair_rows import cheaper_from_rows, cmi_terms_from_rows  # it reads this module's n log n
 
     if cheaper_from_rows(counts):
-        per_pair, n_pair = cmi_terms_from_rows(*counts.rows, counts.cardinalities, counts.n_classes)
+        per_pair, n_pair = cmi_terms_from_rows(*counts.rows, counts.cardinalities, counts.n_classes, counts.levels)
         return _finished_cmi(counts, per_pair, n_pair)
     counts = counts.stored_pairs()  # layout "rows" without the kernel: the pairs counted once
     if counts.reduced is not None and 4 * (counts.kept.size - (counts.offsets[-1] - counts.n_features)) \

@@ -19,43 +19,29 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.native import load_kernels
-from ..counts.tables import ROWS_MAX_PAIR_CELLS, one_hot_offsets, segment_sums
+from ..counts.tables import (ROWS_MAX_PAIR_CELLS, column_features, one_hot_offsets, pair_table_cells, rows_cost_less,
+                             segment_sums)
 from .information import _xlogx, _xlogx_direct
-
-
-def pair_table_cells(cardinalities, n_classes: int) -> int:
-    """Cells of the largest pair's table, ``K`` times the two largest cardinalities."""
-    top = np.sort(np.asarray(cardinalities, dtype=np.int64))[-2:]
-    return int(n_classes * max(int(top.prod()) if top.size else 0, 1))
 
 
 def cheaper_from_rows(counts) -> bool:
     """Whether :func:`cmi_terms_from_rows` on ``counts.rows`` costs less than reading the
-    pair counts: the kernel is built, its tables fit, and the pairs are sparse or the
-    rows themselves (cheap to count from rows, slow to sum cell by cell), or the rows
-    times the pairs of features of two levels or more are no more than 4 per stored cell
-    plus 16 per class and pair of features (tall tables with few levels keep the counts'
-    path, which BLAS has already done most of)."""
-    if counts.rows is None or pair_table_cells(counts.cardinalities, counts.n_classes) > ROWS_MAX_PAIR_CELLS:
-        return False
-    if load_kernels("pybnc.scores._pairs_c") is None:
+    pair counts: counts of layout ``"rows"`` or sparse pairs (cheap from the rows, slow
+    cell by cell) where the kernel can take them, else
+    :func:`~pybnc.counts.tables.rows_cost_less` on the stored width."""
+    if counts.rows is None:
         return False
     if counts.sparse is not None or counts.layout == "rows":
-        return True
+        return (pair_table_cells(counts.cardinalities, counts.n_classes) <= ROWS_MAX_PAIR_CELLS
+                and load_kernels("pybnc.scores._pairs_c") is not None)
     stored = counts.kept.size if counts.reduced is not None else int(counts.offsets[-1])
-    informative = int((counts.cardinalities >= 2).sum())
-    # Measured on the tables of issue 20 (arrhythmia, musk, satellite, movement_libras,
-    # audiology, cylinder bands): a row's visit to a pair costs about 4 ns, the counts'
-    # path about 15 ns a stored cell and 60 ns a pair of features per class (its passes
-    # over (d, d) arrays, whatever the levels: on 2,000 columns of which MDL left most
-    # one level, a second a fit).
-    counts_cost = 4 * counts.n_classes * stored**2 + 16 * counts.n_classes * counts.n_features**2
-    return counts.n_rows * informative * (informative - 1) / 2 <= counts_cost
+    return rows_cost_less(counts.n_rows, counts.cardinalities, counts.n_classes, stored)
 
 
-def cmi_terms_from_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int):
+def cmi_terms_from_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, levels=None):
     """``(per_pair, n_pair)`` of every feature pair, from ``codes`` (``-1`` missing) and
     class codes ``y``; the compiled kernel when built, else :func:`cmi_terms_numpy`.
+    ``levels``: the ``(K, W)`` level counts of these rows, if the caller holds them.
     A feature of fewer than two levels tells nothing of another: its pairs are 0
     without a pass over their rows.
 
@@ -81,8 +67,9 @@ def cmi_terms_from_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_class
             n_pair = observed.T @ observed  # rows where both are observed: whole numbers, exact
         if informative.size:
             where = np.ix_(informative, informative)
+            kept = None if levels is None else levels[:, (cards >= 2)[column_features(cards)]]
             per_pair[where], n_pair[where] = cmi_terms_from_rows(codes[:, informative], y, cards[informative],
-                                                                 n_classes)
+                                                                 n_classes, kept)
         np.fill_diagonal(n_pair, 0.0)
         return per_pair, n_pair
     kernels = load_kernels("pybnc.scores._pairs_c")
@@ -90,12 +77,13 @@ def cmi_terms_from_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_class
         return cmi_terms_numpy(codes, y, cards, n_classes)
     n, d = codes.shape
     y = np.ascontiguousarray(y, dtype=np.int32)
-    complete = (codes >= 0).all(axis=0)
-    # sum_{c,a} N(c, a) log N(c, a) of each complete feature, and sum_c N(c) log N(c)
     offsets, observed = one_hot_offsets(cards), codes >= 0
-    width = int(offsets[-1])
-    cells = (y.astype(np.int64)[:, None] * width + offsets[:-1] + codes)[observed]
-    levels = np.bincount(cells, minlength=n_classes * width).reshape(n_classes, width).astype(np.float64)
+    complete = observed.all(axis=0)
+    # sum_{c,a} N(c, a) log N(c, a) of each complete feature, and sum_c N(c) log N(c)
+    if levels is None:
+        width = int(offsets[-1])
+        cells = (y.astype(np.int64)[:, None] * width + offsets[:-1] + codes)[observed]
+        levels = np.bincount(cells, minlength=n_classes * width).reshape(n_classes, width).astype(np.float64)
     level_terms = segment_sums(_xlogx(levels), offsets, axis=1).sum(axis=0)
     class_term = float(_xlogx(np.bincount(y, minlength=n_classes).astype(np.float64)).sum())
     terms, n_pair = np.zeros((d, d)), np.zeros((d, d))
