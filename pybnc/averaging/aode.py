@@ -255,7 +255,7 @@ class AODE(BaseBNC):
                               "params": params_options("bayes", "mle"), "alpha": ALPHA, **DISCRIMINATIVE_WEIGHTING}
 
     def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())

@@ -175,7 +175,7 @@ class ESKDB(BaseBNC):
 
     def __init__(self, n_estimators=20, k=5, loss="rmse", params="hdp", alpha=None, hdp_iterations=1000,
                  member_bins="sampled", random_state=None, n_jobs=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
     # Members with their own bins draw them from the raw values, not the codes.

@@ -169,7 +169,7 @@ class MANB(NaiveBayes):
                               "alpha": [Interval(Real, 0, None, closed="neither")]}
 
     def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
     def _set_parameters(self, counts, codes, y):

@@ -92,7 +92,7 @@ class SSTBMATAN(TBMATAN):
     _parameter_constraints = {**TBMATAN._parameter_constraints, "decades": [Interval(Real, 0, None, closed="neither")]}
 
     def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
     def _posterior_edge_weights(self, log_w):

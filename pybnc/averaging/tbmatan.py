@@ -221,7 +221,7 @@ class TBMATAN(BaseBNC):
                               "max_missing_combinations": POSITIVE_INT}
 
     def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
     # -- learning -----------------------------------------------------------------

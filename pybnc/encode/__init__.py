@@ -34,8 +34,14 @@ Policies
   ``missing="category"``: missing is a level of its own (``"(missing)"``, last) in
   every column with missing values at fit, right when the absence itself says
   something (``?`` for "not applicable", a test not ordered).
+* ``min_frequency=m`` groups the levels of a categorical column seen fewer than ``m``
+  times at fit into one level, ``"(rare)"``, placed after the others (when at least
+  two are that rare; scikit-learn's ``OneHotEncoder(min_frequency=m)`` groups its
+  infrequent categories so). A column of many rare levels (a job number, a
+  timestamp kept as text) then makes tables of a few levels instead of hundreds.
 * A category never seen at fit time is treated as missing at predict time
-  (documented policy; it never raises). Values of another type than the fitted
+  (documented policy; it never raises), except in a column with a ``"(rare)"``
+  level, where it is read as that level: a level never seen is rarer still. Values of another type than the fitted
   levels (integers where strings were fitted) are treated so too, with an
   :class:`EncodingWarning` naming the column.
 * Infinite values raise a ``ValueError`` naming the column: they are neither a
@@ -85,6 +91,11 @@ ENCODING_PARAMS_DOC = """\
         ``"sum"``: missing values are summed out (available-case learning, exact
         marginalisation); ``"category"``: missing is a level of its own, for data
         where the absence itself is informative.
+    min_frequency : int, default=1
+        Levels of a categorical column seen fewer than ``min_frequency`` times at fit
+        become one level, ``"(rare)"`` (when at least two are that rare): smaller tables
+        for columns of many rare levels (codes, names, dates as text). A level never seen
+        at fit is read as ``"(rare)"`` in such a column. 1: no grouping.
     categorical_features, numeric_features : list of column names, default=None
         Override the column rules: integers with more than 20 distinct values are
         numbers (discretised), other integers, strings and booleans categories.

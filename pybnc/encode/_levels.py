@@ -139,6 +139,23 @@ def lookup_column(col: pd.Series, levels: np.ndarray, name) -> tuple[np.ndarray,
     return mapping[codes], _foreign_example(uniques[mapping[:-1] < 0], levels)
 
 
+def lookup_grouped_column(col: pd.Series, kept: np.ndarray, rare: np.ndarray, name) -> tuple[np.ndarray, object]:
+    """:func:`lookup_column` for a column whose ``rare`` levels were grouped into one level,
+    coded ``kept.size`` after the ``kept`` ones: a rare level, and a value never seen at fit
+    of the levels' kind, get that code (a level never seen is rarer still); a missing
+    value, and one of another kind than the levels, stay ``-1``."""
+    codes, example = lookup_column(col, np.concatenate([kept, rare]), name)
+    codes[codes >= kept.size] = kept.size
+    unseen = (codes < 0) & ~col.isna().to_numpy()
+    if unseen.any():
+        fitted = {label_family(v) for v in kept[:50]} | {label_family(v) for v in rare[:50]}
+        which, values = pd.factorize(col[unseen], sort=False)  # the distinct unseen values, once each
+        of_kind = np.array([label_family(v) in fitted for v in np.asarray(values, dtype=object)], dtype=bool)
+        rows = np.flatnonzero(unseen)
+        codes[rows[of_kind[which]]] = kept.size
+    return codes, example
+
+
 #: Cells hashed at once by :func:`lookup_text_columns` (a block of columns of a wide table).
 BLOCK_CELLS = 1 << 21
 

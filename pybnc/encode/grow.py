@@ -56,6 +56,13 @@ def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.nda
     return sort_levels(np.concatenate([old, fresh]))
 
 
+def _refuse_grouping(encoder: TableEncoder) -> None:
+    if getattr(encoder, "min_frequency", 1) > 1:
+        raise ValueError(f"min_frequency={encoder.min_frequency} groups the levels rare among all the rows, which "
+                         "an encoding learned block by block does not know until the last block. Pass "
+                         "min_frequency=1, or group the rare levels of the table before.")
+
+
 def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
     """Add the categorical levels of ``X`` that ``encoder`` has not seen.
 
@@ -83,6 +90,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
     (['a', 'b', 'c', 'd'], [1, 3])
     """
     frame = as_frame(X)
+    _refuse_grouping(encoder)
     positions, _, missing_codes = encoder._layout()
     missing_codes = np.array(missing_codes, dtype=np.int64)
     as_category = getattr(encoder, "missing", "sum") == "category"
@@ -129,6 +137,7 @@ def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None, 
     summed from ``ddf[target]`` too; the distinct values of ``ddf[target]`` come along.
     ``partitions`` (default ``ddf.to_delayed()``) lets the caller build them once."""
     categorical, numeric = encoder._validate(X_meta)
+    _refuse_grouping(encoder)
     mdl = encoder.discretizer == "mdl"
     spec = {"declared": [], "levels": [], "numeric": [], "named_ids": [], "target": target,
             "limit": max(encoder.n_bins, INTEGER_AS_NUMBER_ABOVE) + 1,

@@ -27,11 +27,13 @@ from ._levels import (
     factorize_integer_matrix,
     is_text_column,
     lookup_column,
+    lookup_grouped_column,
     lookup_integer_matrix,
     lookup_text_columns,
 )
 
 MISSING_LABEL = "(missing)"
+RARE_LABEL = "(rare)"
 #: Fewest categorical text columns that transform matches in one block rather than one by one.
 TEXT_BLOCK_MIN_COLUMNS = 8
 #: Most rows for the block match: past a few thousand rows one factorisation per column,
@@ -49,6 +51,7 @@ ENCODING_CONSTRAINTS = {
     "discretizer": [StrOptions(set(DISCRETIZERS))],
     "id_columns": [StrOptions(set(ID_POLICIES))],
     "missing": [StrOptions(set(MISSING_POLICIES))],
+    "min_frequency": [Interval(Integral, 1, None, closed="left")],
     "categorical_features": ["array-like", None],
     "numeric_features": ["array-like", None],
 }
@@ -135,12 +138,39 @@ def _is_number(value) -> bool:
     return True
 
 
-def missing_label(levels: np.ndarray) -> str:
-    """The label of the missing level: ``"(missing)"``, made unique among ``levels``."""
-    label, taken = MISSING_LABEL, {str(v) for v in levels}
+def missing_label(levels: np.ndarray, label: str = MISSING_LABEL) -> str:
+    """The label of the missing level: ``"(missing)"`` (or ``label``), made unique among ``levels``."""
+    taken = {str(v) for v in levels}
     while label in taken:
         label += "_"
     return label
+
+
+def group_rare_levels(codes: np.ndarray, levels: np.ndarray, min_frequency: int, weights=None) -> tuple:
+    """A categorical column's levels seen fewer than ``min_frequency`` times (counted by
+    the rows' ``weights``; declared levels never seen are among them) made one level,
+    labelled ``"(rare)"`` and placed after the others, when at least two are rare.
+
+    Returns the new codes, the new levels and the grouped levels (None when nothing
+    is grouped: the codes and levels as given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes, levels, rare = group_rare_levels(np.array([0, 0, 1, 2, -1]), np.array(["a", "b", "c"], object), 2)
+    >>> codes.tolist(), levels.tolist(), rare.tolist()
+    ([0, 0, 1, 1, -1], ['a', '(rare)'], ['b', 'c'])
+    """
+    observed = codes >= 0
+    seen = np.bincount(codes[observed], weights=None if weights is None else weights[observed],
+                       minlength=levels.size)
+    rare = seen < min_frequency
+    if np.count_nonzero(rare) < 2:
+        return codes, levels, None
+    kept = levels[~rare]
+    new = np.where(rare, kept.size, np.cumsum(~rare) - 1)
+    codes = np.where(observed, new[np.maximum(codes, 0)], MISSING).astype(np.int32)
+    return codes, np.append(kept, np.array([missing_label(kept, RARE_LABEL)], dtype=object)), levels[rare]
 
 
 def _float_positions(frame: pd.DataFrame, categorical: set) -> list:
@@ -192,6 +222,12 @@ class TableEncoder:
         analysis and prediction sums it out exactly. ``"category"``: missing is a
         level of its own (labelled ``"(missing)"``) in every column that has missing
         values at fit, learned and predicted like any other level.
+    min_frequency : int, default=1
+        Levels of a categorical column seen fewer than ``min_frequency`` times at fit
+        become one level, ``"(rare)"`` (when at least two are that rare), as
+        scikit-learn's ``OneHotEncoder(min_frequency=...)`` groups its infrequent
+        categories. At predict time a level never seen at fit is read as ``"(rare)"`` in
+        such a column (it is rarer still); in the others it is missing. 1: no grouping.
     categorical_features, numeric_features : list of column names, optional
         Columns to treat as categories (even floats or integers with many values)
         or as numbers to discretise (even integers with few values).
@@ -216,6 +252,9 @@ class TableEncoder:
         Columns of the input table.
     dropped_columns_ : list
         Columns left out as identifiers.
+    rare_levels_ : list of (ndarray or None)
+        Per column, the levels grouped into ``"(rare)"`` (``min_frequency``), None where
+        none are.
 
     Examples
     --------
@@ -229,13 +268,14 @@ class TableEncoder:
     """
 
     def __init__(self, n_bins: int = 5, discretizer: str = "quantile", max_levels: int = 1000,
-                 id_columns: str = "drop", missing: str = "sum", categorical_features=None,
+                 id_columns: str = "drop", missing: str = "sum", min_frequency: int = 1, categorical_features=None,
                  numeric_features=None):
         self.n_bins = n_bins
         self.discretizer = discretizer
         self.max_levels = max_levels
         self.id_columns = id_columns
         self.missing = missing
+        self.min_frequency = min_frequency
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
 
@@ -294,7 +334,7 @@ class TableEncoder:
     def _learn_integer_matrix(self, arr: np.ndarray, frame: pd.DataFrame, y_codes) -> np.ndarray | None:
         """:meth:`_learn` for a numpy integer array, every column factorised at once (no
         Python step per column but the rules'); None where the general path is needed."""
-        if self.categorical_features is not None or self.numeric_features is not None:
+        if self.categorical_features is not None or self.numeric_features is not None or self.min_frequency > 1:
             return None
         found = factorize_integer_matrix(arr)
         if found is None:
@@ -329,6 +369,7 @@ class TableEncoder:
         self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
         unique_numbers = []  # integer columns taken as numbers although nearly unique
+        rare_levels = []
         mdl_cuts = self._float_columns_mdl_cuts(frame, categorical, y_codes)
         # frame.items(): iloc's indexer checks cost more than the column on wide tables
         for pos, (name, col) in enumerate(frame.items()):
@@ -358,6 +399,7 @@ class TableEncoder:
                 else:
                     codes, levels, cuts = self._numeric_column(col, name, y_codes, mdl_cuts.get(pos))
             n_missing = np.count_nonzero(codes < 0)
+            rare = None
             if cuts is None:
                 refuse_unsupported_levels(levels, name)
                 n_observed = self._observed_weight(codes >= 0, n - n_missing)
@@ -365,6 +407,9 @@ class TableEncoder:
                     n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
                 else:
                     n_distinct = len(levels)
+                if self.min_frequency > 1:  # the level limit applies to the grouped levels
+                    codes, levels, rare = group_rare_levels(codes, levels, self.min_frequency,
+                                                            getattr(self, "_weights", None))
                 if self._left_out(name, n_distinct, n_observed, len(levels), categorical):
                     continue
             if self.missing == "category" and n_missing:
@@ -377,9 +422,10 @@ class TableEncoder:
             self.kinds_.append("categorical" if cuts is None else "discretised")
             self.categories_.append(levels)
             self.cut_points_.append(cuts)
+            rare_levels.append(rare)
             positions.append(pos)
             coded.append(codes)
-        self._store(missing_codes, positions, frame.shape[1], numbered, unique_numbers)
+        self._store(missing_codes, positions, frame.shape[1], numbered, unique_numbers, rare_levels)
         out = np.empty((n, len(coded)), dtype=np.int32)
         for j, codes in enumerate(coded):
             out[:, j] = codes
@@ -410,7 +456,8 @@ class TableEncoder:
             raise ValueError(f"Every column of X was left out as an identifier ({self.dropped_columns_[:5]}); "
                              "pass id_columns='keep' to use them, or give the model real features.")
 
-    def _store(self, missing_codes, positions, n_input_columns: int, numbered: list, unique_numbers=()) -> None:
+    def _store(self, missing_codes, positions, n_input_columns: int, numbered: list, unique_numbers=(),
+               rare_levels=None) -> None:
         """Finish a fit (in memory or by Dask): the layout attributes and one warning per
         kind of decision."""
         warn_columns("Integer columns with more than " f"{INTEGER_AS_NUMBER_ABOVE} distinct values are taken as "
@@ -426,6 +473,7 @@ class TableEncoder:
         self.missing_codes_ = np.array(missing_codes, dtype=np.int64)
         self.positions_ = np.array(positions, dtype=np.int64)
         self.n_input_columns_ = n_input_columns
+        self.rare_levels_ = list(rare_levels) if rare_levels is not None else [None] * len(self.columns_)
 
     def _float_columns_mdl_cuts(self, frame: pd.DataFrame, categorical: set, y_codes) -> dict:
         """``{position: MDL cut points}`` of the float columns, cut together
@@ -507,18 +555,26 @@ class TableEncoder:
         """``{j: codes}`` of the categorical text columns, matched together when a wide table
         has many of them (:func:`lookup_text_columns`); columns holding a value that matches
         no level are left out (the column-by-column lookup names an example)."""
+        rare = self._rare_levels()
         text = [j for j, (kind, pos) in enumerate(zip(self.kinds_, positions))
-                if kind == "categorical" and is_text_column(columns[pos])]
+                if kind == "categorical" and rare[j] is None and is_text_column(columns[pos])]
         if len(text) < TEXT_BLOCK_MIN_COLUMNS or len(columns[0]) > TEXT_BLOCK_MAX_ROWS:
             return {}
         codes, unseen = lookup_text_columns([columns[positions[j]] for j in text],
                                             [self.observed_levels(j) for j in text])
         return {j: codes[:, i] for i, j in enumerate(text) if not unseen[i]}
 
+    def _rare_levels(self) -> list:
+        """Per column, the levels grouped into ``"(rare)"`` or None (encoders fitted before
+        ``min_frequency`` existed group none)."""
+        return getattr(self, "rare_levels_", None) or [None] * len(self.columns_)
+
     def transform(self, X) -> np.ndarray:
         positions, width, missing_codes = self._layout()
+        rare = self._rare_levels()
         if _is_integer_matrix(X) and X.shape[1] == width and all(k == "categorical" for k in self.kinds_) \
-                and not (missing_codes >= 0).any() and all(_integer_levels(c) for c in self.categories_):
+                and not (missing_codes >= 0).any() and all(r is None for r in rare) \
+                and all(_integer_levels(c) for c in self.categories_):
             codes = lookup_integer_matrix(X[:, positions] if len(positions) < width else X, self.categories_)
             if codes is not None:
                 return codes
@@ -544,7 +600,10 @@ class TableEncoder:
             else:
                 if is_float_column(col):
                     float_values(col, name)  # infinities are an error, not a level
-                out, example = lookup_column(col, self.observed_levels(j), name)
+                if rare[j] is None:
+                    out, example = lookup_column(col, self.observed_levels(j), name)
+                else:
+                    out, example = lookup_grouped_column(col, self.observed_levels(j)[:-1], rare[j], name)
                 if example is not None:
                     foreign.append(name)
                     examples.append(f"{name!r} got {example!r}")

@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from ..counts.tables import Counts
 from ..encode import TableEncoder
+from ..encode.table import RARE_LABEL
 from ..structure import Structure
 from .capabilities import capabilities
 
@@ -94,6 +95,28 @@ def _check_layout(encoder, n_inputs: int):
     return positions, missing
 
 
+def _check_rare_levels(encoder, kinds, categories, missing_codes) -> None:
+    """``rare_levels_`` (absent from files written before ``min_frequency``): one entry per
+    column, None or the levels grouped into a categorical column's ``"(rare)"`` level,
+    which is its last observed level; a grouped level is not also a level of its own."""
+    rare = getattr(encoder, "rare_levels_", None)
+    if rare is None:
+        return
+    if not isinstance(rare, list) or len(rare) != len(kinds):
+        raise InconsistentState("encoder_.rare_levels_", f"not a list of {len(kinds)} entries (the used columns)")
+    for j, (grouped, kind, levels) in enumerate(zip(rare, kinds, categories)):
+        if grouped is None:
+            continue
+        where = f"encoder_.rare_levels_[{j}]"
+        n_observed = levels.size - (missing_codes[j] >= 0)
+        if kind != "categorical" or not isinstance(grouped, np.ndarray) or grouped.ndim != 1 or n_observed < 1:
+            raise InconsistentState(where, "rare levels of a column that is not categorical, or not an array")
+        if not str(levels[n_observed - 1]).startswith(RARE_LABEL):
+            raise InconsistentState(where, f"the column's last observed level is not {RARE_LABEL!r}")
+        if pd.Index(levels[: n_observed - 1], dtype=object).isin(pd.Index(grouped, dtype=object)).any():
+            raise InconsistentState(where, "a grouped level is also a level of its own")
+
+
 def check_encoder(model, n_features: int) -> np.ndarray:
     """The encoder's cardinalities, once its levels and cut points are consistent."""
     encoder = getattr(model, "encoder_", None)
@@ -135,6 +158,7 @@ def check_encoder(model, n_features: int) -> np.ndarray:
         else:
             raise InconsistentState(f"encoder_.kinds_[{j}]",
                                     f"{str(kind)[:40]!r} is not 'categorical' or 'discretised'")
+    _check_rare_levels(encoder, lists["kinds_"], lists["categories_"], missing_codes)
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         fitted_array(model, "feature_names_in_", (n_features,), "OU")

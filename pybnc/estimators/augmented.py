@@ -292,7 +292,7 @@ class NaiveBayes(AugmentedNaiveBayes):
     _parameter_constraints = _NETWORK_CONSTRAINTS
 
     def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
@@ -326,7 +326,7 @@ class TAN(AugmentedNaiveBayes):
     _parameter_constraints = {**_NETWORK_CONSTRAINTS, "criterion": [StrOptions({"loglik", "aic", "bic", "mdl"})]}
 
     def __init__(self, criterion="loglik", params="backoff", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
                  weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())

@@ -164,7 +164,14 @@ def capabilities(estimator) -> Capabilities:
     if found.sample_weight == "counts" and declared.passes and not found.passes:
         # a parameter that takes the passes away (weights fitted to the rows) reads the rows: it repeats them
         found = found.replace(sample_weight="repeats")
+    if groups_rare_levels(estimator):  # which levels are rare is known once every row is counted
+        found = found.replace(learns_from_counts=False, passes=0)
     return found
+
+
+def groups_rare_levels(estimator) -> bool:
+    """Whether an instance's encoding groups rare levels (``min_frequency > 1``)."""
+    return not inspect.isclass(estimator) and (getattr(estimator, "min_frequency", 1) or 1) > 1
 
 
 def block_refusal(estimator, one_pass: bool) -> str | None:
@@ -172,6 +179,15 @@ def block_refusal(estimator, one_pass: bool) -> str | None:
     ``partial_fit``; else in as many passes as it needs), or None if it can."""
     found = capabilities(estimator)
     name = type(estimator).__name__
+    if groups_rare_levels(estimator):
+        without = block_refusal(type(estimator)(**{**estimator.get_params(deep=False), "min_frequency": 1}), one_pass)
+        if without is not None:
+            return without
+        return (f"{_call(estimator)} groups the levels seen fewer than {estimator.min_frequency} times, which "
+                "are known only once every row is counted, so it cannot learn block by block (partial_fit, "
+                "fit_blocks, fit_dask). Pass min_frequency=1, or group the rare levels of the table "
+                "before (for example top = X[col].value_counts().index[:100]; "
+                "X[col] = X[col].where(X[col].isin(top), 'other')).")
     if found.passes and (found.learns_from_counts or not one_pass):
         return None
     if found.passes and found.rereads_rows:

@@ -189,8 +189,9 @@ def _encodings(models, X, y_codes, n_classes, weights=None) -> dict:
         # Models that need the pair counts get their own shared encoding with them.
         pairs = capabilities(model).pair_counts
         key = (*_encoder_key(encoder), pairs)
-        if key not in by_key and encoder.surely_discretises(X):
-            by_key[key] = None  # each fold cuts at its own points: :class:`_FoldEncodings`
+        if key not in by_key and (encoder.surely_discretises(X) or encoder.min_frequency > 1):
+            # each fold cuts at its own points, or groups the levels rare in its rows: :class:`_FoldEncodings`
+            by_key[key] = None
         if key not in by_key:
             encoder.fit(X, y_codes)
             ok = all(kind == "categorical" for kind in encoder.kinds_) and not encoder.dropped_columns_

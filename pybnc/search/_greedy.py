@@ -88,7 +88,7 @@ class WrapperParams:
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
                  n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
 

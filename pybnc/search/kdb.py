@@ -156,7 +156,7 @@ class KDB(_ArcSearch):
 
     def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="backoff", alpha=None,
                  random_state=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())

@@ -80,7 +80,7 @@ class _SemiNaiveParams:
 
     def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
                  stopping="log_loss", random_state=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None):
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
         keep_arguments(self, locals())
 
 

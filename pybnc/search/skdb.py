@@ -176,7 +176,7 @@ class SKDB(AugmentedNaiveBayes):
 
     def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
                  verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", categorical_features=None, numeric_features=None,
+                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())

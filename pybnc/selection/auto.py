@@ -38,7 +38,7 @@ from ..encode.labels import class_codes
 from ..estimators._fitted_state import InconsistentState
 from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from ..estimators.capabilities import Capabilities
-from .candidates import Candidate, TableFacts, round_one, round_two, user_candidates
+from .candidates import RARE_MIN_FREQUENCY, Candidate, TableFacts, round_one, round_two, user_candidates
 from .blend import ensemble_candidate
 from .race import Evaluation, _folds, evaluate, race_head, race_survivors, warm_pool, workers_for
 from .rules import RULES, choose
@@ -338,11 +338,17 @@ class AutoBNC(BaseBNC):
                                numeric_features=self.numeric_features)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the refitted choice warns about the columns itself
-            encoder.fit(X, y_codes)
+            codes = encoder.fit_transform(X, y_codes)
+        rare = total = 0
+        for j in np.flatnonzero(np.asarray(encoder.kinds_) == "categorical"):
+            seen = np.bincount(codes[:, j][codes[:, j] >= 0], minlength=int(encoder.cardinalities_[j]))
+            few = int(np.count_nonzero(seen < RARE_MIN_FREQUENCY))
+            rare, total = rare + (few if few >= 2 else 0), total + seen.size
         return TableFacts(n_rows=len(y_codes), n_classes=n_classes,
                           cardinalities=tuple(int(r) for r in encoder.cardinalities_),
                           has_numeric="discretised" in encoder.kinds_,
-                          has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()))
+                          has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()),
+                          rare_levels=rare, categorical_levels=total)
 
     def _round_one(self, results: dict, candidates: list, X, y, folds, bar, ahead: tuple = ()) -> float:
         """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds
