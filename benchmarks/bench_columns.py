@@ -1,8 +1,9 @@
 """Fit time with the column-batched encoder and back-off against the one-column paths,
 in the same process.
 
-The MDL cut points of a table's float columns (``pybnc.encode.mdl_columns``) and the
-back-off tables of its one-parent families (``back_off_log_tables_one_parent``) are
+The codes and cut points of a table's float columns (``pybnc.encode.numeric_block``:
+one conversion and sort for all, the quantile cuts together, the MDL cuts by
+``pybnc.encode.mdl_columns``) and the back-off tables of its one-parent families (``back_off_log_tables_one_parent``) are
 computed for all columns at once; the one-column paths they replace
 (``discretize.cut_points`` per column, ``learn.back_off_family`` per family) give the
 same results and are still in the package. This script switches between the two in one
@@ -30,7 +31,7 @@ from pybnc.datasets import load_dataset
 from pybnc.encode.table import TableEncoder
 from pybnc.parameters import learn
 
-BATCHED = {"mdl": TableEncoder._float_columns_mdl_cuts, "back_off": learn._back_off_tables}
+BATCHED = {"floats": TableEncoder._float_block, "back_off": learn._back_off_tables}
 
 
 def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families):
@@ -41,7 +42,7 @@ def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families)
 
 def use(batched: bool) -> None:
     """The batched paths, or the one-column ones (every column cut by cut_points)."""
-    TableEncoder._float_columns_mdl_cuts = BATCHED["mdl"] if batched else (lambda self, *args: {})
+    TableEncoder._float_block = BATCHED["floats"] if batched else (lambda self, *args: {})
     learn._back_off_tables = BATCHED["back_off"] if batched else _back_off_one_family_at_a_time
 
 

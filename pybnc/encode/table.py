@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from .discretize import cut_points
-from .mdl_columns import mdl_cut_points_of_columns
+from .numeric_block import numeric_columns
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
     identifier_reason,
@@ -370,12 +370,14 @@ class TableEncoder:
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
         unique_numbers = []  # integer columns taken as numbers although nearly unique
         rare_levels = []
-        mdl_cuts = self._float_columns_mdl_cuts(frame, categorical, y_codes)
-        # frame.items(): iloc's indexer checks cost more than the column on wide tables
-        for pos, (name, col) in enumerate(frame.items()):
-            refuse_unsupported_dtype(col, name)
+        block = self._float_block(frame, categorical, numeric, y_codes)
+        for pos, name, col in self._other_columns(frame, block):
             codes = levels = cuts = None
-            if isinstance(col.dtype, pd.CategoricalDtype) and name not in numeric:
+            if col is None:  # a float column coded with the others
+                codes, levels, cuts = block[pos]
+                if cuts is not None:
+                    levels = interval_labels(cuts)
+            elif isinstance(col.dtype, pd.CategoricalDtype) and name not in numeric:
                 levels = np.asarray(col.dtype.categories, dtype=object)
                 codes = col.array.codes.astype(np.int32)
             elif is_float_column(col) or name in numeric:
@@ -397,13 +399,13 @@ class TableEncoder:
                     float_values(col, name)
                     codes, levels = factorize_column(col, name)
                 else:
-                    codes, levels, cuts = self._numeric_column(col, name, y_codes, mdl_cuts.get(pos))
+                    codes, levels, cuts = self._numeric_column(col, name, y_codes)
             n_missing = np.count_nonzero(codes < 0)
             rare = None
             if cuts is None:
                 refuse_unsupported_levels(levels, name)
                 n_observed = self._observed_weight(codes >= 0, n - n_missing)
-                if isinstance(col.dtype, pd.CategoricalDtype):  # declared levels need not occur
+                if col is not None and isinstance(col.dtype, pd.CategoricalDtype):  # declared levels need not occur
                     n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
                 else:
                     n_distinct = len(levels)
@@ -475,38 +477,59 @@ class TableEncoder:
         self.n_input_columns_ = n_input_columns
         self.rare_levels_ = list(rare_levels) if rare_levels is not None else [None] * len(self.columns_)
 
-    def _float_columns_mdl_cuts(self, frame: pd.DataFrame, categorical: set, y_codes) -> dict:
-        """``{position: MDL cut points}`` of the float columns, cut together
-        (:mod:`pybnc.encode.mdl_columns`: the same cuts, without a Python pass per column
-        and segment, which is what a wide numeric table spends its encoding on). Columns
-        with infinite values are left to the one-column path, which refuses them."""
-        if self.discretizer != "mdl" or y_codes is None:
-            return {}
-        positions = _float_positions(frame, categorical)
-        if len(positions) < 2:
+    def _float_block(self, frame: pd.DataFrame, categorical: set, numeric: set, y_codes) -> dict:
+        """``{position: (codes, levels, cuts)}`` of the float columns coded together
+        (:mod:`pybnc.encode.numeric_block`: one conversion and one sort for all, the same
+        codes and cuts as column by column; ``levels`` None where there are cuts). Left to
+        the one-column path: columns with infinite values (it refuses them, naming the
+        column) and columns named like an identifier (its rule reads the column)."""
+        positions = [pos for pos in _float_positions(frame, categorical)
+                     if self.id_columns == "keep" or frame.columns[pos] in numeric
+                     or not name_says_identifier(frame.columns[pos])]
+        if not positions:
             return {}
         values = frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
         finite = ~np.isinf(values).any(axis=0)
-        values, positions = values[:, finite], [pos for pos, ok in zip(positions, finite) if ok]
-        cuts = mdl_cut_points_of_columns(values, np.asarray(y_codes), getattr(self, "_weights", None))
-        return dict(zip(positions, cuts))
+        positions = [pos for pos, ok in zip(positions, finite) if ok]
+        found = numeric_columns(np.asfortranarray(values[:, finite]), self.discretizer, self.n_bins,
+                                y_codes=None if y_codes is None else np.asarray(y_codes),
+                                weights=getattr(self, "_weights", None))
+        return dict(zip(positions, found))
 
-    def _numeric_column(self, col, name, y_codes, mdl_cuts=None):
-        """Codes, levels and cut points (None when few values) of a numeric column;
-        ``mdl_cuts``: its MDL cut points when they were found with other columns."""
+    @staticmethod
+    def _other_columns(frame: pd.DataFrame, block: dict):
+        """``(position, name, Series)`` of every column, the Series None for the columns of
+        ``block``: only the others are taken out of the frame as a Series (on a table of
+        thousands of float columns, making the Series costs more than coding them)."""
+        if not block:
+            # frame.items(): iloc's indexer checks cost more than the column on wide tables
+            for pos, (name, col) in enumerate(frame.items()):
+                refuse_unsupported_dtype(col, name)
+                yield pos, name, col
+            return
+        others = [pos for pos in range(frame.shape[1]) if pos not in block]
+        series = iter(frame.iloc[:, others].items()) if others else iter(())
+        for pos, name in enumerate(frame.columns):
+            if pos in block:
+                yield pos, name, None
+                continue
+            _, col = next(series)
+            refuse_unsupported_dtype(col, name)
+            yield pos, name, col
+
+    def _numeric_column(self, col, name, y_codes):
+        """Codes, levels and cut points (None when few values) of a numeric column, alone
+        (the float columns are coded together: :meth:`_float_block`)."""
         values = float_values(col, name)
         observed = ~np.isnan(values)
         distinct = np.unique(values[observed])
         if distinct.size <= self.n_bins:
             codes = np.where(observed, np.searchsorted(distinct, values), MISSING).astype(np.int32)
             return codes, distinct.astype(object), None
-        if mdl_cuts is not None:
-            cuts = mdl_cuts
-        else:
-            y_obs = None if y_codes is None else y_codes[observed]
-            weights = getattr(self, "_weights", None)
-            cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
-                                         weights=None if weights is None else weights[observed]), dtype=np.float64)
+        y_obs = None if y_codes is None else y_codes[observed]
+        weights = getattr(self, "_weights", None)
+        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
+                                     weights=None if weights is None else weights[observed]), dtype=np.float64)
         codes = np.where(observed, np.searchsorted(cuts, values, side="right"), MISSING).astype(np.int32)
         return codes, interval_labels(cuts), cuts
 
@@ -551,18 +574,34 @@ class TableEncoder:
         levels = self.categories_[j]
         return levels[:-1] if self._layout()[2][j] >= 0 else levels
 
-    def _lookup_text_block(self, columns: list, positions) -> dict:
+    def _lookup_text_block(self, columns: list, positions, n_rows: int) -> dict:
         """``{j: codes}`` of the categorical text columns, matched together when a wide table
         has many of them (:func:`lookup_text_columns`); columns holding a value that matches
         no level are left out (the column-by-column lookup names an example)."""
         rare = self._rare_levels()
         text = [j for j, (kind, pos) in enumerate(zip(self.kinds_, positions))
                 if kind == "categorical" and rare[j] is None and is_text_column(columns[pos])]
-        if len(text) < TEXT_BLOCK_MIN_COLUMNS or len(columns[0]) > TEXT_BLOCK_MAX_ROWS:
+        if len(text) < TEXT_BLOCK_MIN_COLUMNS or n_rows > TEXT_BLOCK_MAX_ROWS:
             return {}
         codes, unseen = lookup_text_columns([columns[positions[j]] for j in text],
                                             [self.observed_levels(j) for j in text])
         return {j: codes[:, i] for i, j in enumerate(text) if not unseen[i]}
+
+    def _discretised_block(self, frame: pd.DataFrame, positions) -> dict:
+        """``{input position: float values}`` of the discretised columns, converted together
+        (a Series per column costs more than its codes on a wide table); a column with an
+        infinite value, and all of them when one holds text, are left to
+        :func:`float_values`, which refuses them naming the column."""
+        wanted = [int(pos) for kind, pos in zip(self.kinds_, positions) if kind == "discretised"]
+        if len(wanted) < 2:
+            return {}
+        try:
+            values = frame.iloc[:, wanted].to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            return {}
+        finite = ~np.isinf(values).any(axis=0)
+        values = np.asfortranarray(values)
+        return {pos: values[:, i] for i, pos in enumerate(wanted) if finite[i]}
 
     def _rare_levels(self) -> list:
         """Per column, the levels grouped into ``"(rare)"`` or None (encoders fitted before
@@ -586,15 +625,19 @@ class TableEncoder:
             )
         codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
         foreign, examples = [], []
-        columns = [col for _, col in frame.items()]
-        looked_up = self._lookup_text_block(columns, positions)
+        cut = self._discretised_block(frame, positions)
+        columns = [None] * frame.shape[1]  # the Series of the columns not in the block
+        others = [pos for pos in range(frame.shape[1]) if pos not in cut]
+        for pos, (_, col) in zip(others, (frame if len(others) == frame.shape[1] else frame.iloc[:, others]).items()):
+            columns[pos] = col
+        looked_up = self._lookup_text_block(columns, positions, len(frame))
         for j, (kind, cuts, pos) in enumerate(zip(self.kinds_, self.cut_points_, positions)):
             col, name = columns[pos], self.columns_[j]
             if j in looked_up:  # text column matched in a block; one with unseen values is looked at alone
                 out = looked_up[j]
                 missing = col.isna().to_numpy() if missing_codes[j] >= 0 else None
             elif kind == "discretised":
-                values = float_values(col, name)
+                values = cut[pos] if pos in cut else float_values(col, name)
                 missing = np.isnan(values)
                 out = np.where(missing, MISSING, np.searchsorted(cuts, values, side="right")).astype(np.int32)
             else:
