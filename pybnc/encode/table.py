@@ -94,10 +94,9 @@ def as_frame(X, column_major: bool = True) -> pd.DataFrame:
 
 
 def interval_labels(cuts: np.ndarray) -> np.ndarray:
-    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
-    return np.array(
-        [f"[{lo:.6g}, {hi:.6g})" for lo, hi in zip(edges[:-1], edges[1:])], dtype=object
-    )
+    """``"[lo, hi)"`` of each bin the cut points make (each edge formatted once)."""
+    edges = ["-inf", *(f"{v:.6g}" for v in np.asarray(cuts, dtype=np.float64).tolist()), "inf"]
+    return np.array([f"[{lo}, {hi})" for lo, hi in zip(edges[:-1], edges[1:])], dtype=object)
 
 
 def float_values(col: pd.Series, name) -> np.ndarray:
@@ -483,9 +482,9 @@ class TableEncoder:
         codes and cuts as column by column; ``levels`` None where there are cuts). Left to
         the one-column path: columns with infinite values (it refuses them, naming the
         column) and columns named like an identifier (its rule reads the column)."""
+        names = list(frame.columns)  # once: indexing an Index of Arrow strings costs per call
         positions = [pos for pos in _float_positions(frame, categorical)
-                     if self.id_columns == "keep" or frame.columns[pos] in numeric
-                     or not name_says_identifier(frame.columns[pos])]
+                     if self.id_columns == "keep" or names[pos] in numeric or not name_says_identifier(names[pos])]
         if not positions:
             return {}
         values = frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -509,7 +508,7 @@ class TableEncoder:
             return
         others = [pos for pos in range(frame.shape[1]) if pos not in block]
         series = iter(frame.iloc[:, others].items()) if others else iter(())
-        for pos, name in enumerate(frame.columns):
+        for pos, name in enumerate(list(frame.columns)):
             if pos in block:
                 yield pos, name, None
                 continue
