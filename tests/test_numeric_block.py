@@ -64,3 +64,20 @@ def test_an_infinite_or_text_value_at_predict_is_refused_naming_its_column():
         enc.transform(X.assign(b=np.r_[np.inf, np.arange(29.0)]))
     with pytest.raises(ValueError, match="Column 'a' is numeric in this model but holds the value 'x'"):
         enc.transform(X.assign(a=["x"] + [1.0] * 29))
+
+
+def test_a_tall_table_is_coded_a_few_columns_at_a_time_the_same(monkeypatch):
+    import pybnc.encode.numeric_block as block
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(np.round(rng.normal(size=(300, 9)), 2), columns=[f"x{i}" for i in range(9)])
+    X.iloc[::5, 2] = np.nan
+    y = rng.integers(0, 3, 300)
+    whole = TableEncoder(discretizer="quantile", n_bins=7)
+    codes = whole.fit_transform(X, y)
+    monkeypatch.setattr(block, "BLOCK_CELLS", 700)  # two columns a group
+    assert [len(g) for g in block.column_groups(list(range(9)), 300)] == [2, 2, 2, 2, 1]
+    grouped = TableEncoder(discretizer="quantile", n_bins=7)
+    np.testing.assert_array_equal(grouped.fit_transform(X, y), codes)
+    np.testing.assert_array_equal(grouped.transform(X), codes)  # column by column at predict
+    assert [c.tolist() for c in grouped.cut_points_] == [c.tolist() for c in whole.cut_points_]

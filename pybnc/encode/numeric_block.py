@@ -21,6 +21,18 @@ from ._levels import MISSING
 from .discretize import cut_points
 from .mdl_columns import mdl_cut_points_of_columns
 
+#: Most cells (rows x columns) converted and sorted at once: a tall table's columns go a
+#: few at a time, so that the copies stay about 32 MiB each (a wide, short table's all go
+#: together; a tall one spends its time on the values, not on the calls around them).
+BLOCK_CELLS = 1 << 22
+
+
+def column_groups(positions: list, n_rows: int) -> list:
+    """``positions`` in consecutive groups of at most :data:`BLOCK_CELLS` cells (one
+    column at least)."""
+    size = max(1, BLOCK_CELLS // max(n_rows, 1))
+    return [positions[i:i + size] for i in range(0, len(positions), size)]
+
 
 def quantile_cut_points_of_columns(ordered: np.ndarray, n_observed: np.ndarray, gap: np.ndarray, n_bins: int) -> list:
     """``cut_points(x_j, "quantile", n_bins)`` of every column ``j``, computed together.
@@ -62,7 +74,7 @@ def quantile_cut_points_of_columns(ordered: np.ndarray, n_observed: np.ndarray, 
     cut = np.flatnonzero(n_gaps > 0)
     column = np.repeat(cut, n_bins - 1)
     targets = np.tile(np.arange(1, n_bins), cut.size) * (n_observed[column] / n_bins)
-    below = np.cumsum(gap, axis=0)  # gaps at rank <= r, per column
+    below = np.cumsum(gap, axis=0, dtype=np.int64 if n_rows >= 2**31 else np.int32)  # gaps at rank <= r
     row = np.clip(np.ceil(targets).astype(np.int64) - 1, 0, n_rows - 1)
     last = n_gaps[column] - 1
     right = np.clip(below[row, column], 0, last)

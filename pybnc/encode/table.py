@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from .discretize import cut_points
-from .numeric_block import numeric_columns
+from .numeric_block import column_groups, numeric_columns
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
     identifier_reason,
@@ -485,15 +485,15 @@ class TableEncoder:
         names = list(frame.columns)  # once: indexing an Index of Arrow strings costs per call
         positions = [pos for pos in _float_positions(frame, categorical)
                      if self.id_columns == "keep" or names[pos] in numeric or not name_says_identifier(names[pos])]
-        if not positions:
-            return {}
-        values = frame.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
-        finite = ~np.isinf(values).any(axis=0)
-        positions = [pos for pos, ok in zip(positions, finite) if ok]
-        found = numeric_columns(np.asfortranarray(values[:, finite]), self.discretizer, self.n_bins,
-                                y_codes=None if y_codes is None else np.asarray(y_codes),
-                                weights=getattr(self, "_weights", None))
-        return dict(zip(positions, found))
+        block = {}
+        for group in column_groups(positions, len(frame)):
+            values = frame.iloc[:, group].to_numpy(dtype=np.float64, na_value=np.nan)
+            finite = ~np.isinf(values).any(axis=0)
+            found = numeric_columns(np.asfortranarray(values[:, finite]), self.discretizer, self.n_bins,
+                                    y_codes=None if y_codes is None else np.asarray(y_codes),
+                                    weights=getattr(self, "_weights", None))
+            block.update(zip([pos for pos, ok in zip(group, finite) if ok], found))
+        return block
 
     @staticmethod
     def _other_columns(frame: pd.DataFrame, block: dict):
@@ -588,11 +588,13 @@ class TableEncoder:
 
     def _discretised_block(self, frame: pd.DataFrame, positions) -> dict:
         """``{input position: float values}`` of the discretised columns, converted together
-        (a Series per column costs more than its codes on a wide table); a column with an
-        infinite value, and all of them when one holds text, are left to
-        :func:`float_values`, which refuses them naming the column."""
+        when they hold at most :data:`~pybnc.encode.numeric_block.BLOCK_CELLS` cells (on a
+        wide, short table a Series per column costs more than its codes; a larger table's
+        time is in its values, and it is read column by column, without a copy of them
+        all). A column with an infinite value, and all of them when one holds text, are
+        left to :func:`float_values`, which refuses them naming the column."""
         wanted = [int(pos) for kind, pos in zip(self.kinds_, positions) if kind == "discretised"]
-        if len(wanted) < 2:
+        if len(wanted) < 2 or len(column_groups(wanted, len(frame))) > 1:
             return {}
         try:
             values = frame.iloc[:, wanted].to_numpy(dtype=np.float64, na_value=np.nan)
