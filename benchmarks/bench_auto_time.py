@@ -10,10 +10,13 @@ and end of the table's repeats, and the commit measured. Rows go to the CSV (``-
 
 ``--wide`` adds a synthetic wide numeric table (200 rows x 2,000 normal columns, two
 classes, 2 % of the columns shifted by the class): the shape where AutoBNC is furthest
-from the forest (docs/accuracy_vs_forest.md, "What is left").
+from the forest (docs/accuracy_vs_forest.md, "What is left"). ``--many-levelled`` adds a
+synthetic table of many rare levels (600 rows: six text columns of 300 levels, three of
+them shifted by the class, and one number): the shape AutoBNC groups the rare levels of
+(``min_frequency``, docs/encoding.md).
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_auto_time.py [--datasets car,chess]
-[--arff-dir DIR] [--wide] [--repeats 3]``.
+[--arff-dir DIR] [--wide] [--many-levelled] [--repeats 3]``.
 """
 
 from __future__ import annotations
@@ -53,6 +56,17 @@ def _wide(n_rows=200, n_columns=2000, seed=1):
     return X, y
 
 
+MANY_LEVELLED = "600 x (6 x 300 levels + 1 number) (synthetic)"
+
+
+def _many_levelled(n_rows=600, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_rows)
+    X = pd.DataFrame({f"m{i}": [f"v{v}" for v in rng.integers(0, 300, n_rows) + y * (i % 2)] for i in range(6)})
+    X["n"] = rng.normal(size=n_rows) + y
+    return X, y
+
+
 def _seconds(make, X, y) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -67,10 +81,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/bench_auto_time.csv"))
     parser.add_argument("--wide", action="store_true", help="add a synthetic 200 x 2,000 numeric table")
+    parser.add_argument("--many-levelled", action="store_true", help="add a synthetic table of many rare levels")
     args = parser.parse_args()
     tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
     if args.wide:
         tables[WIDE] = _wide
+    if args.many_levelled:
+        tables[MANY_LEVELLED] = _many_levelled
     done = pd.read_csv(args.csv) if args.csv.exists() else pd.DataFrame()
     print("| table | rows | forest (s) | AutoBNC (s) | ratio | load |\n|---|---|---|---|---|---|", flush=True)
     for name, load in tables.items():
