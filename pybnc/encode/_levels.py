@@ -148,7 +148,7 @@ def lookup_grouped_column(col: pd.Series, kept: np.ndarray, rare: np.ndarray, na
     codes[codes >= kept.size] = kept.size
     unseen = (codes < 0) & ~col.isna().to_numpy()
     if unseen.any():
-        fitted = {label_family(v) for v in kept[:50]} | {label_family(v) for v in rare[:50]}
+        fitted = _fitted_kinds(kept) | _fitted_kinds(rare)
         which, values = pd.factorize(col[unseen], sort=False)  # the distinct unseen values, once each
         of_kind = np.array([label_family(v) in fitted for v in np.asarray(values, dtype=object)], dtype=bool)
         rows = np.flatnonzero(unseen)
@@ -223,8 +223,13 @@ def _integer_lookup(values: np.ndarray, levels: np.ndarray) -> np.ndarray | None
     return table[np.minimum(offset, high - low + 1)]
 
 
+def _fitted_kinds(levels: np.ndarray) -> set:
+    """The kinds of label (text, number, ...) of fitted levels, read from the first 50."""
+    return {label_family(v) for v in levels[:50]}
+
+
 def _foreign_example(unseen: np.ndarray, levels: np.ndarray):
     if unseen.size == 0 or levels.size == 0:
         return None
-    fitted = {label_family(v) for v in levels[:50]}
+    fitted = _fitted_kinds(levels)
     return next((v for v in unseen if label_family(v) not in fitted), None)

@@ -40,7 +40,7 @@ from ._levels import MISSING, lookup_column, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
 from .column_facts import CLASS_TABLES, IDENTIFIER, plan_column_facts
-from .table import TableEncoder, as_frame, float_values, interval_labels, missing_label
+from .table import TableEncoder, as_frame, float_values, interval_labels, unused_label
 
 # A key of the plan's results that is not a column name (a column name is a str or a number).
 _BIN_COUNTS = ("mdl", "bin counts")
@@ -113,7 +113,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
         if len(levels) == len(old) and not new_missing:
             continue
         if missing_codes[j] >= 0 or new_missing:
-            label = current[-1] if missing_codes[j] >= 0 else missing_label(levels)
+            label = current[-1] if missing_codes[j] >= 0 else unused_label(levels)
             missing_codes[j] = len(levels)
             levels = np.append(levels, np.array([label], dtype=object))
         categories[j] = levels
@@ -233,7 +233,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
                 continue
         if encoder.missing == "category" and has_missing:
             missing_codes.append(len(levels))
-            levels = np.append(levels, np.array([missing_label(levels)], dtype=object))
+            levels = np.append(levels, np.array([unused_label(levels)], dtype=object))
         else:
             missing_codes.append(MISSING)
         encoder.columns_.append(name)

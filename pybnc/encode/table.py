@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
-from .discretize import cut_points
 from .numeric_block import column_groups, numeric_columns
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
@@ -137,12 +136,22 @@ def _is_number(value) -> bool:
     return True
 
 
-def missing_label(levels: np.ndarray, label: str = MISSING_LABEL) -> str:
-    """The label of the missing level: ``"(missing)"`` (or ``label``), made unique among ``levels``."""
+def unused_label(levels: np.ndarray, label: str = MISSING_LABEL) -> str:
+    """``label`` (the missing level's, ``"(missing)"``, unless given), made unique among ``levels``."""
     taken = {str(v) for v in levels}
     while label in taken:
         label += "_"
     return label
+
+
+def rare_levels_mask(codes: np.ndarray, n_levels: int, min_frequency: int, weights=None) -> np.ndarray:
+    """Which of a column's ``n_levels`` levels :func:`group_rare_levels` groups: those seen
+    fewer than ``min_frequency`` times in ``codes`` (by the rows' ``weights``), when at
+    least two are; none otherwise."""
+    observed = codes >= 0
+    seen = np.bincount(codes[observed], weights=None if weights is None else weights[observed], minlength=n_levels)
+    rare = seen < min_frequency
+    return rare if np.count_nonzero(rare) >= 2 else np.zeros(n_levels, dtype=bool)
 
 
 def group_rare_levels(codes: np.ndarray, levels: np.ndarray, min_frequency: int, weights=None) -> tuple:
@@ -161,15 +170,13 @@ def group_rare_levels(codes: np.ndarray, levels: np.ndarray, min_frequency: int,
     ([0, 0, 1, 1, -1], ['a', '(rare)'], ['b', 'c'])
     """
     observed = codes >= 0
-    seen = np.bincount(codes[observed], weights=None if weights is None else weights[observed],
-                       minlength=levels.size)
-    rare = seen < min_frequency
-    if np.count_nonzero(rare) < 2:
+    rare = rare_levels_mask(codes, levels.size, min_frequency, weights)
+    if not rare.any():
         return codes, levels, None
     kept = levels[~rare]
     new = np.where(rare, kept.size, np.cumsum(~rare) - 1)
     codes = np.where(observed, new[np.maximum(codes, 0)], MISSING).astype(np.int32)
-    return codes, np.append(kept, np.array([missing_label(kept, RARE_LABEL)], dtype=object)), levels[rare]
+    return codes, np.append(kept, np.array([unused_label(kept, RARE_LABEL)], dtype=object)), levels[rare]
 
 
 def _float_positions(frame: pd.DataFrame, categorical: set) -> list:
@@ -374,8 +381,6 @@ class TableEncoder:
             codes = levels = cuts = None
             if col is None:  # a float column coded with the others
                 codes, levels, cuts = block[pos]
-                if cuts is not None:
-                    levels = interval_labels(cuts)
             elif isinstance(col.dtype, pd.CategoricalDtype) and name not in numeric:
                 levels = np.asarray(col.dtype.categories, dtype=object)
                 codes = col.array.codes.astype(np.int32)
@@ -416,7 +421,7 @@ class TableEncoder:
             if self.missing == "category" and n_missing:
                 missing_codes.append(levels.size)
                 codes = np.where(codes < 0, levels.size, codes).astype(np.int32)
-                levels = np.append(levels, np.array([missing_label(levels)], dtype=object))
+                levels = np.append(levels, np.array([unused_label(levels)], dtype=object))
             else:
                 missing_codes.append(MISSING)
             self.columns_.append(name)
@@ -478,8 +483,7 @@ class TableEncoder:
 
     def _float_block(self, frame: pd.DataFrame, categorical: set, numeric: set, y_codes) -> dict:
         """``{position: (codes, levels, cuts)}`` of the float columns coded together
-        (:mod:`pybnc.encode.numeric_block`: one conversion and one sort for all, the same
-        codes and cuts as column by column; ``levels`` None where there are cuts). Left to
+        (:mod:`pybnc.encode.numeric_block`: one conversion and one sort for all). Left to
         the one-column path: columns with infinite values (it refuses them, naming the
         column) and columns named like an identifier (its rule reads the column)."""
         names = list(frame.columns)  # once: indexing an Index of Arrow strings costs per call
@@ -489,10 +493,7 @@ class TableEncoder:
         for group in column_groups(positions, len(frame)):
             values = frame.iloc[:, group].to_numpy(dtype=np.float64, na_value=np.nan)
             finite = ~np.isinf(values).any(axis=0)
-            found = numeric_columns(np.asfortranarray(values[:, finite]), self.discretizer, self.n_bins,
-                                    y_codes=None if y_codes is None else np.asarray(y_codes),
-                                    weights=getattr(self, "_weights", None))
-            block.update(zip([pos for pos, ok in zip(group, finite) if ok], found))
+            block.update(zip([pos for pos, ok in zip(group, finite) if ok], self._coded_floats(values[:, finite], y_codes)))
         return block
 
     @staticmethod
@@ -519,18 +520,16 @@ class TableEncoder:
     def _numeric_column(self, col, name, y_codes):
         """Codes, levels and cut points (None when few values) of a numeric column, alone
         (the float columns are coded together: :meth:`_float_block`)."""
-        values = float_values(col, name)
-        observed = ~np.isnan(values)
-        distinct = np.unique(values[observed])
-        if distinct.size <= self.n_bins:
-            codes = np.where(observed, np.searchsorted(distinct, values), MISSING).astype(np.int32)
-            return codes, distinct.astype(object), None
-        y_obs = None if y_codes is None else y_codes[observed]
-        weights = getattr(self, "_weights", None)
-        cuts = np.asarray(cut_points(values[observed], method=self.discretizer, n_bins=self.n_bins, y=y_obs,
-                                     weights=None if weights is None else weights[observed]), dtype=np.float64)
-        codes = np.where(observed, np.searchsorted(cuts, values, side="right"), MISSING).astype(np.int32)
-        return codes, interval_labels(cuts), cuts
+        return self._coded_floats(float_values(col, name)[:, None], y_codes)[0]
+
+    def _coded_floats(self, values: np.ndarray, y_codes) -> list:
+        """``(codes, levels, cuts)`` of each column of ``values`` (finite or NaN):
+        :func:`~pybnc.encode.numeric_block.numeric_columns`, a cut column's levels its
+        intervals' labels."""
+        found = numeric_columns(np.asfortranarray(values), self.discretizer, self.n_bins,
+                                y_codes=None if y_codes is None else np.asarray(y_codes),
+                                weights=getattr(self, "_weights", None))
+        return [(codes, interval_labels(cuts) if cuts is not None else levels, cuts) for codes, levels, cuts in found]
 
     def _left_out(self, name, n_distinct: int, n_observed: int, n_levels: int, categorical: set,
                   by_name_only: bool = False) -> bool:

@@ -34,6 +34,7 @@ from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_CONSTRAINTS, TableEncoder
+from ..encode.table import rare_levels_mask
 from ..encode.labels import class_codes
 from ..estimators._fitted_state import InconsistentState
 from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
@@ -339,11 +340,10 @@ class AutoBNC(BaseBNC):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the refitted choice warns about the columns itself
             codes = encoder.fit_transform(X, y_codes)
-        rare = total = 0
-        for j in np.flatnonzero(np.asarray(encoder.kinds_) == "categorical"):
-            seen = np.bincount(codes[:, j][codes[:, j] >= 0], minlength=int(encoder.cardinalities_[j]))
-            few = int(np.count_nonzero(seen < RARE_MIN_FREQUENCY))
-            rare, total = rare + (few if few >= 2 else 0), total + seen.size
+        categorical = np.flatnonzero(np.asarray(encoder.kinds_) == "categorical")
+        rare = sum(int(rare_levels_mask(codes[:, j], int(encoder.cardinalities_[j]), RARE_MIN_FREQUENCY).sum())
+                   for j in categorical)
+        total = int(np.asarray(encoder.cardinalities_)[categorical].sum())
         return TableFacts(n_rows=len(y_codes), n_classes=n_classes,
                           cardinalities=tuple(int(r) for r in encoder.cardinalities_),
                           has_numeric="discretised" in encoder.kinds_,
