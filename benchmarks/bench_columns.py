@@ -3,7 +3,8 @@ in the same process.
 
 The codes and cut points of a table's float columns (``pybnc.encode.numeric_block``:
 one conversion and sort for all, the quantile cuts together, the MDL cuts by
-``pybnc.encode.mdl_columns``) and the back-off tables of its one-parent families (``back_off_log_tables_one_parent``) are
+``pybnc.encode.mdl_columns``; at predict the discretised columns converted together;
+the first row of each table times the encoder alone) and the back-off tables of its one-parent families (``back_off_log_tables_one_parent``) are
 computed for all columns at once; the one-column paths they replace
 (``discretize.cut_points`` per column, ``learn.back_off_family`` per family) give the
 same results and are still in the package. This script switches between the two in one
@@ -31,7 +32,8 @@ from pybnc.datasets import load_dataset
 from pybnc.encode.table import TableEncoder
 from pybnc.parameters import learn
 
-BATCHED = {"floats": TableEncoder._float_block, "back_off": learn._back_off_tables}
+BATCHED = {"floats": TableEncoder._float_block, "transform": TableEncoder._discretised_block,
+           "back_off": learn._back_off_tables}
 
 
 def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families):
@@ -43,7 +45,18 @@ def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families)
 def use(batched: bool) -> None:
     """The batched paths, or the one-column ones (every column cut by cut_points)."""
     TableEncoder._float_block = BATCHED["floats"] if batched else (lambda self, *args: {})
+    TableEncoder._discretised_block = BATCHED["transform"] if batched else (lambda self, *args: {})
     learn._back_off_tables = BATCHED["back_off"] if batched else _back_off_one_family_at_a_time
+
+
+class _Encoding:
+    """The encoder alone, as AutoBNC's folds use it: learn on the rows, then code them."""
+
+    def fit(self, X, y):
+        encoder = TableEncoder(discretizer="quantile", n_bins=10)
+        encoder.fit_transform(X, y)
+        encoder.transform(X)
+        return self
 
 
 def tables(arff_dir) -> dict:
@@ -70,7 +83,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--arff-dir", type=Path)
     args = parser.parse_args()
-    models = {"NB": NaiveBayes, "TAN": TAN, "KDB(k=2)": lambda: KDB(k=2, verbose=0),
+    models = {"encoding: fit + transform, quantile(10)": _Encoding, "NB": NaiveBayes, "TAN": TAN,
+              "KDB(k=2)": lambda: KDB(k=2, verbose=0),
               "BaggedBNC(TAN, 10)": lambda: BaggedBNC(TAN(), n_estimators=10, random_state=0)}
     print(f"load average {os.getloadavg()[0]:.1f}; least of {args.repeats} (3 on the wide table and for bagging)")
     print("| table | model | one column at a time (ms) | batched (ms) | batched / one at a time |")
