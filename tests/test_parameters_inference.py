@@ -148,3 +148,35 @@ def _flat_index(codes, structure, cards, i):
     parents = list(structure.parents[i])
     configuration = np.ravel_multi_index(tuple(codes[:, parents].T), tuple(cards[parents])) if parents else 0
     return configuration * cards[i] + codes[:, i]
+
+
+@pytest.mark.parametrize("method", ["bayes", "mle", "ms"])
+def test_tables_of_one_shape_estimated_together_equal_each_alone(method):
+    """learn_parameters stacks the small tables of one shape: the same bits as one at a
+    time, with unseen configurations (denominator 0), shapes seen once, and a table past
+    the sparse bound among them."""
+    from pybnc.parameters.learn import _SPARSE_FROM_CELLS, conditional_log_table, conditional_log_tables
+
+    rng = np.random.RandomState(0)
+    tables = [rng.poisson(0.7, size=shape).astype(float)
+              for shape in [(2, 3, 4), (2, 3, 4), (3, 1, 5), (2, 3, 4), (3, 1, 5), (2, 7, 2), (2, 1, 0), (2, 1, 0)]]
+    tables[1][:, 0] = 0.0  # a configuration never seen
+    big = np.zeros((2, _SPARSE_FROM_CELLS // 4 + 1, 4))
+    big[0, 5] = [1.0, 2.0, 0.0, 3.0]
+    tables.append(big)
+    together = conditional_log_tables(tables, method, 1.0)
+    for table, got in zip(tables, together):
+        np.testing.assert_array_equal(got, conditional_log_table(table, method, 1.0))
+
+
+@pytest.mark.parametrize("params", ["ms", "friedman", "bayes", "mle"])
+@pytest.mark.parametrize("learner", [NaiveBayes, TAN])
+def test_a_column_never_observed_has_an_empty_table_under_every_smoothing(learner, params):
+    """An all-missing column has no level: multinomial sampling spread its pseudo-counts
+    over no cells, and Friedman's marginal over no levels (both divided by zero before)."""
+    X = pd.DataFrame({"a": ["x", "y", "x", "y", "x"], "empty": [np.nan] * 5, "c": ["u", "u", "v", "v", "u"]})
+    y = [0, 1, 0, 1, 1]
+    with_empty = learner(params=params).fit(X, y)
+    without = learner(params=params).fit(X.drop(columns="empty"), y)
+    np.testing.assert_allclose(with_empty.predict_proba(X), without.predict_proba(X.drop(columns="empty")),
+                               rtol=1e-12)

@@ -130,6 +130,8 @@ def pseudo_counts(method: str, alpha: float, r, q, n_classes: int, marginal=None
     if method == "friedman":
         return alpha * marginal, alpha
     if method == "ms":
+        if r * q * n_classes == 0:  # a feature never observed: an empty table, nothing to spread over
+            return 0.0, 0.0
         return alpha / (r * q * n_classes), alpha / (q * n_classes)
     raise ValueError(f"params={method!r} has no Dirichlet pseudo-counts; it is one of 'mle', 'bayes', "
                      "'friedman', 'ms'.")
@@ -253,15 +255,39 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     if method == "backoff":
         return ParameterTables(class_log_prior(counts.class_counts, method, alpha),
                                _back_off_tables(structure, counts, alpha, codes, y, families))
-    log_cpts = []
-    for i in range(structure.n_features):
-        n_ijk = family_counts(counts, structure, i, codes, y, families)
-        marginal = None
-        if method == "friedman":
+    tables = [family_counts(counts, structure, i, codes, y, families) for i in range(structure.n_features)]
+    if method == "friedman":
+        log_cpts = []
+        for i, n_ijk in enumerate(tables):
             n_i = counts.feature(i).sum(axis=0)
-            marginal = n_i / n_i.sum() if n_i.sum() > 0 else np.full(n_i.shape, 1.0 / n_i.size)
-        log_cpts.append(conditional_log_table(n_ijk, method, alpha, marginal))
+            marginal = n_i / n_i.sum() if n_i.sum() > 0 else np.full(n_i.shape, 1.0 / max(n_i.size, 1))
+            log_cpts.append(conditional_log_table(n_ijk, method, alpha, marginal))
+    else:
+        log_cpts = conditional_log_tables(tables, method, alpha)
     return ParameterTables(class_log_prior(counts.class_counts, method, alpha), log_cpts)
+
+
+def conditional_log_tables(tables: list, method: str, alpha: float) -> list:
+    """:func:`conditional_log_table` of each family's counts (``method`` other than
+    ``"friedman"``), bit for bit, with the small tables of one shape stacked and
+    estimated at once: a table of a few hundred cells costs a handful of numpy calls,
+    and a network of hundreds of features made that the cost of its parameters."""
+    out = [None] * len(tables)
+    by_shape = {}
+    for i, n_ijk in enumerate(tables):
+        if n_ijk.size > _SPARSE_FROM_CELLS:
+            out[i] = conditional_log_table(n_ijk, method, alpha)
+        else:
+            by_shape.setdefault(n_ijk.shape, []).append(i)
+    for (k, q, r), members in by_shape.items():
+        if len(members) == 1:
+            out[members[0]] = conditional_log_table(tables[members[0]], method, alpha)
+            continue
+        numerator = np.stack([tables[i] for i in members]) + pseudo_counts(method, alpha, r, q, k)[0]
+        logs = log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
+        for i, table in zip(members, logs):
+            out[i] = table
+    return out
 
 
 def _back_off_tables(structure: Structure, counts: Counts, alpha: float, codes, y, families) -> list:
