@@ -277,15 +277,16 @@ def _choices(results, dataset) -> str:
     # an ensemble's name lists its members and weights: count it by its heaviest member
     budgets = sorted({str(c).partition(" [")[2].rstrip("]") for c in chosen if " [" in str(c)})
     chosen = [str(c).partition(" [")[0] for c in chosen]
-    short = [c if not c.startswith("ensemble: ") else _ensemble(c) for c in chosen]
+    short = [_ensemble(c) if " ensemble: " in f" {c}" else c for c in chosen]
     text = "; ".join(f"{name} x{n}" if n > 1 else name for name, n in Counter(short).most_common())
     return text + "".join(f" [{b}]" for b in budgets)
 
 
 def _ensemble(name: str) -> str:
-    members = [part.split(" ", 1) for part in name[len("ensemble: "):].split(" + ")]
+    kind, _, listed = name.partition(": ")  # "ensemble" or "log-pooled ensemble"
+    members = [part.split(" ", 1) for part in listed.split(" + ")]
     weight, heaviest = max(members, key=lambda m: float(m[0]))
-    return f"ensemble of {len(members)} (most weight: {heaviest})"
+    return f"{kind} of {len(members)} (most weight: {heaviest})"
 
 
 def summarize(results: pd.DataFrame, datasets) -> str:

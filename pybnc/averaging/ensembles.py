@@ -4,8 +4,12 @@
 :class:`pybnc.AutoBNC` builds from its greedy ensemble of candidates);
 :class:`BaggedBNC` averages copies of one learner, each fitted on a bootstrap sample
 of the rows (Breiman, "Bagging predictors", Machine Learning 24, 1996). Both predict
-``sum_m w_m P_m(c | x)`` and explain it through each member's own treatment of the
-features left out.
+``sum_m w_m P_m(c | x)`` (the linear pool) and explain it through each member's own
+treatment of the features left out; :class:`AveragedBNC` also pools in log space,
+``P(c | x) ∝ prod_m P_m(c | x)^{w_m}`` (the logarithmic pool, ``pooling="log"``; Genest &
+Zidek, "Combining probability distributions", Statistical Science 1, 1986), where a class
+that one member finds unlikely stays unlikely: the members' log-odds add, as the terms of
+one network's joint log-likelihood do.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 from joblib import delayed
 from sklearn.base import _fit_context, clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from .._utils.workers import fit_workers, parallel_map
@@ -48,13 +52,22 @@ class _PosteriorMean(BaseBNC):
         check_is_fitted(self)
         return self.estimators_[0].encoder_
 
+    def _pools_logs(self) -> bool:
+        return getattr(self, "pooling", "linear") == "log"
+
     def predict_proba(self, X) -> np.ndarray:
-        """The weighted average of the members' posteriors, shape ``(n_samples, n_classes)``."""
+        """The members' posteriors pooled with their weights, shape ``(n_samples, n_classes)``."""
+        if self._pools_logs():
+            return np.exp(self.predict_log_proba(X))
         X = self._align(X)
         return sum(w * m.predict_proba(X) for w, m in zip(self.weights_, self.estimators_) if w > 0)
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log of :meth:`predict_proba` (floored at ``log(1e-300)``)."""
+        """Log of :meth:`predict_proba` (the linear pool's floored at ``log(1e-300)``)."""
+        if self._pools_logs():
+            X = self._align(X)
+            return log_posterior(sum(w * m.predict_log_proba(X) for w, m in zip(self.weights_, self.estimators_)
+                                     if w > 0))
         return np.log(np.maximum(self.predict_proba(X), 1e-300))
 
     def predict(self, X) -> np.ndarray:
@@ -65,14 +78,17 @@ class _PosteriorMean(BaseBNC):
     def _joint_log_likelihood(self, X) -> np.ndarray:
         return self.predict_log_proba(X)
 
-    # explain(): the value of a set of features is the log of the weighted mean of the
-    # members' posteriors with the other features left out, each member summing them out its own way
+    # explain(): the value of a set of features is the log of the pooled posteriors of the
+    # members with the other features left out, each member summing them out its own way
     def _explain_rows(self, X):
         X = self._align(X)
         rows = [member._explain_rows(X) for member in self.estimators_]
         return [coded for coded, _ in rows], rows[0][1]
 
     def _masked_jll(self, coded, rows, keep) -> np.ndarray:
+        if self._pools_logs():
+            return sum(w * log_posterior(member._masked_jll(c, rows, keep))
+                       for w, member, c in zip(self.weights_, self.estimators_, coded) if w > 0)
         posterior = sum(w * np.exp(log_posterior(member._masked_jll(c, rows, keep)))
                         for w, member, c in zip(self.weights_, self.estimators_, coded) if w > 0)
         return np.log(np.maximum(posterior, 1e-300))
@@ -106,8 +122,9 @@ class AveragedBNC(_PosteriorMean):
     """The weighted average of the class posteriors of several pybnc classifiers.
 
     ``fit`` fits a clone of each estimator on all the rows; the posterior is
-    ``sum_m weights[m] * P_m(c | x)``. :class:`pybnc.AutoBNC` builds one when an
-    ensemble of its candidates beats its best single candidate.
+    ``sum_m weights[m] * P_m(c | x)`` (``pooling="linear"``) or proportional to
+    ``prod_m P_m(c | x)^weights[m]`` (``pooling="log"``). :class:`pybnc.AutoBNC` builds
+    one when an ensemble of its candidates beats its best single candidate.
 
     Parameters
     ----------
@@ -119,6 +136,10 @@ class AveragedBNC(_PosteriorMean):
         Members fitted at once (processes forked for the fit where that is safe, else
         joblib's, :mod:`pybnc._utils.workers`; within an AutoBNC fit, its workers; None:
         one after another here).
+    pooling : {"linear", "log"}, default="linear"
+        How the posteriors combine: their weighted mean, or their weighted geometric
+        mean normalised over the classes (the members' log-posteriors add with the
+        weights, so that a class one member rules out stays ruled out).
 
     Attributes
     ----------
@@ -137,15 +158,19 @@ class AveragedBNC(_PosteriorMean):
     [0.25, 0.75]
     >>> bool(abs(model.predict_proba(X[:1]).sum() - 1) < 1e-12)
     True
+    >>> pooled = AveragedBNC([NaiveBayes(), KDB(k=2, verbose=0)], weights=[1, 3], pooling="log").fit(X, y)
+    >>> bool(abs(pooled.predict_proba(X[:1]).sum() - 1) < 1e-12)
+    True
     """
 
     _parameter_constraints = {"estimators": [list, tuple, None], "weights": ["array-like", None],
-                              "n_jobs": [Integral, None]}
+                              "n_jobs": [Integral, None], "pooling": [StrOptions({"linear", "log"})]}
 
-    def __init__(self, estimators=None, weights=None, n_jobs=None):
+    def __init__(self, estimators=None, weights=None, n_jobs=None, pooling="linear"):
         self.estimators = estimators
         self.weights = weights
         self.n_jobs = n_jobs
+        self.pooling = pooling
 
     def _refine_capabilities(self, declared):
         # the members learn the weights, each its own way: exactly if every one weighs its counts

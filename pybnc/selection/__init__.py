@@ -6,7 +6,7 @@ The stage after evaluation: it cross-validates candidate learners
 
 from .auto import AutoBNC
 from ..averaging import AveragedBNC
-from .blend import ensemble_selection
+from .blend import ensemble_selection, log_pool_selection
 from .rules import choose
 
-__all__ = ["AutoBNC", "AveragedBNC", "choose", "ensemble_selection"]
+__all__ = ["AutoBNC", "AveragedBNC", "choose", "ensemble_selection", "log_pool_selection"]

@@ -40,7 +40,7 @@ from ..estimators._fitted_state import InconsistentState
 from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterior
 from ..estimators.capabilities import Capabilities
 from .candidates import RARE_MIN_FREQUENCY, Candidate, TableFacts, round_one, round_two, user_candidates
-from .blend import ensemble_candidate
+from .blend import ensemble_candidates
 from .race import Evaluation, _folds, evaluate, race_head, race_survivors, warm_pool, workers_for
 from .rules import RULES, choose
 from .temperature import fit_temperature
@@ -113,9 +113,11 @@ class AutoBNC(BaseBNC):
         Steps of the greedy ensemble selection (Caruana et al., ICML 2004;
         :func:`pybnc.selection.blend.ensemble_selection`) over the candidates'
         out-of-fold probabilities: each step adds, with replacement, the candidate whose
-        addition most lowers the log-loss of the average, until none does; a
-        candidate's weight is its share of the steps. The ensemble competes as the most
-        complex candidate. 0: no ensemble. With 25 steps rather than 10 the weights are
+        addition most lowers the log-loss of the pooled posteriors, until none does; a
+        candidate's weight is its share of the steps. Two ensembles are built this way,
+        one averaging the posteriors and one pooling them in log space (their weighted
+        geometric mean, :func:`pybnc.selection.blend.log_pool_selection`); each competes
+        as the most complex candidate. 0: no ensemble. With 25 steps rather than 10 the weights are
         finer: on the 34 tables of ``docs/accuracy_vs_forest.md`` (nested CV) no bar
         lost, colic's won.
     calibrate : bool, default=True
@@ -300,10 +302,9 @@ class AutoBNC(BaseBNC):
                         self._record(results, skipped, status="skipped: time budget")
                 evaluated = first + (second if self.candidates is None else [])
                 if self.ensemble:
-                    blend = ensemble_candidate(results, evaluated, y_codes, folds, self.ensemble)
-                    if blend is not None:
-                        results[blend[0].name] = blend[1]
-                        evaluated.append(blend[0])
+                    for candidate, entry in ensemble_candidates(results, evaluated, y_codes, folds, self.ensemble):
+                        results[candidate.name] = entry
+                        evaluated.append(candidate)
                 chosen, eligible = self._choose(results, evaluated, folds)
             proba = results[chosen.name]["proba"] if n_splits >= 2 else None
             self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
