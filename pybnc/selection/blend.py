@@ -114,12 +114,19 @@ def log_pool_selection(proba: np.ndarray, y_codes: np.ndarray, n_steps: int) -> 
     def losses(total, scale):  # the log-loss of (total + each model's logs) * scale
         out = np.empty(logs.shape[0])
         for start in range(0, logs.shape[0], per_block):
-            pooled = log_softmax((total + logs[start:start + per_block]) * scale, axis=-1)
-            out[start:start + per_block] = -pooled[:, rows, y_codes].mean(axis=-1)
+            block = logs[start:start + per_block]
+            true_class = (total[rows, y_codes] if np.ndim(total) else total) + block[:, rows, y_codes]
+            # a convex combination of logs in [log(eps), 0]: exp neither overflows nor
+            # underflows to a zero sum, so no shift by the largest value is needed
+            pooled = np.add(total, block)
+            pooled *= scale
+            np.exp(pooled, out=pooled)
+            out[start:start + per_block] = (np.log(pooled.sum(axis=-1)) - true_class * scale).mean(axis=-1)
         return out
 
     def after_adding(counts, step):
-        return losses(np.tensordot(counts.astype(np.float64), logs, axes=1), 1.0 / (step + 1))
+        chosen = np.flatnonzero(counts)  # the few models chosen so far
+        return losses(np.tensordot(counts[chosen].astype(np.float64), logs[chosen], axes=1), 1.0 / (step + 1))
 
     return _greedy(after_adding, losses(0.0, 1.0), n_steps)
 
