@@ -49,6 +49,7 @@ ESTIMATORS = [
     # two candidates and three folds keep the checks fast; the default set passes them too
     AutoBNC(candidates=[NaiveBayes(), TAN()], cv=3, verbose=0),
     AveragedBNC([NaiveBayes(), TAN()], weights=[0.3, 0.7]),
+    AveragedBNC([NaiveBayes(), TAN()], weights=[0.3, 0.7], pooling="log"),
     BaggedBNC(TAN(), n_estimators=3, random_state=0),
     NaiveBayes(weighting="discriminative"),
     KDB(weighting="discriminative", discriminative_penalty=0.1, verbose=0),
