@@ -353,3 +353,20 @@ def test_agrees_with_pyagrum_conditional_shap_values_on_complete_rows(tmp_path, 
             got = [theirs[at][v] for v in names["variables"]]
             np.testing.assert_allclose(ours.iloc[r, :-1].to_numpy(float), got, atol=1e-6)
             np.testing.assert_allclose(ours["base_value"].iloc[r], theirs.baseline[at], atol=1e-6)
+
+
+def test_explain_counts_its_model_evaluations_on_a_bar_that_can_be_silenced(capsys):
+    from pybnc._utils.progress import report_progress
+
+    X, y = load_dataset("car")
+    model = TAN().fit(X, y)
+    seen = []
+    with report_progress(lambda desc, n, total, postfix: seen.append((desc, n))):
+        quiet = model.explain(X.iloc[:3], verbose=0)
+    counted = [n for desc, n in seen if desc == "explain: model evaluations"]
+    # base and full value of each row, then every subset of its 6 features (exact)
+    assert counted and counted[-1] == 3 * 2 + 3 * 2 ** 6
+    assert "explain" not in capsys.readouterr().err
+    shown = model.explain(X.iloc[:3], verbose=2)
+    assert "explain: model evaluations" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(quiet, shown)

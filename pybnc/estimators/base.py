@@ -468,7 +468,8 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         """Class posterior, shape ``(n_samples, n_classes)``; rows sum to one."""
         return np.exp(self.predict_log_proba(X))
 
-    def explain(self, X, target=None, output="log_odds", method="auto", max_evals=None, random_state=None):
+    def explain(self, X, target=None, output="log_odds", method="auto", max_evals=None, random_state=None,
+                verbose=1):
         """Shapley values of each row's prediction, from the model's own marginalisation.
 
         The value of a set ``S`` of features is ``logit P(target | x_S)`` (or ``P``), the
@@ -490,6 +491,10 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             Model evaluations per row (and group); None is 4096 (exact up to 12 features).
         random_state : int, Generator or None
             Seeds the sampled permutations.
+        verbose : int, default=1
+            A bar counting the model's evaluations (each a masked row): 0 silent, 1 on
+            a terminal only, 2 always (:mod:`pybnc._utils.progress`). A wide row costs up
+            to ``max_evals`` evaluations of the whole model.
 
         Returns
         -------
@@ -514,7 +519,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         """
         from .explain import explain
 
-        return explain(self, X, target, output, method, max_evals, random_state)
+        return explain(self, X, target, output, method, max_evals, random_state, verbose)
 
     def _explain_rows(self, X):
         """``(coded, observed)``: the rows of ``X`` as :meth:`_masked_jll` reads them, and

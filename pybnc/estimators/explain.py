@@ -40,6 +40,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.logsumexp import logsumexp
+from .._utils.progress import progress
 from ..inference.shapley import shapley_values
 
 OUTPUTS = ("log_odds", "probability")
@@ -190,7 +191,7 @@ def _check_options(output, method, max_evals):
 
 
 def explain(model, X, target=None, output="log_odds", method="auto", max_evals=None,
-            random_state=None) -> Explanation:
+            random_state=None, verbose=1) -> Explanation:
     """The body of :meth:`pybnc.estimators.base.BaseBNC.explain` (see there)."""
     check_is_fitted(model)
     max_evals = _check_options(output, method, max_evals)
@@ -209,8 +210,15 @@ def explain(model, X, target=None, output="log_odds", method="auto", max_evals=N
     caught.extend(seen)
     targets = _target_codes(model, target, full)
     groups = model._independent_groups() if len(model.classes_) == 2 and output == "log_odds" else None
-    result = shapley_values(_value_function(model, coded, targets, output, caught), observed, groups,
-                            max_evals=max_evals, method=method, random_state=random_state)
+    value = _value_function(model, coded, targets, output, caught)
+    with progress(desc="explain: model evaluations", verbose=verbose) as bar:
+        def counted(rows, keep):
+            out = value(rows, keep)
+            bar.update(len(rows))
+            return out
+
+        result = shapley_values(counted, observed, groups, max_evals=max_evals, method=method,
+                                random_state=random_state)
     _warn_once(model, caught)
     positions = model.encoder_._layout()[0]
     values = np.zeros((n, len(names) + 1))
