@@ -179,6 +179,19 @@ def group_rare_levels(codes: np.ndarray, levels: np.ndarray, min_frequency: int,
     return codes, np.append(kept, np.array([unused_label(kept, RARE_LABEL)], dtype=object)), levels[rare]
 
 
+def _series_outside(frame: pd.DataFrame, block) -> list:
+    """The Series of each column of ``frame`` whose position is not in ``block`` (None for
+    those that are), taken out in one pass: on a table of thousands of float columns coded
+    as one array, a Series per column costs more than their codes."""
+    columns = [None] * frame.shape[1]
+    others = [pos for pos in range(frame.shape[1]) if pos not in block]
+    # frame.items() when every column is wanted: iloc's indexer checks cost more than the
+    # column on wide tables
+    for pos, (_, col) in zip(others, (frame if len(others) == frame.shape[1] else frame.iloc[:, others]).items()):
+        columns[pos] = col
+    return columns
+
+
 def _float_positions(frame: pd.DataFrame, categorical: set) -> list:
     """Positions of the float columns not listed as categorical (the columns a fit may cut)."""
     # by the dtypes, not the columns: a Series per column costs more than a narrow fit
@@ -501,20 +514,11 @@ class TableEncoder:
         """``(position, name, Series)`` of every column, the Series None for the columns of
         ``block``: only the others are taken out of the frame as a Series (on a table of
         thousands of float columns, making the Series costs more than coding them)."""
-        if not block:
-            # frame.items(): iloc's indexer checks cost more than the column on wide tables
-            for pos, (name, col) in enumerate(frame.items()):
-                refuse_unsupported_dtype(col, name)
-                yield pos, name, col
-            return
-        others = [pos for pos in range(frame.shape[1]) if pos not in block]
-        series = iter(frame.iloc[:, others].items()) if others else iter(())
+        series = _series_outside(frame, block)
         for pos, name in enumerate(list(frame.columns)):
-            if pos in block:
-                yield pos, name, None
-                continue
-            _, col = next(series)
-            refuse_unsupported_dtype(col, name)
+            col = series[pos]
+            if col is not None:
+                refuse_unsupported_dtype(col, name)
             yield pos, name, col
 
     def _numeric_column(self, col, name, y_codes):
@@ -626,10 +630,7 @@ class TableEncoder:
         codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
         foreign, examples = [], []
         cut = self._discretised_block(frame, positions)
-        columns = [None] * frame.shape[1]  # the Series of the columns not in the block
-        others = [pos for pos in range(frame.shape[1]) if pos not in cut]
-        for pos, (_, col) in zip(others, (frame if len(others) == frame.shape[1] else frame.iloc[:, others]).items()):
-            columns[pos] = col
+        columns = _series_outside(frame, cut)
         looked_up = self._lookup_text_block(columns, positions, len(frame))
         for j, (kind, cuts, pos) in enumerate(zip(self.kinds_, self.cut_points_, positions)):
             col, name = columns[pos], self.columns_[j]

@@ -162,6 +162,12 @@ def conditional_log_table(n_ijk: np.ndarray, method: str, alpha: float, marginal
         seen = np.flatnonzero(by_configuration.any(axis=1))
         if 2 * seen.size <= k * q:
             return _mostly_unseen_log_table(by_configuration, seen, float(pseudo)).reshape(k, q, r)
+    return _dense_log_table(n_ijk, pseudo, r)
+
+
+def _dense_log_table(n_ijk: np.ndarray, pseudo, r: int) -> np.ndarray:
+    """``log((n + a) / sum_k (n + a))`` over the last axis (``r`` outcomes), of one table
+    or of several stacked on the first axes."""
     numerator = n_ijk + pseudo
     # a feature never observed has no level (r = 0): an empty table
     return log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
@@ -283,8 +289,7 @@ def conditional_log_tables(tables: list, method: str, alpha: float) -> list:
         if len(members) == 1:
             out[members[0]] = conditional_log_table(tables[members[0]], method, alpha)
             continue
-        numerator = np.stack([tables[i] for i in members]) + pseudo_counts(method, alpha, r, q, k)[0]
-        logs = log_ratio(numerator, numerator.sum(axis=-1, keepdims=True), max(r, 1))
+        logs = _dense_log_table(np.stack([tables[i] for i in members]), pseudo_counts(method, alpha, r, q, k)[0], r)
         for i, table in zip(members, logs):
             out[i] = table
     return out

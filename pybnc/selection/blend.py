@@ -108,27 +108,27 @@ def log_pool_selection(proba: np.ndarray, y_codes: np.ndarray, n_steps: int) -> 
     [0.5, 0.5]
     """
     logs = np.log(np.clip(np.asarray(proba, dtype=np.float64), LOG_LOSS_EPS, 1.0))
-    rows = np.arange(logs.shape[1])
+    true_logs = logs[:, np.arange(logs.shape[1]), y_codes]  # (n_models, n_rows)
     per_block = max(1, _POOL_BLOCK_CELLS // max(logs[0].size, 1))  # models pooled at once
 
-    def losses(total, scale):  # the log-loss of (total + each model's logs) * scale
+    def losses(total, total_true, scale):  # the log-loss of (total + each model's logs) * scale
         out = np.empty(logs.shape[0])
         for start in range(0, logs.shape[0], per_block):
-            block = logs[start:start + per_block]
-            true_class = (total[rows, y_codes] if np.ndim(total) else total) + block[:, rows, y_codes]
             # a convex combination of logs in [log(eps), 0]: exp neither overflows nor
             # underflows to a zero sum, so no shift by the largest value is needed
-            pooled = np.add(total, block)
+            pooled = np.add(total, logs[start:start + per_block])
             pooled *= scale
             np.exp(pooled, out=pooled)
-            out[start:start + per_block] = (np.log(pooled.sum(axis=-1)) - true_class * scale).mean(axis=-1)
+            true_class = (total_true + true_logs[start:start + per_block]) * scale
+            out[start:start + per_block] = (np.log(pooled.sum(axis=-1)) - true_class).mean(axis=-1)
         return out
 
     def after_adding(counts, step):
         chosen = np.flatnonzero(counts)  # the few models chosen so far
-        return losses(np.tensordot(counts[chosen].astype(np.float64), logs[chosen], axes=1), 1.0 / (step + 1))
+        weights = counts[chosen].astype(np.float64)
+        return losses(np.tensordot(weights, logs[chosen], axes=1), weights @ true_logs[chosen], 1.0 / (step + 1))
 
-    return _greedy(after_adding, losses(0.0, 1.0), n_steps)
+    return _greedy(after_adding, losses(0.0, 0.0, 1.0), n_steps)
 
 
 def ensemble_candidates(results: dict, candidates: list, y_codes: np.ndarray, folds: list, n_steps: int) -> list:
@@ -155,7 +155,10 @@ def ensemble_candidates(results: dict, candidates: list, y_codes: np.ndarray, fo
     proba = np.array([results[c.name]["proba"] for c in scored])
     out = []
     for pooling in POOLINGS:
-        weights = _selection(proba, y_codes, np.arange(y_codes.size), pooling, n_steps)
+        if pooling == "log":
+            weights = log_pool_selection(proba, y_codes, n_steps)
+        else:
+            weights = ensemble_selection(proba[:, np.arange(y_codes.size), y_codes], n_steps)
         kept = np.flatnonzero(weights > 0)
         if kept.size < 2:
             continue
@@ -172,13 +175,6 @@ def ensemble_candidates(results: dict, candidates: list, y_codes: np.ndarray, fo
         out.append((candidate, {"candidate": candidate, "scores": scores, "proba": pooled, "status": "ok",
                                 "fit_time": float(sum(results[c.name]["fit_time"] for c in members))}))
     return out
-
-
-def _selection(proba: np.ndarray, y_codes: np.ndarray, rows: np.ndarray, pooling: str, n_steps: int) -> np.ndarray:
-    """The greedy weights of ``pooling`` chosen on ``rows`` of the candidates' ``proba``."""
-    if pooling == "log":
-        return log_pool_selection(proba[:, rows], y_codes[rows], n_steps)
-    return ensemble_selection(proba[:, rows, y_codes[rows]], n_steps)
 
 
 def _pooled(proba: np.ndarray, weights: np.ndarray, pooling: str) -> np.ndarray:
