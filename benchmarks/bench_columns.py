@@ -4,12 +4,15 @@ in the same process.
 The codes and cut points of a table's float columns (``pybnc.encode.numeric_block``:
 one conversion and sort for all, the quantile cuts together, the MDL cuts by
 ``pybnc.encode.mdl_columns``; at predict the discretised columns converted together;
-the first row of each table times the encoder alone) and the back-off tables of its one-parent families (``back_off_log_tables_one_parent``) are
-computed for all columns at once; the one-column paths they replace
-(``discretize.cut_points`` per column, ``learn.back_off_family`` per family) give the
+the first row of each table times the encoder alone), the back-off tables of its
+one-parent families (``back_off_log_tables_one_parent``) and the Dirichlet tables of one
+shape (``learn.conditional_log_tables``) are computed for all columns at once; the
+one-column paths they replace (``discretize.cut_points`` per column,
+``learn.back_off_family`` and ``learn.conditional_log_table`` per family) give the
 same results and are still in the package. This script switches between the two in one
 process, the variants taking turns within every repeat, and prints the least fit time of
-each: a wide numeric table, narrow UCI tables, and sonar when an ARFF folder is given.
+each: a wide numeric table, narrow UCI tables, and sonar, audiology and arrhythmia when
+an ARFF folder is given.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_columns.py [--repeats 10]
 [--arff-dir DIR]``.
@@ -33,7 +36,11 @@ from pybnc.encode.table import TableEncoder
 from pybnc.parameters import learn
 
 BATCHED = {"floats": TableEncoder._float_block, "transform": TableEncoder._discretised_block,
-           "back_off": learn._back_off_tables}
+           "back_off": learn._back_off_tables, "tables": learn.conditional_log_tables}
+
+
+def _one_table_at_a_time(tables, method, alpha):
+    return [learn.conditional_log_table(table, method, alpha) for table in tables]
 
 
 def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families):
@@ -47,6 +54,7 @@ def use(batched: bool) -> None:
     TableEncoder._float_block = BATCHED["floats"] if batched else (lambda self, *args: {})
     TableEncoder._discretised_block = BATCHED["transform"] if batched else (lambda self, *args: {})
     learn._back_off_tables = BATCHED["back_off"] if batched else _back_off_one_family_at_a_time
+    learn.conditional_log_tables = BATCHED["tables"] if batched else _one_table_at_a_time
 
 
 class _Encoding:
@@ -72,7 +80,7 @@ def tables(arff_dir) -> dict:
         from accuracy_vs_forest import arff_tables
 
         found = arff_tables(Path(arff_dir))
-        for name in ("uci-extra/sonar", "uci-extra/audiology"):
+        for name in ("uci-extra/sonar", "uci-extra/audiology", "uci-extra/arrhythmia"):
             if name in found:
                 out[name] = found[name]()
     return out
