@@ -355,8 +355,11 @@ def test_agrees_with_pyagrum_conditional_shap_values_on_complete_rows(tmp_path, 
             np.testing.assert_allclose(ours["base_value"].iloc[r], theirs.baseline[at], atol=1e-6)
 
 
-def test_explain_counts_its_model_evaluations_on_a_bar_that_can_be_silenced(capsys):
+def test_explain_counts_its_model_evaluations_on_a_bar_that_can_be_silenced(capsys, monkeypatch):
     from pybnc._utils.progress import report_progress
+
+    # CI silences every bar through the environment; this test is about verbose alone
+    monkeypatch.delenv("PYBNC_PROGRESS", raising=False)
 
     X, y = load_dataset("car")
     model = TAN().fit(X, y)
