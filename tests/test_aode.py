@@ -154,3 +154,26 @@ def test_invalid_hyperparameters_are_named(kwargs, match):
     X, y = load_dataset("car")
     with pytest.raises(ValueError, match=match):
         AODE(**kwargs).fit(X.iloc[::20], y.iloc[::20])
+
+
+@pytest.mark.parametrize("cards", [[3] * 6, [1, 4, 2, 5, 3, 2]])
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 1e-305])
+def test_child_tables_equal_the_general_estimate_to_the_bit(cards, alpha):
+    # the Dirichlet path writes log((n + a) / (total + r a)) in place; the general path
+    # (log_estimate over the totals spread to every cell) is the definition; 1e-305 puts
+    # estimates under the 1e-300 floor, which the fast path must then apply
+    from pybnc.averaging.aode import child_log_estimate, log_estimate
+    from pybnc.counts.tables import count
+
+    rng = np.random.default_rng(len(cards) + int(alpha * 10))
+    X = np.column_stack([rng.integers(0, c, 400) for c in cards])
+    counts = count(X, rng.integers(0, 3, 400), cards, 3)
+    joint = counts.dense_joint() * 1e5  # large totals: a / total falls under 1e-300 for the smallest alpha
+    column = counts.column_feature
+    first = np.r_[True, column[1:] != column[:-1]]
+    starts, run = np.flatnonzero(first), np.cumsum(first) - 1
+    r = np.diff(np.r_[starts, column.size])[run]
+    expected = log_estimate(joint, np.add.reduceat(joint, starts, axis=-1)[..., run], r, "bayes", alpha)
+    got = child_log_estimate(joint, column, "bayes", alpha)
+    assert np.array_equal(got, expected)
+    assert np.isfinite(got).all()
