@@ -88,20 +88,44 @@ def _evaluate(value, rows: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def _exact(value, rows, columns, d, into):
-    """Enumerate every subset of ``columns`` for ``rows``; ``into[rows][:, columns] = phi``."""
-    p = columns.size
-    if p == 0:
-        return
-    members = ((np.arange(1 << p)[:, None] >> np.arange(p)) & 1).astype(bool)
-    weights = subset_weights(p)
-    step = max(1, BATCH_ROWS // members.shape[0])
-    for start in range(0, rows.size, step):
-        part = rows[start : start + step]
-        keep = np.zeros((part.size, members.shape[0], d), dtype=bool)
-        keep[:, :, columns] = members[None]
-        values = _evaluate(value, np.repeat(part, members.shape[0]), keep.reshape(-1, d))
-        into[np.ix_(part, columns)] = values.reshape(part.size, -1) @ weights
+class _Enumerations:
+    """Exact solutions waiting for their model evaluations: every subset of some players
+    of some rows. Evaluations are pooled across calls to :meth:`add` and made
+    :data:`BATCH_ROWS` masked rows at a time, so that the many small games of independent
+    groups (naive Bayes: one per feature) cost a few calls of the model, not one each."""
+
+    def __init__(self, value, d: int, into: np.ndarray):
+        self.value, self.d, self.into = value, d, into
+        self.pending, self.size = [], 0
+
+    def add(self, rows, columns) -> None:
+        """Enumerate every subset of ``columns`` for ``rows``; ``into[rows][:, columns] = phi``
+        once evaluated (at the latest on :meth:`flush`)."""
+        p = columns.size
+        if p == 0:
+            return
+        members = ((np.arange(1 << p)[:, None] >> np.arange(p)) & 1).astype(bool)
+        weights = subset_weights(p)
+        step = max(1, BATCH_ROWS // members.shape[0])
+        for start in range(0, rows.size, step):
+            part = rows[start : start + step]
+            keep = np.zeros((part.size, members.shape[0], self.d), dtype=bool)
+            keep[:, :, columns] = members[None]
+            self.pending.append((part, columns, weights, keep.reshape(-1, self.d)))
+            self.size += part.size * members.shape[0]
+            if self.size >= BATCH_ROWS:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        rows = np.concatenate([np.repeat(part, weights.shape[0]) for part, _, weights, _ in self.pending])
+        values = _evaluate(self.value, rows, np.concatenate([keep for *_, keep in self.pending]))
+        at = 0
+        for part, columns, weights, keep in self.pending:
+            self.into[np.ix_(part, columns)] = values[at : at + keep.shape[0]].reshape(part.size, -1) @ weights
+            at += keep.shape[0]
+        self.pending, self.size = [], 0
 
 
 def _sampled(value, rows, players, base, full, max_evals, rng, values_out, se_out):
@@ -187,11 +211,15 @@ def shapley_values(value, players: np.ndarray, groups=None, *, max_evals: int = 
     base = _evaluate(value, every, np.zeros((n, d), dtype=bool))
     full = _evaluate(value, every, players)
     result = ShapleyResult(np.zeros((n, d)), np.zeros((n, d)), base, full, np.zeros((n, d), dtype=bool))
+    enumerations = _Enumerations(value, d, result.values)
     if groups is None:
-        _solve(value, every, players, np.arange(d), result, max_evals, method, rng)
+        _solve(value, every, players, np.arange(d), result, max_evals, method, rng, enumerations)
+        enumerations.flush()
         return result
     for group in groups:
-        _solve(value, every, players, np.asarray(group, dtype=np.int64), result, max_evals, method, rng)
+        _solve(value, every, players, np.asarray(group, dtype=np.int64), result, max_evals, method, rng,
+               enumerations)
+    enumerations.flush()
     # The groups are a claim about the model; a row whose values miss efficiency is solved again.
     gap = np.abs(base + result.values.sum(axis=1) - full)
     wrong = np.flatnonzero(gap > 1e-9 * (1.0 + np.abs(full)))
@@ -199,12 +227,14 @@ def shapley_values(value, players: np.ndarray, groups=None, *, max_evals: int = 
         result.values[wrong] = 0.0
         result.standard_error[wrong] = 0.0
         result.sampled[wrong] = False
-        _solve(value, wrong, players, np.arange(d), result, max_evals, method, rng)
+        _solve(value, wrong, players, np.arange(d), result, max_evals, method, rng, enumerations)
+        enumerations.flush()
     return result
 
 
-def _solve(value, rows, players, columns, result, max_evals, method, rng):
-    """Shapley values of ``rows`` over the players among ``columns`` (the others left out)."""
+def _solve(value, rows, players, columns, result, max_evals, method, rng, enumerations):
+    """Shapley values of ``rows`` over the players among ``columns`` (the others left out);
+    the exact ones are left to ``enumerations`` (written on its flush)."""
     d = players.shape[1]
     within = np.zeros((rows.size, d), dtype=bool)
     within[:, columns] = players[np.ix_(rows, columns)]
@@ -217,10 +247,12 @@ def _solve(value, rows, players, columns, result, max_evals, method, rng):
     else:
         exact = (method == "exact") | (counts <= int(max_evals).bit_length() - 1)  # 2^p <= max_evals
     if exact.any():
-        patterns, which = np.unique(within[exact], axis=0, return_inverse=True)
+        # the rows' players among these columns (a pattern over all d columns: np.unique
+        # compares rows as records of d fields, seconds a call at 2,000 columns)
+        patterns, which = np.unique(within[np.ix_(exact, columns)], axis=0, return_inverse=True)
         exact_rows = rows[exact]
         for k, pattern in enumerate(patterns):
-            _exact(value, exact_rows[which.ravel() == k], np.flatnonzero(pattern), d, result.values)
+            enumerations.add(exact_rows[which.ravel() == k], columns[pattern])
     sampled = ~exact
     if sampled.any():
         chosen = rows[sampled]
