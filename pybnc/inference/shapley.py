@@ -247,8 +247,8 @@ def _solve(value, rows, players, columns, result, max_evals, method, rng, enumer
     else:
         exact = (method == "exact") | (counts <= int(max_evals).bit_length() - 1)  # 2^p <= max_evals
     if exact.any():
-        # the rows' players among these columns (a pattern over all d columns: np.unique
-        # compares rows as records of d fields, seconds a call at 2,000 columns)
+        # the rows' players among these columns only: np.unique compares rows as records
+        # of their fields, 14 ms a group at 2,000 columns (naive Bayes: a group a column)
         patterns, which = np.unique(within[np.ix_(exact, columns)], axis=0, return_inverse=True)
         exact_rows = rows[exact]
         for k, pattern in enumerate(patterns):
