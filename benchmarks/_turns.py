@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import warnings
+from contextlib import contextmanager
 
 
 def timed(run):
@@ -29,3 +31,23 @@ def taking_turns(repeats: int, first, second) -> tuple:
             took, last[i] = runs[i]()
             seconds[i].append(took)
     return min(seconds[0]), min(seconds[1]), last[0], last[1]
+
+
+@contextmanager
+def swapped(owner, name: str, value):
+    """``owner.name`` set to ``value`` inside (a module constant or function: the other way)."""
+    kept = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, kept)
+
+
+def timed_fit(model, X, y):
+    """``(seconds, model)`` of ``model.fit(X, y)``, its warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        model.fit(X, y)
+        return time.perf_counter() - start, model

@@ -14,28 +14,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-import warnings
 
 import numpy as np
 
 import pybnc.counts.families as families
-from _turns import taking_turns
+from _turns import swapped, taking_turns, timed_fit
 from accuracy_vs_forest import add_table_arguments, chosen_tables
 from pybnc import SKDB
 
 
 def _fit(X, y, dense: bool):
-    default = families.SPARSE_CELLS
-    families.SPARSE_CELLS = 1 << 62 if dense else default
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            start = time.perf_counter()
-            model = SKDB(k=5, verbose=0).fit(X, y)
-            return time.perf_counter() - start, model
-    finally:
-        families.SPARSE_CELLS = default
+    with swapped(families, "SPARSE_CELLS", 1 << 62 if dense else families.SPARSE_CELLS):
+        return timed_fit(SKDB(k=5, verbose=0), X, y)
 
 
 def main():
