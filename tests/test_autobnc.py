@@ -590,3 +590,30 @@ def test_a_discriminative_aodes_cost_grows_with_the_pairs_of_columns():
     assert cost_of(aode, 36) >= 10 * cost_of(nb, 36)
     assert cost_of(aode, 4) == 2 * cost_of(nb, 4)  # few columns: the networks' factor
     assert cost_of(nb, 36) == cost_of(nb, 4)
+
+
+def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_tables_fit():
+    """About sqrt(n) bins (Yang & Webb's proportional discretisation): offered on numeric
+    tables from 381 rows (20 bins), with the round's missing-value encoding; not on tables
+    without numeric columns, with fewer rows, or whose AODE pair tables would be too large."""
+    from pybnc.selection.candidates import PROPORTIONAL_MAX_CELLS, TableFacts, proportional_bins, round_two
+
+    def facts(n_rows, n_numeric, n_classes=7, categorical=()):
+        return TableFacts(n_rows=n_rows, n_classes=n_classes, cardinalities=(5,) * n_numeric + tuple(categorical),
+                          has_numeric=n_numeric > 0, has_missing=False, n_numeric=n_numeric)
+
+    wine = facts(3918, 11)  # wine quality (white), an outer training fold
+    assert proportional_bins(wine) == 63
+    encoding = {"discretizer": "mdl", "n_bins": 5, "missing": "category"}
+    fine = [c for c in round_two(wine, encoding, {}, random_state=0) if c.name.startswith("AODE quantile(")]
+    assert [c.name for c in fine] == ["AODE quantile(63) missing=category"]
+    params = fine[0].estimator.get_params()
+    assert (params["discretizer"], params["n_bins"], params["missing"]) == ("quantile", 63, "category")
+    assert fine[0].encoding == {"discretizer": "quantile", "n_bins": 63, "missing": "category"}
+
+    assert proportional_bins(facts(381, 3)) == 20 and proportional_bins(facts(380, 3)) == 0  # sqrt 19.52, 19.49
+    assert proportional_bins(facts(5000, 0, categorical=(3, 4))) == 0  # nothing to cut
+    # the pair tables of satellite's shape (5,148 rows, 36 numeric columns, 6 classes) are too large
+    assert (36 * 5 + 36 * 72) ** 2 * 6 > PROPORTIONAL_MAX_CELLS and proportional_bins(facts(5148, 36, 6)) == 0
+    names = [c.name for c in round_two(facts(5148, 36, 6), encoding, {}, random_state=0)]
+    assert not any(name.startswith("AODE quantile(") for name in names)

@@ -349,7 +349,8 @@ class AutoBNC(BaseBNC):
                           cardinalities=tuple(int(r) for r in encoder.cardinalities_),
                           has_numeric="discretised" in encoder.kinds_,
                           has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()),
-                          rare_levels=rare, categorical_levels=total)
+                          rare_levels=rare, categorical_levels=total,
+                          n_numeric=int(np.sum(np.asarray(encoder.kinds_) == "discretised")))
 
     def _round_one(self, results: dict, candidates: list, X, y, folds, bar, ahead: tuple = ()) -> float:
         """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds
