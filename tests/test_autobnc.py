@@ -600,7 +600,8 @@ def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_table
 
     def facts(n_rows, n_numeric, n_classes=7, categorical=()):
         return TableFacts(n_rows=n_rows, n_classes=n_classes, cardinalities=(5,) * n_numeric + tuple(categorical),
-                          has_numeric=n_numeric > 0, has_missing=False, n_numeric=n_numeric)
+                          has_numeric=n_numeric > 0, has_missing=False, n_numeric=n_numeric,
+                          categorical_levels=sum(categorical))
 
     wine = facts(3918, 11)  # wine quality (white), an outer training fold
     assert proportional_bins(wine) == 63
@@ -614,6 +615,7 @@ def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_table
     assert proportional_bins(facts(381, 3)) == 20 and proportional_bins(facts(380, 3)) == 0  # sqrt 19.52, 19.49
     assert proportional_bins(facts(5000, 0, categorical=(3, 4))) == 0  # nothing to cut
     # the pair tables of satellite's shape (5,148 rows, 36 numeric columns, 6 classes) are too large
-    assert (36 * 5 + 36 * 72) ** 2 * 6 > PROPORTIONAL_MAX_CELLS and proportional_bins(facts(5148, 36, 6)) == 0
+    assert (36 * 72) ** 2 * 6 > PROPORTIONAL_MAX_CELLS and proportional_bins(facts(5148, 36, 6)) == 0
+    assert proportional_bins(facts(3918, 11, categorical=(2500, 2500))) == 0  # wine beside 5,000 levels
     names = [c.name for c in round_two(facts(5148, 36, 6), encoding, {}, random_state=0)]
     assert not any(name.startswith("AODE quantile(") for name in names)

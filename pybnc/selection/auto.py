@@ -341,16 +341,17 @@ class AutoBNC(BaseBNC):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the refitted choice warns about the columns itself
             codes = encoder.fit_transform(X, y_codes)
-        categorical = np.flatnonzero(np.asarray(encoder.kinds_) == "categorical")
+        kinds = np.asarray(encoder.kinds_)
+        categorical = np.flatnonzero(kinds == "categorical")
         rare = sum(int(rare_levels_mask(codes[:, j], int(encoder.cardinalities_[j]), RARE_MIN_FREQUENCY).sum())
                    for j in categorical)
         total = int(np.asarray(encoder.cardinalities_)[categorical].sum())
         return TableFacts(n_rows=len(y_codes), n_classes=n_classes,
                           cardinalities=tuple(int(r) for r in encoder.cardinalities_),
-                          has_numeric="discretised" in encoder.kinds_,
+                          has_numeric=bool((kinds == "discretised").any()),
                           has_missing=bool((np.asarray(encoder.missing_codes_) >= 0).any()),
                           rare_levels=rare, categorical_levels=total,
-                          n_numeric=int(np.sum(np.asarray(encoder.kinds_) == "discretised")))
+                          n_numeric=int((kinds == "discretised").sum()))
 
     def _round_one(self, results: dict, candidates: list, X, y, folds, bar, ahead: tuple = ()) -> float:
         """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds

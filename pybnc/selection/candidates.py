@@ -149,7 +149,7 @@ def proportional_bins(facts: "TableFacts") -> int:
     if not facts.n_numeric:
         return 0
     bins = int(round(np.sqrt(facts.n_rows)))
-    width = sum(facts.cardinalities) + facts.n_numeric * bins
+    width = facts.categorical_levels + facts.n_numeric * bins  # the one-hot columns
     if bins < PROPORTIONAL_MIN_BINS or width * width * facts.n_classes > PROPORTIONAL_MAX_CELLS:
         return 0
     return bins
