@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,17 @@ def test_workers_are_forked_run_jobs_in_order_and_end_with_the_fit(no_other_thre
     assert parallel_map((delayed(_pid)(i) for i in range(2)), 1) == [os.getpid()] * 2
 
 
+def _wait_for_the_other_threads(seconds: float = 30.0) -> None:
+    """Joblib's thread pool of the block above may still be ending its threads (a
+    ThreadPool's terminate does not join its workers; seen once on a loaded machine, one
+    more thread alive right after the block): wait until only this one is left, and say
+    which were not."""
+    deadline = time.monotonic() + seconds
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
+
+
 def test_no_fork_with_another_thread_a_chosen_backend_or_when_turned_off(no_other_thread, monkeypatch):
     if no_other_thread:
         return
@@ -80,6 +92,7 @@ def test_no_fork_with_another_thread_a_chosen_backend_or_when_turned_off(no_othe
     finally:
         stop.set()
         thread.join()
+    _wait_for_the_other_threads()
     assert workers._can_fork()
     monkeypatch.setenv("PYBNC_FORK", "0")
     assert not workers._can_fork()
