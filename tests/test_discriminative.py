@@ -350,14 +350,51 @@ def test_the_compiled_products_are_scipys_to_the_bit(index_dtype):
     held = discriminative._kept_for_every_evaluation(discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)),
                                                      2)
     assert np.array_equal(discriminative._rows_product(held.by_cell, residual), matrix.T @ residual)
-    three = rng.normal(size=(500, 3))  # three classes: scipy's products, and no transpose kept
+    three = rng.normal(size=(500, 3))  # three classes: scipy's products
     assert discriminative._native_operands(matrix, three) is None
-    assert discriminative._kept_for_every_evaluation(held, 3) is held
+    # ... with the transpose kept where the cells outnumber the rows: the same sums, gathered
+    wide = discriminative._kept_for_every_evaluation(discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)),
+                                                     3)
+    residual3 = rng.normal(size=(300, 3))
+    assert np.array_equal(discriminative._rows_product(wide.by_cell, residual3), matrix.T @ residual3)
+    tall = discriminative.RowDesign(matrix[:, :200], np.zeros(300, int), np.ones(300))
+    assert discriminative._kept_for_every_evaluation(tall, 3) is tall
     matrix.indices[7] = 500
     with pytest.raises(IndexError):
         discriminative._rows_product(matrix, values)
     with pytest.raises(IndexError):
         discriminative._cells_product(matrix, residual)
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 18])
+def test_the_compiled_softmax_is_numpys(n_classes):
+    """Every evaluation turns the rows' scores into their loss and residuals in one compiled
+    pass: numpy's sums to the last bits of exp (class codes of any width, not contiguous,
+    weighted rows, scores far apart and a row of equal scores), written over the scores."""
+    from pybnc.parameters import discriminative
+
+    if discriminative._native is None:
+        pytest.fail("pybnc.parameters._design_c is not built (pip install -e .)")
+    rng = np.random.default_rng(n_classes)
+    scores = rng.normal(scale=30.0, size=(500, n_classes))
+    scores[7] = 2.0
+    y = rng.integers(0, n_classes, (500, 2)).astype(np.int32)[:, 0]  # a strided view
+    weight = rng.uniform(0.0, 3.0, 500)
+    native = discriminative._native
+    try:
+        discriminative._native = None
+        expected = discriminative.block_softmax(scores, y, weight)
+    finally:
+        discriminative._native = native
+    written = scores.copy()
+    nll, residual, total = discriminative.block_softmax(written, y, weight, overwrite=True)
+    assert residual is written
+    assert nll == pytest.approx(expected[0], rel=1e-13) and total == pytest.approx(expected[2], rel=1e-13)
+    np.testing.assert_allclose(residual, expected[1], rtol=1e-12, atol=1e-15)
+    kept = scores.copy()
+    assert discriminative.block_softmax(kept, y, weight)[1] is not kept and np.array_equal(kept, scores)
+    with pytest.raises(IndexError):
+        discriminative.block_softmax(scores, np.full(500, n_classes), weight)
 
 
 @pytest.mark.parametrize("joined_up_to", [0, 1 << 22])

@@ -72,3 +72,38 @@ def test_the_generator_and_the_function_driver_agree():
     called = minimize_lbfgs(objective, np.zeros(d))
     assert driven.nfev == called.nfev == len(points)
     np.testing.assert_array_equal(driven.x, called.x)
+
+
+def _two_loop(grad, steps, changes):
+    """Nocedal & Wright's Algorithm 7.4: ``-H grad`` from the pairs, oldest first."""
+    q = grad.copy()
+    rhos = [1.0 / (s @ y) for s, y in zip(steps, changes)]
+    alphas = []
+    for s, y, rho in reversed(list(zip(steps, changes, rhos))):
+        alphas.append(rho * (s @ q))
+        q -= alphas[-1] * y
+    q *= (steps[-1] @ changes[-1]) / (changes[-1] @ changes[-1])
+    for (s, y, rho), alpha in zip(zip(steps, changes, rhos), reversed(alphas)):
+        q += (alpha - rho * (y @ q)) * s
+    return -q
+
+
+@pytest.mark.parametrize("size", [7, 20_000])  # the long one runs its products on one BLAS thread
+def test_the_compact_direction_is_the_two_loop_recursions(size):
+    """The kept pairs' compact inverse Hessian gives the two-loop recursion's direction,
+    through the memory's wrap-around (more pairs than it keeps) and a reset."""
+    from pybnc.parameters.lbfgs import _Memory
+
+    rng = np.random.default_rng(size)
+    memory, steps, changes = _Memory(4, size), [], []
+    a = rng.normal(size=(size, size)) if size < 100 else None
+    for k in range(7):
+        s = rng.normal(size=size)
+        y = a.T @ a @ s + s if a is not None else s * rng.uniform(0.5, 2.0, size)  # s'y > 0
+        memory.add(s, y)
+        steps, changes = (steps + [s])[-4:], (changes + [y])[-4:]
+        grad = rng.normal(size=size)
+        expected = _two_loop(grad, steps, changes)
+        np.testing.assert_allclose(memory.direction(grad), expected, rtol=1e-9, atol=1e-12 * np.abs(expected).max())
+        if k == 4:  # start afresh, as the iteration does when rounding loses the descent
+            memory.order, steps, changes = [], [], []

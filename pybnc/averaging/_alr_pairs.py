@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..counts.tables import _blas_controller
+from .._utils.blas import one_blas_thread
 from ..parameters.discriminative import BlockSums, block_softmax
 
 
@@ -85,7 +85,7 @@ class PairBlock:
         """``(m, K)`` scores of the rows from dense tables (the generative A2DE's scheme)."""
         k, w = pair.shape[0], self.width
         out = np.zeros((self.onehot.shape[0], k))
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             for a, rows in enumerate(self.anchors):
                 if rows.size == 0 or not self.pair_mask[a].any():
                     continue
@@ -101,7 +101,7 @@ class PairBlock:
         weighted = residual * self.scale[:, None]
         pair = np.zeros((k, w, w))
         child = np.zeros((k, w, w, w))
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             for a, rows in enumerate(self.anchors):
                 if rows.size == 0 or not self.pair_mask[a].any():
                     continue

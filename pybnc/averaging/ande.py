@@ -32,7 +32,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..counts.tables import _blas_controller, column_features, moved_columns, one_hot_offsets
+from .._utils.blas import one_blas_thread
+from ..counts.tables import column_features, moved_columns, one_hot_offsets
 from ..encode import with_encoding_params
 from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
@@ -88,7 +89,7 @@ def count_triples(codes, y, cardinalities, n_classes: int, weights=None) -> np.n
     step = max(1, min(1 << 20, _BLOCK_CELLS // max(width, 1)))
     columns = np.where(codes >= 0, offsets[:-1] + codes, width)  # missing -> spare column
     dtype = np.float32 if weights is None else np.float64  # a weighted product: not exact in float32
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         for c in range(n_classes):
             rows = np.flatnonzero(y == c)
             for start in range(0, rows.size, step):
@@ -160,7 +161,7 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
         # Anchored on the lower member's column a, the rows where a is on: their one-hot
         # times log P(x_l | c, a, b) over every later column b gives each pair's sum over
         # the children (missing children are off: summed out), one GEMM per anchor.
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             for i in range(d - 1):
                 lo, later = int(offsets[i]), int(offsets[i + 1])
                 if later == width:  # the later features have no level: never observed, pairs unused

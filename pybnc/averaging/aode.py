@@ -40,7 +40,8 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..counts.tables import Counts, _blas_controller, one_hot_offsets
+from .._utils.blas import one_blas_thread
+from ..counts.tables import Counts, one_hot_offsets
 from ..encode import with_encoding_params
 from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
@@ -193,7 +194,7 @@ def aode_log_joint(codes, offsets, log_joint, log_child, qualifies) -> tuple[np.
         terms = np.zeros((onehot.shape[0], k, d))
         # Super-parent column a, for the rows where it is on: their one-hot children
         # times log P(x_i | c, a) (a missing child is off: summed out), one GEMM per column.
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             for a in range(width):
                 on = np.flatnonzero(onehot[:, a] > 0)
                 if on.size:

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse
-from threadpoolctl import ThreadpoolController
 
+from .._utils.blas import one_blas_thread
 from .._utils.native import load_kernels
 
 # float32 sums of 0/1 products are exact integers below 2**24; chunking the rows keeps
@@ -53,13 +53,6 @@ MAX_SPARSE_CELLS = 1 << 28
 ROWS_LAYOUT_FROM = 1 << 22
 #: The pair kernel's scratch table holds ``K x r x r'`` cells for the two largest cardinalities.
 ROWS_MAX_PAIR_CELLS = 1 << 24
-
-
-@functools.lru_cache(maxsize=1)
-def _blas_controller() -> ThreadpoolController:
-    # Finding the loaded BLAS libraries reads the process's memory map: do it once,
-    # not on every count (it cost more than counting a small table).
-    return ThreadpoolController()
 
 
 def one_hot_offsets(cardinalities) -> np.ndarray:
@@ -716,10 +709,8 @@ def _count(codes, y, cardinalities, n_classes, pairs, layout, weights) -> Counts
     column_of = np.full(width, -1, dtype=np.int64)
     column_of[kept] = np.arange(kept.size)
     table = np.zeros((n_classes, kept.size, kept.size), dtype=dtype)
-    # One BLAS thread: these products are small and memory-bound, and a threaded
-    # OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
-    # and runs several hundred times slower than one thread.
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    # one BLAS thread: these products are small and memory-bound (pybnc._utils.blas)
+    with one_blas_thread():
         for c, r in enumerate(by_class):
             if r.size:
                 _gram(codes[r], column_of, offsets, table[c], part(r))

@@ -4,10 +4,12 @@ The discriminative weights (:mod:`pybnc.parameters.discriminative`) minimise a s
 convex function of up to millions of unbounded weights. scipy's L-BFGS-B handles
 bounds the weights never have, and its step costs as much as an evaluation of the
 objective itself there (soybean's discriminative AODE, 218,000 weights: 40 % of the
-fit in ``setulb``); the two-loop recursion below is a few vector operations per
-iteration. The iteration is Nocedal & Wright's Algorithm 7.4/7.5 (Numerical
+fit in ``setulb``). The iteration is Nocedal & Wright's Algorithm 7.5 (Numerical
 Optimization, 2nd ed., 2006): the inverse Hessian from the last ``history`` steps,
-scaled by ``s'y / y'y``; a backtracking line search (Armijo's condition, quadratic
+scaled by ``s'y / y'y``, applied in its compact form (Byrd, Nocedal & Schnabel,
+Math. Programming 63, 1994, eq. 3.1), which is the two-loop recursion's product in
+three passes over the kept pairs (two matrix products for the direction, one for a new
+pair's inner products) rather than forty vector operations; a backtracking line search (Armijo's condition, quadratic
 interpolation) from the unit step, which is enough for a convex objective, where every
 step has ``s'y >= 0``. The stopping rules are L-BFGS-B's: the relative reduction of the
 objective at most ``ftol``, or the largest gradient entry at most ``gtol``.
@@ -24,6 +26,9 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
+
+from .._utils.blas import one_blas_thread
 
 #: Armijo's sufficient decrease, as a share of the slope times the step.
 ARMIJO = 1e-4
@@ -53,7 +58,8 @@ class LBFGSResult:
         return self.status == 0
 
 
-#: Vectors longer than this are multiplied by einsum's single loop, not BLAS.
+#: Vectors longer than this are multiplied by einsum's single loop (dot) or on one BLAS
+#: thread (the kept pairs' products), not by a threaded BLAS.
 BLAS_DOT_MAX = 8192
 
 
@@ -64,20 +70,59 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(a.dot(b)) if a.size <= BLAS_DOT_MAX else float(np.einsum("i,i->", a, b))
 
 
-def _direction(grad: np.ndarray, steps: np.ndarray, changes: np.ndarray, rhos: np.ndarray, order) -> np.ndarray:
-    """``-H grad`` by the two-loop recursion over the kept pairs, oldest first in ``order``."""
-    q = grad.copy()
-    alphas = np.empty(len(order))
-    for i in range(len(order) - 1, -1, -1):
-        j = order[i]
-        alphas[i] = rhos[j] * _dot(steps[j], q)
-        q -= alphas[i] * changes[j]
-    last = order[-1]
-    q *= 1.0 / (rhos[last] * _dot(changes[last], changes[last]))  # s'y / y'y
-    for i, j in enumerate(order):
-        beta = rhos[j] * _dot(changes[j], q)
-        q += (alphas[i] - beta) * steps[j]
-    return np.negative(q, out=q)
+def _product(left: np.ndarray, right: np.ndarray, long: bool) -> np.ndarray:
+    """``left @ right`` with the kept pairs: on one BLAS thread where the vectors are ``long``."""
+    if not long:
+        return left @ right
+    with one_blas_thread():
+        return left @ right
+
+
+class _Memory:
+    """The last ``history`` step pairs ``(s, y)`` and their inner products.
+
+    ``pairs`` holds the steps in rows ``[0, history)`` and the gradient changes in rows
+    ``[history, 2 history)``, a pair's two rows at the same slot; ``s_y[i, j] = s_i'y_j``
+    and ``y_y[i, j] = y_i'y_j`` over slots; ``order`` lists the slots in use, oldest first.
+    """
+
+    def __init__(self, history: int, size: int):
+        self.history = history
+        self.pairs = np.zeros((2 * history, size))  # unused rows stay zero: their products are
+        self.s_y = np.zeros((history, history))    # read, with a coefficient of zero
+        self.y_y = np.zeros((history, history))
+        self.order: list[int] = []
+        self.long = size > BLAS_DOT_MAX
+
+    def add(self, step: np.ndarray, change: np.ndarray) -> None:
+        """Keep a pair, in place of the oldest when the memory is full."""
+        h = self.history
+        slot = self.order.pop(0) if len(self.order) == h else len(self.order)
+        self.pairs[slot], self.pairs[h + slot] = step, change
+        with_step, with_change = _product(self.pairs, self.pairs[[slot, h + slot]].T, self.long).T
+        self.s_y[slot, :] = with_step[h:]  # s_new' y_j
+        self.s_y[:, slot] = with_change[:h]  # s_i' y_new
+        self.y_y[slot, :] = self.y_y[:, slot] = with_change[h:]
+        self.order.append(slot)
+
+    def direction(self, grad: np.ndarray) -> np.ndarray:
+        """``-H grad``: ``H = g I + S M S'`` in the compact form, ``g = s'y / y'y`` of the
+        newest pair, the pairs oldest first (the two-loop recursion's ``H``)."""
+        h, kept = self.history, np.asarray(self.order)
+        with_grad = _product(self.pairs, grad, self.long)
+        s_grad, y_grad = with_grad[kept], with_grad[h + kept]
+        s_y = self.s_y[np.ix_(kept, kept)]
+        newest = kept[-1]
+        scale = self.s_y[newest, newest] / self.y_y[newest, newest]
+        upper = np.triu(s_y)  # R: s_i'y_j for i <= j
+        u = scipy.linalg.solve_triangular(upper, s_grad)
+        p = scipy.linalg.solve_triangular(
+            upper, np.diag(s_y) * u + scale * (self.y_y[np.ix_(kept, kept)] @ u - y_grad), trans="T")
+        coefficients = np.zeros(2 * h)
+        coefficients[kept], coefficients[h + kept] = p, -scale * u
+        direction = _product(coefficients, self.pairs, self.long)
+        direction += scale * grad
+        return np.negative(direction, out=direction)
 
 
 def lbfgs_steps(x0, max_iter: int = 500, ftol: float = 1e-7, gtol: float = 1e-5,
@@ -125,18 +170,17 @@ def lbfgs_steps(x0, max_iter: int = 500, ftol: float = 1e-7, gtol: float = 1e-5,
     value, grad, nfev = float(value), np.array(grad, dtype=np.float64).ravel(), 1
     if not (np.isfinite(value) and np.isfinite(grad).all()):
         return LBFGSResult(x, value, grad, 0, nfev, 2, "ABNORMAL: the objective is not finite at the start")
-    steps, changes = np.empty((history, x.size)), np.empty((history, x.size))
-    rhos, order = np.empty(history), []
+    memory = _Memory(history, x.size)
     if np.abs(grad).max(initial=0.0) <= gtol:
         return LBFGSResult(x, value, grad, 0, nfev, 0, "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL")
     for iteration in range(1, int(max_iter) + 1):
-        direction = _direction(grad, steps, changes, rhos, order) if order else -grad
+        direction = memory.direction(grad) if memory.order else -grad
         slope = _dot(grad, direction)
         if not slope < 0:  # rounding lost the descent: start the memory afresh
-            order, direction = [], -grad
+            memory.order, direction = [], -grad
             slope = -_dot(grad, grad)
         # the first step is scaled to unit length, as L-BFGS-B's; later ones start at 1
-        step = 1.0 if order else min(1.0, 1.0 / np.sqrt(-slope))
+        step = 1.0 if memory.order else min(1.0, 1.0 / np.sqrt(-slope))
         for _ in range(MAX_BACKTRACKS):
             trial = x + step * direction
             trial_value, trial_grad = yield trial
@@ -151,11 +195,9 @@ def lbfgs_steps(x0, max_iter: int = 500, ftol: float = 1e-7, gtol: float = 1e-5,
                                "ABNORMAL_TERMINATION_IN_LNSRCH: no decrease along the search direction")
         trial_grad = np.array(trial_grad, dtype=np.float64).ravel()
         change = trial_grad - grad
-        curvature = _dot(change, trial - x)
-        if curvature > 1e-10 * _dot(change, change):  # keep the pair only when it is positive definite
-            slot = order.pop(0) if len(order) == history else len(order)
-            steps[slot], changes[slot], rhos[slot] = trial - x, change, 1.0 / curvature
-            order.append(slot)
+        moved = trial - x
+        if _dot(change, moved) > 1e-10 * _dot(change, change):  # keep the pair only when it is positive definite
+            memory.add(moved, change)
         reduction = (value - trial_value) / max(abs(value), abs(trial_value), 1.0)
         x, value, grad = trial, trial_value, trial_grad
         if reduction <= ftol:
