@@ -1,5 +1,6 @@
 """Discriminative parameters (pybnc.parameters.discriminative): gradient, optimum, start, failures."""
 
+import threading
 import warnings
 
 import numpy as np
@@ -347,23 +348,56 @@ def test_the_compiled_products_are_scipys_to_the_bit(index_dtype):
     assert np.array_equal(discriminative._rows_product(matrix, values), matrix @ values)
     assert np.array_equal(discriminative._cells_product(matrix, residual), matrix.T @ residual)
     # a design held through a fit gathers each cell's rows from its transpose: the same sums
-    held = discriminative._kept_for_every_evaluation(discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)),
-                                                     2)
+    [held] = discriminative._kept_for_every_evaluation(
+        discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)), 2)
     assert np.array_equal(discriminative._rows_product(held.by_cell, residual), matrix.T @ residual)
     three = rng.normal(size=(500, 3))  # three classes: scipy's products
     assert discriminative._native_operands(matrix, three) is None
     # ... with the transpose kept where the cells outnumber the rows: the same sums, gathered
-    wide = discriminative._kept_for_every_evaluation(discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)),
-                                                     3)
+    [wide] = discriminative._kept_for_every_evaluation(
+        discriminative.RowDesign(matrix, np.zeros(300, int), np.ones(300)), 3)
     residual3 = rng.normal(size=(300, 3))
     assert np.array_equal(discriminative._rows_product(wide.by_cell, residual3), matrix.T @ residual3)
     tall = discriminative.RowDesign(matrix[:, :200], np.zeros(300, int), np.ones(300))
-    assert discriminative._kept_for_every_evaluation(tall, 3) is tall
+    assert discriminative._kept_for_every_evaluation(tall, 3) == [tall]
     matrix.indices[7] = 500
     with pytest.raises(IndexError):
         discriminative._rows_product(matrix, values)
     with pytest.raises(IndexError):
         discriminative._cells_product(matrix, residual)
+
+
+def test_the_blocks_of_a_design_fix_the_weights_whatever_the_threads(monkeypatch):
+    """A design held through a fit is cut into blocks of rows that the evaluation's threads
+    share out: the blocks' sums are the whole design's (to rounding), and the weights are
+    the same to the bit on one thread or several."""
+    from pybnc.parameters import discriminative
+
+    rng = np.random.default_rng(5)
+    n, cells, k = 3000, 400, 4
+    lengths = rng.integers(1, 30, n)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    matrix = scipy.sparse.csr_matrix((rng.uniform(0.5, 1.0, indptr[-1]), rng.integers(0, cells, indptr[-1]), indptr),
+                                     shape=(n, cells))
+    y = rng.integers(0, k, n)
+    design = discriminative.RowDesign(matrix, y, rng.uniform(0.5, 2.0, n), rng.normal(size=(n, k)))
+    log_values = np.log(rng.dirichlet(np.ones(k), cells).T)
+    whole = discriminative.block_sums(log_values.T.copy(), design)
+    monkeypatch.setattr(discriminative, "BLOCK_ENTRIES", 2_000)
+    monkeypatch.setattr(discriminative, "BLOCK_ENTRIES_PER_WEIGHT", 1)
+    blocks = discriminative._kept_for_every_evaluation(design, k)
+    assert len(blocks) > 5 and sum(b.matrix.shape[0] for b in blocks) == n
+    nll, gradient, total = discriminative.conditional_nll(log_values.T.copy(), lambda: iter(blocks))
+    assert nll == pytest.approx(whole.nll, rel=1e-12) and total == pytest.approx(whole.total, rel=1e-12)
+    np.testing.assert_allclose(gradient, whole.gradient, rtol=1e-10, atol=1e-10)
+    fits, threads = [], threading.active_count()
+    for cores in (1, 2, 3):
+        monkeypatch.setattr(discriminative, "core_share", lambda cores=cores: cores)
+        fits.append(discriminative.fit_weights(log_values, [design], penalty=0.1))
+        assert threading.active_count() == threads  # the evaluation's threads end with the fit
+    assert fits[0].n_iter > 5 and fits[0].converged
+    for other in fits[1:]:
+        assert np.array_equal(other.weights, fits[0].weights) and other.n_iter == fits[0].n_iter
 
 
 @pytest.mark.parametrize("n_classes", [1, 2, 18])

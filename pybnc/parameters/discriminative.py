@@ -34,15 +34,19 @@ models (AODE, AnDE) in :mod:`pybnc.averaging.alr`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils.blas import one_blas_thread
 from .._utils.native import load_kernels
+from .._utils.workers import core_share
 from .lbfgs import minimize_lbfgs
 
 _native = load_kernels("pybnc.parameters._design_c")
@@ -326,28 +330,69 @@ def _native_operands(matrix, dense):
 #: Most entries of a design with more than two classes whose transpose is kept beside it
 #: through a fit (a second copy of its entries; 12 bytes each).
 BY_CELL_MAX_ENTRIES = 1 << 24
+#: A design held through a fit is cut into blocks of consecutive rows of at least this
+#: many entries, and of at least :data:`BLOCK_ENTRIES_PER_WEIGHT` per weight (each block
+#: adds a gradient over every cell and class, so a design of few rows per cell, a wide
+#: table's, stays whole); the evaluations' threads share the blocks (or the designs)
+#: out. The blocks, not the threads, fix the order of the sums, so the weights are the
+#: same with any number of threads.
+BLOCK_ENTRIES = 1 << 17
+BLOCK_ENTRIES_PER_WEIGHT = 8
 
 
-def _kept_for_every_evaluation(design, n_classes: int):
-    """A design held through a fit, with its transpose where the gradient reads that faster.
+def _kept_for_every_evaluation(design, n_classes: int) -> list:
+    """A design held through a fit, as the blocks an evaluation reads (see
+    :data:`BLOCK_ENTRIES`), each with its transpose where the gradient reads that faster.
 
     The compiled products (two classes) always read it. scipy's ``matrix.T @ residual``
     scatters every row's residual into the cells' table; where the cells outnumber the
     rows that table is the larger one and its scattered writes leave the cache, while
     the transpose's product gathers from the rows' small table (movement_libras' AODE,
     313 rows, 46,787 cells, 15 classes: 29 -> 18 ms a product). Both add each cell's
-    rows in increasing order, so the gradient is the same to the bit."""
+    rows in increasing order, so a block's gradient is the same to the bit."""
     if not isinstance(design, RowDesign) or not scipy.sparse.issparse(design.matrix) \
             or design.matrix.format != "csr":
-        return design
+        return [design]
     n_rows, n_cells = design.matrix.shape
-    if not (_compiled(design.matrix, n_classes)
-            or (n_rows < n_cells and design.matrix.nnz <= BY_CELL_MAX_ENTRIES)):
-        return design
+    gathers = _compiled(design.matrix, n_classes) or (n_rows < n_cells and design.matrix.nnz <= BY_CELL_MAX_ENTRIES)
+    return [_with_transpose(block) if gathers else block for block in _row_blocks(design, n_classes)]
+
+
+def _row_blocks(design: RowDesign, n_classes: int) -> list:
+    """``design`` as blocks of consecutive rows of about equal entries (see :data:`BLOCK_ENTRIES`)."""
+    matrix = design.matrix
+    blocks = min(matrix.nnz // BLOCK_ENTRIES, matrix.nnz // (BLOCK_ENTRIES_PER_WEIGHT * matrix.shape[1] * n_classes))
+    if blocks < 2:
+        return [design]
+    cuts = np.searchsorted(matrix.indptr, np.linspace(0, matrix.nnz, blocks + 1)[1:-1])
+    bounds = np.unique(np.concatenate([[0], cuts, [matrix.shape[0]]]))
+    return [RowDesign(matrix[a:b], design.y[a:b], design.sample_weight[a:b],
+                      None if design.offset is None else design.offset[a:b])
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _with_transpose(design: RowDesign) -> RowDesign:
     # csr -> csc (each cell's rows in increasing order), read as the transpose's csr
     by_cell = design.matrix.tocsc()
     return dataclasses.replace(design, by_cell=scipy.sparse.csr_matrix(
-        (by_cell.data, by_cell.indices, by_cell.indptr), shape=(n_cells, n_rows)))
+        (by_cell.data, by_cell.indices, by_cell.indptr), shape=design.matrix.shape[::-1]))
+
+
+@contextlib.contextmanager
+def _evaluation_threads(n_blocks: int):
+    """A ``map`` over the blocks of an evaluation: on threads (as many as this process's
+    share of the cores, :func:`pybnc._utils.workers.core_share`) where there are blocks
+    enough; the threads end with the fit, so that a fit's workers can still be forked."""
+    threads = min(n_blocks, core_share())
+    # BLAS on one thread through the fit: its few vector products are small, and a
+    # threaded OpenBLAS's workers spin after each call on the cores these threads need
+    # (krkopt's AODE on two threads: 28 ms an evaluation beside them, 19 without)
+    with one_blas_thread():
+        if threads <= 1:
+            yield map
+            return
+        with ThreadPoolExecutor(threads, thread_name_prefix="pybnc-evaluation") as pool:
+            yield pool.map
 
 
 def _rows_product(matrix, values: np.ndarray) -> np.ndarray:
@@ -370,12 +415,17 @@ def _cells_product(matrix, residual: np.ndarray) -> np.ndarray:
     return out
 
 
-def conditional_nll(values: np.ndarray, source) -> tuple[float, np.ndarray, float]:
+def conditional_nll(values: np.ndarray, source, mapper=map) -> tuple[float, np.ndarray, float]:
     """Weighted sum of ``-log P(y | x)`` over the designs, its gradient with respect to
-    ``values`` and the total sample weight."""
+    ``values`` and the total sample weight; ``mapper`` maps the designs' sums (``map``, or
+    a thread pool's), which are added in the designs' order."""
     sums = None
-    for design in source():  # one design in memory: its sums as they are, with no zero array to add to
-        sums = design.sums(values) if sums is None else sums + design.sums(values)
+    for part in mapper(lambda design: design.sums(values), source()):
+        if sums is None:  # each design's gradient is its own new array: the first one is added to
+            sums = part
+        else:
+            sums.nll, sums.total = sums.nll + part.nll, sums.total + part.total
+            sums.gradient += part.gradient
     if sums is None:
         return 0.0, np.zeros_like(values), 0.0
     return sums.nll, sums.gradient, sums.total
@@ -388,15 +438,15 @@ def _penalised(weights, log_values, sums: BlockSums, penalty: float) -> tuple[fl
     return value, (sums.gradient * log_values + penalty * diff) * scale
 
 
-def penalised_objective(weights, log_values, designs, penalty: float) -> tuple[float, np.ndarray]:
+def penalised_objective(weights, log_values, designs, penalty: float, mapper=map) -> tuple[float, np.ndarray]:
     """The objective :func:`fit_weights` minimises and its gradient, per unit of sample weight.
 
     ``(sum_rows -log P(y | x; w) + penalty / 2 * ||w - 1||^2) / sum(sample_weight)``
     for weights ``w`` and log values, both of shape ``(n_cells, K)`` (cell major, as the
     optimiser holds them); ``designs`` as in :func:`fit_weights`. Returns the value and
-    the gradient, shape ``(n_cells, K)``.
+    the gradient, shape ``(n_cells, K)``; ``mapper`` as in :func:`conditional_nll`.
     """
-    nll, gradient, total = conditional_nll(weights * log_values, _design_source(designs))
+    nll, gradient, total = conditional_nll(weights * log_values, _design_source(designs), mapper)
     return _penalised(weights, log_values, BlockSums(nll, gradient, total), penalty)
 
 
@@ -500,6 +550,13 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
         The generative weights (all ones) with ``converged=False`` if the optimiser
         failed or did not improve on them (never NaN).
 
+    Notes
+    -----
+    Designs held in memory are cut into blocks of rows (:data:`BLOCK_ENTRIES` entries)
+    and each evaluation's blocks run on threads, as many as this process's share of the
+    cores (:func:`pybnc._utils.workers.core_share`: a forked worker's share, else the
+    cores, at most ``OMP_NUM_THREADS``); the weights do not depend on the threads.
+
     Examples
     --------
     >>> import numpy as np, scipy.sparse
@@ -517,19 +574,23 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
     if callable(designs):
         def compact():
             return (d.on(active, n_cells) for d in designs())
+        n_blocks = 1
     else:
-        held = [_kept_for_every_evaluation(d.on(active, n_cells), logs.shape[1]) for d in source()]
+        held = [block for d in source() for block in _kept_for_every_evaluation(d.on(active, n_cells), logs.shape[1])]
+        n_blocks = len(held)
 
         def compact():
             return iter(held)
 
-    def objective(x):
-        value, grad = penalised_objective(x.reshape(logs.shape), logs, compact, penalty)
-        return value, grad.ravel()
+    with _evaluation_threads(n_blocks) as mapper:
+        def objective(x):
+            value, grad = penalised_objective(x.reshape(logs.shape), logs, compact, penalty, mapper)
+            return value, grad.ravel()
 
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        first = objective(np.ones(logs.size))[0]
-    return _result(active, _lbfgs(objective, start, max_iter, tol), first, max_iter, penalty)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            first = objective(np.ones(logs.size))[0]
+        result = _lbfgs(objective, start, max_iter, tol)
+    return _result(active, result, first, max_iter, penalty)
 
 
 def with_base(design: RowDesign, base: np.ndarray, log_values) -> RowDesign:
