@@ -392,7 +392,7 @@ def test_the_blocks_of_a_design_fix_the_weights_whatever_the_threads(monkeypatch
     np.testing.assert_allclose(gradient, whole.gradient, rtol=1e-10, atol=1e-10)
     fits, threads = [], threading.active_count()
     for cores in (1, 2, 3):
-        monkeypatch.setattr(discriminative, "core_share", lambda cores=cores: cores)
+        monkeypatch.setattr(discriminative, "available_cores", lambda cores=cores: cores)
         fits.append(discriminative.fit_weights(log_values, [design], penalty=0.1))
         assert threading.active_count() == threads  # the evaluation's threads end with the fit
     assert fits[0].n_iter > 5 and fits[0].converged

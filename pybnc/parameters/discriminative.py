@@ -46,7 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._utils.blas import one_blas_thread
 from .._utils.native import load_kernels
-from .._utils.workers import core_share
+from .._utils.workers import available_cores
 from .lbfgs import minimize_lbfgs
 
 _native = load_kernels("pybnc.parameters._design_c")
@@ -380,10 +380,10 @@ def _with_transpose(design: RowDesign) -> RowDesign:
 
 @contextlib.contextmanager
 def _evaluation_threads(n_blocks: int):
-    """A ``map`` over the blocks of an evaluation: on threads (as many as this process's
-    share of the cores, :func:`pybnc._utils.workers.core_share`) where there are blocks
-    enough; the threads end with the fit, so that a fit's workers can still be forked."""
-    threads = min(n_blocks, core_share())
+    """A ``map`` over the blocks of an evaluation: on threads (as many as the cores,
+    :func:`pybnc._utils.workers.available_cores`) where there are blocks enough; the
+    threads end with the fit, so that a fit's workers can still be forked."""
+    threads = min(n_blocks, available_cores())
     # BLAS on one thread through the fit: its few vector products are small, and a
     # threaded OpenBLAS's workers spin after each call on the cores these threads need
     # (krkopt's AODE on two threads: 28 ms an evaluation beside them, 19 without)
@@ -553,9 +553,9 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
     Notes
     -----
     Designs held in memory are cut into blocks of rows (:data:`BLOCK_ENTRIES` entries)
-    and each evaluation's blocks run on threads, as many as this process's share of the
-    cores (:func:`pybnc._utils.workers.core_share`: a forked worker's share, else the
-    cores, at most ``OMP_NUM_THREADS``); the weights do not depend on the threads.
+    and each evaluation's blocks run on threads, as many as the process's cores
+    (:func:`pybnc._utils.workers.available_cores`: at most ``OMP_NUM_THREADS``); the
+    weights do not depend on the threads.
 
     Examples
     --------
