@@ -403,6 +403,29 @@ def test_the_blocks_of_a_design_fix_the_weights_whatever_the_threads(monkeypatch
     np.testing.assert_allclose(fits[0].weights, fits[1].weights, rtol=1e-6, atol=1e-8)  # whole: other rounding
 
 
+def test_a_threaded_evaluation_at_an_overflowing_point_warns_nothing(monkeypatch):
+    """The line search may try a point whose scores overflow (it then shrinks the step):
+    the evaluation's threads run under the fit's floating-point state, as this thread
+    does, so no RuntimeWarning reaches the user (numpy's errstate is not inherited)."""
+    from pybnc.parameters import discriminative
+
+    rng = np.random.default_rng(0)
+    n, cells, k = 4000, 50, 3
+    matrix = scipy.sparse.random(n, cells, density=0.3, format="csr", random_state=0)
+    design = discriminative.RowDesign(matrix, rng.integers(0, k, n), np.ones(n), np.full((n, k), 1e308))
+    monkeypatch.setattr(discriminative, "BLOCK_ENTRIES", 1_000)
+    monkeypatch.setattr(discriminative, "BLOCK_ENTRIES_PER_WEIGHT", 1)
+    monkeypatch.setattr(discriminative, "available_cores", lambda: 2)
+    blocks = discriminative._kept_for_every_evaluation(design, k)
+    assert len(blocks) > 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with discriminative._evaluation_threads(len(blocks)) as mapper, \
+                np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            nll = discriminative.conditional_nll(np.full((cells, k), 1e308), lambda: iter(blocks), mapper)[0]
+    assert not np.isfinite(nll)
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 18])
 def test_the_compiled_softmax_is_numpys(n_classes):
     """Every evaluation turns the rows' scores into their loss and residuals in one compiled

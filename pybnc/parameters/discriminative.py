@@ -393,7 +393,17 @@ def _evaluation_threads(n_blocks: int):
             yield map
             return
         with ThreadPoolExecutor(threads, thread_name_prefix="pybnc-evaluation") as pool:
-            yield pool.map
+            yield lambda function, items: pool.map(_quietly(function), items)
+
+
+def _quietly(function):
+    """``function`` under the fit's floating-point state: numpy's ``errstate`` is a context
+    variable, which a pool's threads do not inherit, and a trial point of the line search
+    may overflow (the search then shrinks the step; no warning is due)."""
+    def run(item):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return function(item)
+    return run
 
 
 def _rows_product(matrix, values: np.ndarray) -> np.ndarray:
