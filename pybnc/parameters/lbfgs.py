@@ -9,9 +9,9 @@ Optimization, 2nd ed., 2006): the inverse Hessian from the last ``history`` step
 scaled by ``s'y / y'y``, applied in its compact form (Byrd, Nocedal & Schnabel,
 Math. Programming 63, 1994, eq. 3.1), which is the two-loop recursion's product in
 three passes over the kept pairs (two matrix products for the direction, one for a new
-pair's inner products) rather than forty vector operations; a backtracking line search (Armijo's condition, quadratic
-interpolation) from the unit step, which is enough for a convex objective, where every
-step has ``s'y >= 0``. The stopping rules are L-BFGS-B's: the relative reduction of the
+pair's inner products) rather than forty vector operations; a backtracking line search
+(Armijo's condition, quadratic interpolation) from the unit step, which is enough for a
+convex objective, where every step has ``s'y >= 0``. The stopping rules are L-BFGS-B's: the relative reduction of the
 objective at most ``ftol``, or the largest gradient entry at most ``gtol``.
 
 :func:`lbfgs_steps` yields each point it wants evaluated and is sent back the value
@@ -106,8 +106,9 @@ class _Memory:
         self.order.append(slot)
 
     def direction(self, grad: np.ndarray) -> np.ndarray:
-        """``-H grad``: ``H = g I + S M S'`` in the compact form, ``g = s'y / y'y`` of the
-        newest pair, the pairs oldest first (the two-loop recursion's ``H``)."""
+        """``-H grad`` for the two-loop recursion's ``H``, in the compact form
+        ``H = g I + [S gY] M [S gY]'`` (``g = s'y / y'y`` of the newest pair; ``M`` from
+        ``R``, the upper triangle of ``S'Y``, and ``Y'Y``), the pairs oldest first."""
         h, kept = self.history, np.asarray(self.order)
         with_grad = _product(self.pairs, grad, self.long)
         s_grad, y_grad = with_grad[kept], with_grad[h + kept]
