@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse
 
-from ..parameters.discriminative import BlockSums, RowDesign, design_scores, fit_weights, merge_rows
+from ..parameters.discriminative import (BlockSums, RowDesign, conditional_nll, design_scores, fit_weights,
+                                         merge_rows)
 from ._alr_pairs import PairBlock
 
 #: Most design entries (rows x cells read) held in memory; past it the blocks are rebuilt.
@@ -259,10 +260,7 @@ class _Blocks:
         return _Blocks([p.on(active, n_cells) for p in self.parts])
 
     def sums(self, values):
-        out = BlockSums(0.0, np.zeros_like(values), 0.0)
-        for part in self.parts:
-            out = out + part.sums(values)
-        return out
+        return BlockSums(*conditional_nll(values, lambda: iter(self.parts)))
 
 
 def alr_block(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None,
