@@ -88,14 +88,20 @@ def _two_loop(grad, steps, changes):
     return -q
 
 
+@pytest.mark.parametrize("compact", [True, False])
 @pytest.mark.parametrize("size", [7, 20_000])  # the long one runs its products on one BLAS thread
-def test_the_compact_direction_is_the_two_loop_recursions(size):
-    """The kept pairs' compact inverse Hessian gives the two-loop recursion's direction,
-    through the memory's wrap-around (more pairs than it keeps) and a reset."""
+def test_the_compact_direction_is_the_two_loop_recursions(size, compact, monkeypatch):
+    """The kept pairs' compact inverse Hessian (and, below COMPACT_FROM weights, the memory's
+    own two-loop recursion) gives the two-loop recursion's direction, through the memory's
+    wrap-around (more pairs than it keeps) and a reset."""
+    from pybnc.parameters import lbfgs
     from pybnc.parameters.lbfgs import _Memory
+
+    monkeypatch.setattr(lbfgs, "COMPACT_FROM", 0 if compact else 1 << 40)
 
     rng = np.random.default_rng(size)
     memory, steps, changes = _Memory(4, size), [], []
+    assert memory.compact == compact
     a = rng.normal(size=(size, size)) if size < 100 else None
     for k in range(7):
         s = rng.normal(size=size)

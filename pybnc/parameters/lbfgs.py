@@ -78,6 +78,13 @@ def _product(left: np.ndarray, right: np.ndarray, long: bool) -> np.ndarray:
         return left @ right
 
 
+#: From this many weights the direction is the compact form's matrix products; below it
+#: the two-loop recursion's vector operations cost less (one step with 10 pairs, against
+#: the compact form: 528 weights 0.14 / 0.26 ms, 147,022 6.2 / 7.8 ms, 700,000 51.4 /
+#: 34.7 ms).
+COMPACT_FROM = 1 << 18
+
+
 class _Memory:
     """The last ``history`` step pairs ``(s, y)`` and their inner products.
 
@@ -93,22 +100,29 @@ class _Memory:
         self.y_y = np.zeros((history, history))
         self.order: list[int] = []
         self.long = size > BLAS_DOT_MAX
+        self.compact = size >= COMPACT_FROM
 
     def add(self, step: np.ndarray, change: np.ndarray) -> None:
         """Keep a pair, in place of the oldest when the memory is full."""
         h = self.history
         slot = self.order.pop(0) if len(self.order) == h else len(self.order)
         self.pairs[slot], self.pairs[h + slot] = step, change
-        with_step, with_change = _product(self.pairs, self.pairs[[slot, h + slot]].T, self.long).T
-        self.s_y[slot, :] = with_step[h:]  # s_new' y_j
-        self.s_y[:, slot] = with_change[:h]  # s_i' y_new
-        self.y_y[slot, :] = self.y_y[:, slot] = with_change[h:]
+        if self.compact:
+            with_step, with_change = _product(self.pairs, self.pairs[[slot, h + slot]].T, self.long).T
+            self.s_y[slot, :] = with_step[h:]  # s_new' y_j
+            self.s_y[:, slot] = with_change[:h]  # s_i' y_new
+            self.y_y[slot, :] = self.y_y[:, slot] = with_change[h:]
+        else:  # the two-loop recursion reads each pair's own products only
+            self.s_y[slot, slot], self.y_y[slot, slot] = _dot(step, change), _dot(change, change)
         self.order.append(slot)
 
     def direction(self, grad: np.ndarray) -> np.ndarray:
         """``-H grad`` for the two-loop recursion's ``H``, in the compact form
         ``H = g I + [S gY] M [S gY]'`` (``g = s'y / y'y`` of the newest pair; ``M`` from
-        ``R``, the upper triangle of ``S'Y``, and ``Y'Y``), the pairs oldest first."""
+        ``R``, the upper triangle of ``S'Y``, and ``Y'Y``), the pairs oldest first; by the
+        two-loop recursion itself below :data:`COMPACT_FROM` weights."""
+        if not self.compact:
+            return self._two_loop(grad)
         h, kept = self.history, np.asarray(self.order)
         with_grad = _product(self.pairs, grad, self.long)
         s_grad, y_grad = with_grad[kept], with_grad[h + kept]
@@ -124,6 +138,21 @@ class _Memory:
         direction = _product(coefficients, self.pairs, self.long)
         direction += scale * grad
         return np.negative(direction, out=direction)
+
+    def _two_loop(self, grad: np.ndarray) -> np.ndarray:
+        """``-H grad`` by Nocedal & Wright's Algorithm 7.4 over the kept pairs."""
+        h, q = self.history, grad.copy()
+        alphas = np.empty(len(self.order))
+        for i in range(len(self.order) - 1, -1, -1):
+            j = self.order[i]
+            alphas[i] = _dot(self.pairs[j], q) / self.s_y[j, j]
+            q -= alphas[i] * self.pairs[h + j]
+        newest = self.order[-1]
+        q *= self.s_y[newest, newest] / self.y_y[newest, newest]  # s'y / y'y
+        for i, j in enumerate(self.order):
+            beta = _dot(self.pairs[h + j], q) / self.s_y[j, j]
+            q += (alphas[i] - beta) * self.pairs[j]
+        return np.negative(q, out=q)
 
 
 def lbfgs_steps(x0, max_iter: int = 500, ftol: float = 1e-7, gtol: float = 1e-5,
