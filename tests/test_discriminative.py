@@ -297,11 +297,19 @@ def drive(passes, blocks):
         return done.value
 
 
-def test_fit_in_passes_equals_the_in_memory_fit():
+@pytest.mark.parametrize("history", [10, 25])
+def test_fit_in_passes_equals_the_in_memory_fit(history, monkeypatch):
+    """Also with more step pairs (the floor of :func:`lbfgs_history` raised): both paths
+    read the same entries and keep the same pairs."""
+    from pybnc.parameters import discriminative
     from pybnc.parameters.discriminative_passes import fit_weights_in_passes
 
     codes, y, values, layout = problem(14, "kdb2", 500, missing=0.1)
+    default = fit_weights(values, [network_design(codes, layout, y)], penalty=0.3)
+    monkeypatch.setattr(discriminative, "HISTORY", history)
     whole = fit_weights(values, [network_design(codes, layout, y)], penalty=0.3)
+    if history != 10:  # the pairs change the path: a fit that ignored them would be told apart
+        assert whole.n_iter != default.n_iter
     blocks = [(codes[s : s + 70], y[s : s + 70]) for s in range(0, 500, 70)]
     passes = fit_weights_in_passes(values, lambda c, t: network_design(c, layout, t), penalty=0.3)
     streamed = drive(passes, blocks)
@@ -309,6 +317,17 @@ def test_fit_in_passes_equals_the_in_memory_fit():
     np.testing.assert_allclose(streamed.weights, whole.weights, atol=1e-6)
     assert streamed.n_iter == whole.n_iter and streamed.converged
     assert streamed.initial_objective == pytest.approx(whole.initial_objective, rel=1e-12)
+
+
+def test_lbfgs_keeps_more_pairs_only_where_evaluations_cost_more_than_steps():
+    from pybnc.parameters.discriminative import HISTORY, HISTORY_BYTES, MAX_HISTORY, lbfgs_history
+
+    assert lbfgs_history(1_100_000, 24_048, 18) == MAX_HISTORY  # krkopt's AODE: 823 reads per weight
+    assert lbfgs_history(283_543, 34_008, 26) == 27  # letter's TAN: a step within a quarter of an evaluation
+    assert lbfgs_history(2_300_000, 701_805, 15) == HISTORY  # movement_libras' AODE: 49 reads per weight
+    assert lbfgs_history(3_000, 100, 2) == HISTORY  # too cheap an evaluation for more pairs
+    assert lbfgs_history(10**9, 3_000_000, 10) == HISTORY  # the pairs' memory
+    assert 16 * MAX_HISTORY * 400_000 <= HISTORY_BYTES < 16 * MAX_HISTORY * 450_000
 
 
 def test_fit_in_passes_closed_early_ends_its_thread():

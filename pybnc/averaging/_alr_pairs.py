@@ -59,6 +59,10 @@ class PairBlock:
             children.append(w * w + (a * w) * w + np.flatnonzero(both))
         return np.unique(np.concatenate(pairs + children)) if pairs else np.empty(0, dtype=np.int64)
 
+    def entries(self) -> int:
+        """What the dense products read: each anchor's rows against every column."""
+        return sum(rows.size for rows in self.anchors) * self.width
+
     def on(self, active: np.ndarray, n_cells: int) -> "PairBlock":
         bound = object.__new__(PairBlock)
         bound.__dict__.update(self.__dict__)

@@ -262,6 +262,9 @@ class _Blocks:
     def sums(self, values):
         return BlockSums(*conditional_nll(values, lambda: iter(self.parts)))
 
+    def entries(self) -> int:
+        return sum(p.entries() for p in self.parts)
+
 
 def alr_block(codes, space: SuperParentCells, qualifies, pair_ok=None, y=None, sample_weight=None,
               generative=None) -> _Blocks:

@@ -13,18 +13,24 @@ from __future__ import annotations
 import numpy as np
 
 from .discriminative import (DEFAULT_MAX_ITER, BlockSums, RowDesign, _lbfgs_options, _n_cells, _penalised, _result,
-                             _weights_of)
+                             _weights_of, lbfgs_history)
 from .lbfgs import lbfgs_steps
 
 
 class _Cells:
-    """The cells a block of rows reads (sorted); blocks add up as the union."""
+    """The cells a block of rows reads (sorted) and its entries; blocks add up as the
+    union of the cells and the sum of the entries."""
 
-    def __init__(self, cells):
+    def __init__(self, cells, entries: int):
         self.cells = cells
+        self.entries = entries
 
     def __add__(self, other: "_Cells") -> "_Cells":
-        return _Cells(np.union1d(self.cells, other.cells))
+        return _Cells(np.union1d(self.cells, other.cells), self.entries + other.entries)
+
+
+def _cells_of(design) -> _Cells:
+    return _Cells(design.cells(), design.entries())
 
 
 def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter: int = DEFAULT_MAX_ITER,
@@ -67,10 +73,13 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     (True, (3, 2))
     """
     n_cells = _n_cells(log_values, n_cells)
-    found = yield lambda codes, y: _Cells(design_of(codes, y).cells())
-    active = found.cells if found is not None else np.empty(0, dtype=np.int64)
+    found = yield lambda codes, y: _cells_of(design_of(codes, y))
+    if found is None:
+        found = _Cells(np.empty(0, dtype=np.int64), 0)
+    active = found.cells
     logs, start = _weights_of(active, log_values, None, penalty)
-    steps = lbfgs_steps(start, **_lbfgs_options(max_iter, tol))
+    history = lbfgs_history(found.entries, logs.size, logs.shape[1])
+    steps = lbfgs_steps(start, **_lbfgs_options(max_iter, tol, history))
     point, first = next(steps), None
     try:
         while True:
