@@ -17,6 +17,7 @@ FLAGS = [] if sys.platform == "win32" else ["-O3", "-fno-trapping-math"]
 
 KERNELS = {
     "pybnc.averaging._laplacian_c": "pybnc/averaging/_laplacian_c.c",
+    "pybnc.encode._mdl_c": "pybnc/encode/_mdl_c.c",
     "pybnc.parameters._design_c": "pybnc/parameters/_design_c.c",
     "pybnc.parameters._hdp_c": "pybnc/parameters/_hdp_c.c",
     "pybnc.scores._pairs_c": "pybnc/scores/_pairs_c.c",

@@ -6,6 +6,7 @@ import pytest
 
 from pybnc.encode import TableEncoder
 from pybnc.encode.discretize import cut_points
+from pybnc.encode import mdl_columns
 from pybnc.encode.mdl_columns import mdl_cut_points_of_columns
 
 
@@ -69,3 +70,42 @@ def test_an_infinite_value_is_still_refused_by_name():
     X.loc[3, "b"] = np.inf
     with pytest.raises(ValueError, match="Column 'b' holds the infinite"):
         TableEncoder(discretizer="mdl").fit(X, rng.integers(0, 2, 50))
+
+
+@pytest.mark.skipif(mdl_columns._native is None, reason="the compiled kernels are not built")
+@pytest.mark.parametrize("seed", range(60))
+def test_the_compiled_recursion_accepts_numpys_cuts(seed, monkeypatch):
+    """The kernel's cuts are those of the numpy recursion, level by level: class counts
+    with ties (few levels, repeated patterns), from 2 to 130 classes, whole weights."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.choice([2, 3, 8, 9, 15, 17, 130]))
+    n_columns = int(rng.integers(1, 6))
+    sizes = rng.integers(1, 60, n_columns)
+    # each column runs through a few regimes of class patterns (so that cuts are accepted),
+    # each group a regime's pattern times 1 to 3 (so that equal gains recur at different cuts)
+    patterns = rng.integers(0, 6, (4, k)) * (rng.random((4, k)) < 0.6)
+    regime = np.concatenate([np.sort(rng.integers(0, 4, size)) for size in sizes])
+    table = patterns[regime] * rng.integers(1, 4, (sizes.sum(), 1)) + (rng.random((sizes.sum(), k)) < 0.05)
+    table[:, 0] += table.sum(axis=1) == 0  # no empty group
+    if seed % 2:  # each column a palindrome: mirrored cuts of exactly equal gain, the first one wins
+        table = np.concatenate([np.concatenate([part, part[::-1]]) for part in np.split(table, np.cumsum(sizes)[:-1])])
+        sizes = 2 * sizes
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    compiled = np.sort(mdl_columns._split_levels(table, starts))
+    monkeypatch.setattr(mdl_columns, "_native", None)
+    expected = np.sort(mdl_columns._split_levels(table, starts))
+    np.testing.assert_array_equal(compiled, expected)
+
+
+@pytest.mark.skipif(mdl_columns._native is None, reason="the compiled kernels are not built")
+def test_the_compiled_entropy_is_numpys_to_the_bit():
+    """The kernel's entropy of a row of counts sums as numpy sums (pairwise, 8 lanes)."""
+    from pybnc.encode.discretize import _entropy_bits
+
+    rng = np.random.default_rng(0)
+    for k in [1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 129, 300]:
+        counts = rng.integers(0, 1000, (500, k)) * (rng.random((500, k)) < 0.8)
+        counts[:, 0] += counts.sum(axis=1) == 0
+        out = np.empty(500)
+        mdl_columns._native.entropies(counts.astype(np.int64), float(np.log(2.0)), out)
+        np.testing.assert_array_equal(out, _entropy_bits(counts))
