@@ -323,7 +323,7 @@ def test_lbfgs_keeps_more_pairs_only_where_evaluations_cost_more_than_steps():
     from pybnc.parameters.discriminative import HISTORY, HISTORY_BYTES, MAX_HISTORY, lbfgs_history
 
     assert lbfgs_history(1_100_000, 24_048, 18) == MAX_HISTORY  # krkopt's AODE: 823 reads per weight
-    assert lbfgs_history(283_543, 34_008, 26) == 27  # letter's TAN: a step within a quarter of an evaluation
+    assert lbfgs_history(4_300_000, 477_308, 26) == 11  # letter's AODE: a step within a quarter of an evaluation
     assert lbfgs_history(2_300_000, 701_805, 15) == HISTORY  # movement_libras' AODE: 49 reads per weight
     assert lbfgs_history(3_000, 100, 2) == HISTORY  # too cheap an evaluation for more pairs
     assert lbfgs_history(10**9, 3_000_000, 10) == HISTORY  # the pairs' memory

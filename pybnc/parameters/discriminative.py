@@ -510,8 +510,8 @@ HISTORY = 10
 #: ... and up to MAX_HISTORY where an evaluation reads each weight many times, so that a
 #: step's passes over the pairs stay cheap beside it (krkopt's discriminative AODE, 18
 #: classes, 24,048 weights read by 1.1 million entries, five folds: 1,866 iterations in
-#: 39.6 s with 10 pairs, 1,355 in 34.0 s with 40; movement_libras' AODE, 700,000
-#: weights, 18 iterations either way, would only pay for the longer steps) ...
+#: 39.6 s with 10 pairs, 1,355 in 34.0 s with 40; letter's AODE, 477,308 weights read
+#: about 220 times an evaluation, 29 iterations either way: 5.5 s with 10, 6.9 with 40) ...
 MAX_HISTORY = 40
 #: ... while the pairs take at most this many bytes (a history of HISTORY is kept whatever
 #: it takes; MAX_WEIGHTS bounds it).
@@ -519,16 +519,21 @@ HISTORY_BYTES = 1 << 28
 #: Entries x classes under which an evaluation is too cheap for more pairs (a step's
 #: numpy calls cost 0.16 ms with 10 pairs, 0.57 with 40, on any short vector).
 HISTORY_MIN_READS = 1 << 20
+#: Measured costs: a step about 5 ns per pair and weight (two passes of two vector
+#: operations each, memory-bound), an evaluation about 1 ns per entry and class (two
+#: sparse products and the softmax), so that a step with ``m`` pairs stays within a
+#: quarter of an evaluation while ``m <= entries x K / (HISTORY_COST x weights)``.
+HISTORY_COST = 20
 
 
 def lbfgs_history(entries: int, n_weights: int, n_classes: int) -> int:
     """The step pairs a fit of ``n_weights`` weights keeps, for designs of ``entries``
     (row, cell) entries and ``n_classes`` classes.
 
-    A step with ``m`` pairs makes about ``4 m`` passes over the weights; an evaluation
-    multiplies ``entries x n_classes`` twice. More pairs take fewer iterations, so
-    ``m`` is the most that keeps a step within about a quarter of an evaluation,
-    between :data:`HISTORY` and :data:`MAX_HISTORY`, and within :data:`HISTORY_BYTES`.
+    More pairs take fewer iterations on a long fit, and each step makes two passes over
+    them; ``m`` is the most pairs whose step stays within about a quarter of an
+    evaluation (:data:`HISTORY_COST`), between :data:`HISTORY` and :data:`MAX_HISTORY`,
+    within :data:`HISTORY_BYTES`; :data:`HISTORY` below :data:`HISTORY_MIN_READS`.
 
     Examples
     --------
@@ -538,7 +543,7 @@ def lbfgs_history(entries: int, n_weights: int, n_classes: int) -> int:
     reads = int(entries) * int(n_classes)
     if reads < HISTORY_MIN_READS or n_weights <= 0:
         return HISTORY
-    wanted = min(MAX_HISTORY, reads // (8 * n_weights), HISTORY_BYTES // (16 * n_weights))
+    wanted = min(MAX_HISTORY, reads // (HISTORY_COST * n_weights), HISTORY_BYTES // (16 * n_weights))
     return int(max(HISTORY, wanted))
 
 
