@@ -6,9 +6,9 @@
  * The cuts are numpy's to the bit: every quantity is computed with the same formula in
  * the same order. The entropy of a row of counts is scipy's entr (-p log p, libm's log)
  * summed as numpy's add.reduce sums a contiguous row (pairwise, in eight lanes); the
- * logarithms numpy takes of the segment's size and of
- * 3^k - 2 come in as tables, and ln 2 as numpy computed it. A segment's best cut is the
- * first of largest gain, as np.argmax takes it (tested against the numpy version). */
+ * logarithms numpy takes of a segment's size and of 3^k - 2 come in as tables, and ln 2
+ * as numpy computed it. A segment's best cut is the first of largest gain, as np.argmax
+ * takes it (tested against the numpy version). */
 #include "native.h"
 
 /* numpy's pairwise summation of n doubles (numpy/_core/src/umath/loops_utils.h.src). */
@@ -45,6 +45,13 @@ static double entropy_bits(const int64_t *counts, Py_ssize_t k, double ln2, doub
     }
     *present = nonzero;
     return pairwise_sum(terms, k) / ln2;
+}
+
+/* The nonzero counts among k. */
+static int64_t nonzero(const int64_t *counts, Py_ssize_t k) {
+    int64_t n = 0;
+    for (Py_ssize_t c = 0; c < k; c++) n += counts[c] != 0;
+    return n;
 }
 
 /* mdl_splits(cum, rows, starts, log2_rows, log2_classes, ln2, out) -> accepted
@@ -119,8 +126,7 @@ static PyObject *mdl_splits(PyObject *self, PyObject *args) {
                 if (best < 0 || gain > best_gain) best = cut, best_gain = gain, best_left = ent_l, best_right = ent_r;
             }
             for (Py_ssize_t c = 0; c < k; c++) left[c] = cum[best * k + c] - cum[lo * k + c], right[c] = total[c] - left[c];
-            entropy_bits(left, k, ln2, terms, &k1);
-            entropy_bits(right, k, ln2, terms, &k2);
+            k1 = nonzero(left, k), k2 = nonzero(right, k);
             double delta = log2_classes[classes] - ((double)classes * s - (double)k1 * best_left - (double)k2 * best_right);
             double margin = best_gain - (log2_rows[n_seg - 1] + delta) / (double)n_seg;
             if (margin > 0) {

@@ -135,7 +135,7 @@ def _split_levels(table: np.ndarray, starts: np.ndarray) -> np.ndarray:
     cum = np.zeros((table.shape[0] + 1, table.shape[1]), dtype=np.int64)
     np.cumsum(table, axis=0, out=cum[1:])  # integer counts: differences are exact
     rows = cum.sum(axis=1)
-    if _native is not None and table.shape[1] >= 1 and rows[-1] <= LOG_TABLE_MAX:
+    if _native is not None and rows[-1] <= LOG_TABLE_MAX:
         return _compiled_splits(cum, rows, starts)
     lo, hi = starts[:-1].copy(), starts[1:].copy()
     accepted = []
