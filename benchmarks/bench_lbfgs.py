@@ -3,7 +3,8 @@ discriminative weights, in the same run.
 
 Each row fits one discriminative learner on a whole table twice per repeat, once with
 each optimiser (the same objective, start and stopping rules: ``ftol = 1e-7``,
-``gtol = 1e-5``, 10 step pairs; scipy's through ``minimize(method="L-BFGS-B")`` as
+``gtol = 1e-5``, the step pairs of :func:`pybnc.parameters.discriminative.lbfgs_history`
+for both; scipy's through ``minimize(method="L-BFGS-B")`` as
 pybnc did before), taking turns, and prints the least fit time of the repeats, the
 iterations and the objective each reached. Tables from ``../shared/datasets/uci``
 (``PYBNC_DATA_HOME``) and, with ``--arff-dir``, audiology and vehicle from a folder of
@@ -30,10 +31,10 @@ from pybnc import AODE, KDB, TAN, NaiveBayes
 from pybnc.datasets import load_dataset
 
 
-def _scipy_lbfgs(objective, start, max_iter, tol):
+def _scipy_lbfgs(objective, start, max_iter, tol, history=discriminative.HISTORY):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return minimize(objective, start.ravel(), jac=True, method="L-BFGS-B",
-                        options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100, "maxcor": 10})
+                        options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100, "maxcor": int(history)})
 
 
 def _learners():
