@@ -33,17 +33,15 @@ static double pairwise_sum(const double *a, Py_ssize_t n) {
     return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
 }
 
-/* Entropy in bits of k counts (total > 0), as _entropy_bits computes it; *present gets
- * the number of nonzero counts. terms: scratch of k doubles. */
-static double entropy_bits(const int64_t *counts, Py_ssize_t k, double ln2, double *terms, int64_t *present) {
-    int64_t total = 0, nonzero = 0;
+/* Entropy in bits of k counts (total > 0), as _entropy_bits computes it. terms:
+ * scratch of k doubles. */
+static double entropy_bits(const int64_t *counts, Py_ssize_t k, double ln2, double *terms) {
+    int64_t total = 0;
     for (Py_ssize_t c = 0; c < k; c++) total += counts[c];
     for (Py_ssize_t c = 0; c < k; c++) {
         double p = (double)counts[c] / (double)total;
         terms[c] = p > 0 ? -p * log(p) : 0.0;
-        nonzero += counts[c] != 0;
     }
-    *present = nonzero;
     return pairwise_sum(terms, k) / ln2;
 }
 
@@ -109,8 +107,7 @@ static PyObject *mdl_splits(PyObject *self, PyObject *args) {
             int64_t lo = stack[2 * depth], hi = stack[2 * depth + 1];
             if (hi - lo < 2) continue;
             for (Py_ssize_t c = 0; c < k; c++) total[c] = cum[hi * k + c] - cum[lo * k + c];
-            int64_t classes, k1, k2;
-            double s = entropy_bits(total, k, ln2, terms, &classes);
+            double s = entropy_bits(total, k, ln2, terms);
             if (s == 0.0) continue; /* a pure segment can never gain information */
             int64_t n_seg = rows[hi] - rows[lo], best = -1;
             double best_gain = 0.0, best_left = 0.0, best_right = 0.0;
@@ -120,13 +117,13 @@ static PyObject *mdl_splits(PyObject *self, PyObject *args) {
                     right[c] = total[c] - left[c];
                 }
                 int64_t n_left = rows[cut] - rows[lo];
-                double ent_l = entropy_bits(left, k, ln2, terms, &k1);
-                double ent_r = entropy_bits(right, k, ln2, terms, &k2);
+                double ent_l = entropy_bits(left, k, ln2, terms);
+                double ent_r = entropy_bits(right, k, ln2, terms);
                 double gain = s - ((double)n_left * ent_l + (double)(n_seg - n_left) * ent_r) / (double)n_seg;
                 if (best < 0 || gain > best_gain) best = cut, best_gain = gain, best_left = ent_l, best_right = ent_r;
             }
             for (Py_ssize_t c = 0; c < k; c++) left[c] = cum[best * k + c] - cum[lo * k + c], right[c] = total[c] - left[c];
-            k1 = nonzero(left, k), k2 = nonzero(right, k);
+            int64_t classes = nonzero(total, k), k1 = nonzero(left, k), k2 = nonzero(right, k);
             double delta = log2_classes[classes] - ((double)classes * s - (double)k1 * best_left - (double)k2 * best_right);
             double margin = best_gain - (log2_rows[n_seg - 1] + delta) / (double)n_seg;
             if (margin > 0) {
@@ -167,8 +164,7 @@ static PyObject *entropies(PyObject *self, PyObject *args) {
         goto done;
     }
     const int64_t *counts = (const int64_t *)a[0].view.buf;
-    int64_t present;
-    for (Py_ssize_t i = 0; i < m; i++) F64(a[1])[i] = entropy_bits(counts + i * k, k, ln2, terms, &present);
+    for (Py_ssize_t i = 0; i < m; i++) F64(a[1])[i] = entropy_bits(counts + i * k, k, ln2, terms);
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(terms);

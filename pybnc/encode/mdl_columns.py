@@ -75,10 +75,13 @@ def mdl_cut_points_of_columns(values: np.ndarray, y_codes: np.ndarray, weights=N
                 present[c] = observed[y_codes == c].any(axis=0)
         together = np.flatnonzero(present.all(axis=0) & observed.any(axis=0))
         per_pass = max(1, CELLS_PER_PASS // max(1, n_rows * n_classes))
+        total = n_rows if weights is None else int(round(weights.sum()))
+        logs = _log_tables(total, n_classes) if together.size else None  # once for every group
         for start in range(0, together.size, per_pass):
             group = together[start : start + per_pass]
-            for j, found in zip(group, _cut_group(values[:, group], observed[:, group], y_codes, n_classes, weights)):
-                cuts[j] = found
+            found = _cut_group(values[:, group], observed[:, group], y_codes, n_classes, weights, logs)
+            for j, column_cuts in zip(group, found):
+                cuts[j] = column_cuts
     for j in range(n_columns):
         if cuts[j] is None:
             rows = observed[:, j]
@@ -87,8 +90,9 @@ def mdl_cut_points_of_columns(values: np.ndarray, y_codes: np.ndarray, weights=N
     return cuts
 
 
-def _cut_group(values, observed, y_codes, n_classes: int, weights) -> list:
-    """The cuts of columns whose observed rows hold every class, with whole weights."""
+def _cut_group(values, observed, y_codes, n_classes: int, weights, logs=None) -> list:
+    """The cuts of columns whose observed rows hold every class, with whole weights
+    (``logs``: :func:`_log_tables` for these rows and classes, if already made)."""
     n_rows, n_columns = values.shape
     order = np.argsort(values, axis=0, kind="stable")  # NaN last
     ordered = np.take_along_axis(values, order, axis=0).T  # (columns, rows), each increasing
@@ -116,14 +120,14 @@ def _cut_group(values, observed, y_codes, n_classes: int, weights) -> list:
     filled = table.sum(axis=1) > 0
     table, column_of_group, below = table[filled], column_of_group[filled], below[filled]
     starts = np.searchsorted(column_of_group, np.arange(n_columns + 1))
-    accepted = _split_levels(table, starts)
+    accepted = _split_levels(table, starts, logs)
     cuts = [[] for _ in range(n_columns)]
     for g in np.sort(accepted):
         cuts[column_of_group[g]].append(below[g])
     return [np.asarray(c, dtype=np.float64) for c in cuts]
 
 
-def _split_levels(table: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _split_levels(table: np.ndarray, starts: np.ndarray, logs=None) -> np.ndarray:
     """Fayyad & Irani's recursive MDLP over the ordered groups of every column (rows
     ``starts[j]:starts[j + 1]`` of ``table``, no empty group), a level of the
     recursion at a time. Returns the groups before which a cut is accepted.
@@ -131,12 +135,14 @@ def _split_levels(table: np.ndarray, starts: np.ndarray) -> np.ndarray:
     Every quantity is computed as :func:`pybnc.encode.discretize._split_scores`
     computes it for one segment, so the same splits win. The compiled kernel
     (``pybnc.encode._mdl_c``) walks each column's segments in one loop and gives the same
-    cuts (a test compares the two)."""
+    cuts (a test compares the two), reading ``logs`` (:func:`_log_tables`) if given."""
     cum = np.zeros((table.shape[0] + 1, table.shape[1]), dtype=np.int64)
     np.cumsum(table, axis=0, out=cum[1:])  # integer counts: differences are exact
     rows = cum.sum(axis=1)
     if _native is not None and rows[-1] <= LOG_TABLE_MAX:
-        return _compiled_splits(cum, rows, starts)
+        if logs is None or logs[0].size <= rows[-1] or logs[1].size <= table.shape[1]:
+            logs = _log_tables(int(rows[-1]), table.shape[1])
+        return _compiled_splits(cum, rows, starts, logs)
     lo, hi = starts[:-1].copy(), starts[1:].copy()
     accepted = []
     while lo.size:
@@ -172,14 +178,22 @@ def _split_levels(table: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.concatenate(accepted) if accepted else np.empty(0, dtype=np.int64)
 
 
-def _compiled_splits(cum: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """:func:`_split_levels` by the compiled kernel. The logarithms numpy takes there come
-    in as tables computed by numpy (``log2(n - 1)`` of a segment's rows, ``log2(3^k - 2)``
-    of its classes), so that the kernel's margins are numpy's to the bit."""
-    n_classes = cum.shape[1]
+def _log_tables(total: int, n_classes: int):
+    """The logarithms numpy takes in :func:`_split_levels`, computed by numpy for the
+    compiled kernel: ``log2(n)`` for ``n = 0 .. total`` (a segment of ``n + 1`` rows reads
+    ``log2(n)``) and ``log2(3^k - 2)`` for ``k = 0 .. n_classes``; None where the kernel
+    is not built or ``total`` exceeds :data:`LOG_TABLE_MAX`."""
+    if _native is None or total > LOG_TABLE_MAX:
+        return None
     with np.errstate(divide="ignore", invalid="ignore"):  # entries never read: log2(0), log2(3^0 - 2)
-        log2_rows = np.log2(np.arange(int(rows[-1]) + 1, dtype=np.int64))
-        log2_classes = np.log2(3.0 ** np.arange(n_classes + 1, dtype=np.int64) - 2.0)
+        return (np.log2(np.arange(int(total) + 1, dtype=np.int64)),
+                np.log2(3.0 ** np.arange(n_classes + 1, dtype=np.int64) - 2.0))
+
+
+def _compiled_splits(cum: np.ndarray, rows: np.ndarray, starts: np.ndarray, logs) -> np.ndarray:
+    """:func:`_split_levels` by the compiled kernel, whose margins are numpy's to the bit
+    with numpy's logarithms (``logs``, :func:`_log_tables`)."""
+    log2_rows, log2_classes = logs
     out = np.empty(max(cum.shape[0] - 1, 0), dtype=np.int64)
     accepted = _native.mdl_splits(np.ascontiguousarray(cum), np.ascontiguousarray(rows, dtype=np.int64),
                                   np.ascontiguousarray(starts, dtype=np.int64), log2_rows, log2_classes,

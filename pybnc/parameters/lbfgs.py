@@ -11,8 +11,9 @@ Math. Programming 63, 1994, eq. 3.1), which is the two-loop recursion's product 
 three passes over the kept pairs (two matrix products for the direction, one for a new
 pair's inner products) rather than forty vector operations; a backtracking line search
 (Armijo's condition, quadratic interpolation) from the unit step, which is enough for a
-convex objective, where every step has ``s'y >= 0``. The stopping rules are L-BFGS-B's: the relative reduction of the
-objective at most ``ftol``, or the largest gradient entry at most ``gtol``.
+convex objective, where every step has ``s'y >= 0``. The stopping rules are L-BFGS-B's:
+the relative reduction of the objective at most ``ftol``, or the largest gradient entry
+at most ``gtol``.
 
 :func:`lbfgs_steps` yields each point it wants evaluated and is sent back the value
 and gradient there, so that the caller may evaluate in one call
