@@ -133,7 +133,9 @@ def test_spanning_forest_is_deterministic_under_ties():
 def _kruskal(weights, positive_only):
     """The reference: every edge sorted by (weight descending, (i, j)), union-find."""
     n = weights.shape[0]
-    order = sorted(((-weights[i, j], i, j) for i in range(n) for j in range(i + 1, n)))
+    # NaN and -inf edges are never used (left out before sorting: NaN has no order)
+    order = sorted((-weights[i, j], i, j) for i in range(n) for j in range(i + 1, n)
+                   if weights[i, j] > -np.inf)
     root, edges = list(range(n)), []
 
     def find(a):
@@ -151,8 +153,22 @@ def _kruskal(weights, positive_only):
     return edges
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def forest_path(request, monkeypatch):
+    """The compiled spanning forest, and the numpy one it replaces where kernels are built."""
+    import importlib
+
+    module = importlib.import_module("pybnc.structure.chow_liu")  # the package exports a function of that name
+    if request.param == "compiled":
+        if module._native is None:
+            pytest.skip("the compiled kernels are not built")
+    else:
+        monkeypatch.setattr(module, "_native", None)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_spanning_forest_equals_kruskal_with_ties_and_forbidden_edges(seed):
+def test_spanning_forest_equals_kruskal_with_ties_and_forbidden_edges(seed, forest_path):
     """Prim under the strict order (weight, then (i, j)) gives Kruskal's forest, in its order."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 14))
@@ -161,6 +177,21 @@ def test_spanning_forest_equals_kruskal_with_ties_and_forbidden_edges(seed):
     w = np.triu(w, 1) + np.triu(w, 1).T
     for positive_only in (False, True):
         assert maximum_spanning_forest(w, positive_only) == _kruskal(w, positive_only)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_spanning_forest_reads_the_upper_triangle_and_skips_nan(seed, forest_path):
+    """An asymmetric matrix is read at (min, max) as Kruskal reads it; NaN and -inf edges are
+    never used; ties (few values) are broken by (i, j); up to 60 nodes, several components."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(1, 60))
+    w = rng.integers(-1, 4, size=(n, n)).astype(float) / 2
+    w[rng.random((n, n)) < 0.1] = np.nan
+    w[rng.random((n, n)) < 0.3 * (seed % 3)] = -np.inf  # some tables split into components
+    for positive_only in (False, True):
+        forest = maximum_spanning_forest(w, positive_only)
+        assert forest == _kruskal(w, positive_only)
+        assert all(i < j and np.isfinite(w[i, j]) for i, j in forest)
 
 
 def test_orientation_roots_each_tree_at_its_first_feature():

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.native import load_kernels
 from ..counts.tables import Counts
 from ..scores.penalties import ode_arc_weights
 from .dag import Structure
+
+_native = load_kernels("pybnc.structure._forest_c")
 
 
 def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
@@ -39,8 +42,22 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     """
     # Prim's algorithm, one tree per component, under the strict order "heavier, then
     # smaller (i, j)": that order makes the forest unique, so Prim finds Kruskal's, in
-    # O(n^2) numpy work instead of sorting all n^2 / 2 weights (2,000 features: 2 million).
-    weights = np.asarray(weights, dtype=np.float64)
+    # O(n^2) work instead of sorting all n^2 / 2 weights (2,000 features: 2 million);
+    # compiled where the kernels are built (numpy's ten small operations per node cost
+    # 28 ms of a 120 ms TAN fit on 279 features).
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    n = weights.shape[0]
+    if _native is not None:
+        found = np.empty((max(n, 1), 2), dtype=np.int64)
+        count = _native.spanning_forest(weights, bool(positive_only), found)
+        edges = [(int(i), int(j)) for i, j in found[:count]]
+    else:
+        edges = _numpy_spanning_forest(weights, positive_only)
+    return sorted(edges, key=lambda e: (-weights[e], e))  # Kruskal's order of acceptance
+
+
+def _numpy_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
+    """The edges of :func:`maximum_spanning_forest` in the order Prim adds them, by numpy."""
     n = weights.shape[0]
     floor = 0.0 if positive_only else -np.inf  # an edge is usable when its weight is above
     outside = np.ones(n, dtype=bool)
@@ -71,7 +88,7 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
             v = int(ties[np.argmin(keys)])
             edges.append((min(v, int(best_from[v])), max(v, int(best_from[v]))))
             join(v)
-    return sorted(edges, key=lambda e: (-weights[e], e))  # Kruskal's order of acceptance
+    return edges
 
 
 def orient_forest(n: int, edges) -> Structure:
