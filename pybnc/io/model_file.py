@@ -36,6 +36,9 @@ FORMAT_VERSION = 2
 MIN_FORMAT_VERSION = 1
 HEADER = "model.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so that equal models give equal files
+#: zlib's level for the members: AutoBNC's ensemble on movement_libras (4,511 arrays, 335 MB
+#: of tables) deflated in 2.7 s to 28 MB at 3, against 6.5 s to 22 MB at zlib's default 6.
+COMPRESS_LEVEL = 3
 
 
 # -- public API -----------------------------------------------------------------------------------
@@ -83,7 +86,7 @@ def save(model, path) -> None:
         def write(name: str, data: bytes) -> None:
             info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
+            archive.writestr(info, data, compresslevel=COMPRESS_LEVEL)
 
         write(HEADER, json.dumps(header, indent=1, ensure_ascii=False).encode("utf-8"))
         for name, array in writer.arrays.items():
