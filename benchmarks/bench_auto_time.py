@@ -67,6 +67,21 @@ def _many_levelled(n_rows=600, seed=0):
     return X, y
 
 
+def add_synthetic_arguments(parser) -> None:
+    """``--wide`` and ``--many-levelled``, read by :func:`with_synthetic`."""
+    parser.add_argument("--wide", action="store_true", help="add a synthetic 200 x 2,000 numeric table")
+    parser.add_argument("--many-levelled", action="store_true", help="add a synthetic table of many rare levels")
+
+
+def with_synthetic(tables: dict, args) -> dict:
+    """``tables`` (name -> loader) with the synthetic tables ``args`` asks for added."""
+    if args.wide:
+        tables[WIDE] = _wide
+    if args.many_levelled:
+        tables[MANY_LEVELLED] = _many_levelled
+    return tables
+
+
 def _seconds(make, X, y) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -80,14 +95,9 @@ def main():
     add_table_arguments(parser)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--csv", type=Path, default=Path("benchmarks/bench_auto_time.csv"))
-    parser.add_argument("--wide", action="store_true", help="add a synthetic 200 x 2,000 numeric table")
-    parser.add_argument("--many-levelled", action="store_true", help="add a synthetic table of many rare levels")
+    add_synthetic_arguments(parser)
     args = parser.parse_args()
-    tables = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
-    if args.wide:
-        tables[WIDE] = _wide
-    if args.many_levelled:
-        tables[MANY_LEVELLED] = _many_levelled
+    tables = with_synthetic(chosen_tables(args.datasets, args.arff_dir, args.arff_tables), args)
     done = pd.read_csv(args.csv) if args.csv.exists() else pd.DataFrame()
     print("| table | rows | forest (s) | AutoBNC (s) | ratio | load |\n|---|---|---|---|---|---|", flush=True)
     for name, load in tables.items():

@@ -38,7 +38,7 @@ import pandas as pd
 
 from _turns import swapped, taking_turns, timed
 from accuracy_vs_forest import add_table_arguments, chosen_tables
-from bench_auto_time import MANY_LEVELLED, WIDE, _many_levelled, _wide
+from bench_auto_time import add_synthetic_arguments, with_synthetic
 from pybnc import TAN
 from pybnc.averaging import BaggedBNC
 from pybnc.averaging.ensembles import stratified_bootstrap
@@ -139,17 +139,12 @@ def _one_table(name, X, y, repeats):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_table_arguments(parser)
-    parser.add_argument("--wide", action="store_true", help="add a synthetic 200 x 2,000 numeric table")
-    parser.add_argument("--many-levelled", action="store_true", help="add a synthetic table of many rare levels")
+    add_synthetic_arguments(parser)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     if forest._native is None:
         raise SystemExit("the compiled kernels are not built: python setup.py build_ext --inplace")
-    chosen = chosen_tables(args.datasets, args.arff_dir, args.arff_tables)
-    if args.wide:
-        chosen[WIDE] = _wide
-    if args.many_levelled:
-        chosen[MANY_LEVELLED] = _many_levelled
+    chosen = with_synthetic(chosen_tables(args.datasets, args.arff_dir, args.arff_tables), args)
     print(f"load average {os.getloadavg()[0]:.1f}; least of {args.repeats} (bagged fits: of "
           f"{max(1, args.repeats // 2)}), taking turns\n")
     print("| table | rows | work | now (ms) | before (ms) | before / now | same result |")
