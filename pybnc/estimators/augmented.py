@@ -119,7 +119,9 @@ class AugmentedNaiveBayes(BaseBNC):
         ones), and the arcs by name. Every learner of one network ends here."""
         self.structure_ = structure
         self.class_log_prior_ = class_log_prior
-        self.log_cpts_ = log_cpts
+        # C order, as a loaded model holds them: sums over a table's levels (a value missing or
+        # unseen at predict) then run in one order, so a saved model predicts to the bit
+        self.log_cpts_ = [np.ascontiguousarray(table) for table in log_cpts]
         for name in ("back_off_log_cpts_", "discriminative_features_", "n_iter_", "discriminative_fit_"):
             self.__dict__.pop(name, None)  # a former discriminative fit's
         self.feature_weights_ = np.ones(len(log_cpts)) if feature_weights is None else feature_weights
