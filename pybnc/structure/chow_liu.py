@@ -44,7 +44,7 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     # smaller (i, j)": that order makes the forest unique, so Prim finds Kruskal's, in
     # O(n^2) work instead of sorting all n^2 / 2 weights (2,000 features: 2 million);
     # compiled where the kernels are built (numpy's ten small operations per node cost
-    # 28 ms of a 120 ms TAN fit on 279 features).
+    # 17 ms of a 117 ms TAN fit on 279 features, 157 ms on 2,000; compiled 0.8 and 11).
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     n = weights.shape[0]
     if _native is not None:
