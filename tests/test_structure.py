@@ -128,6 +128,9 @@ def test_spanning_forest_is_deterministic_under_ties():
     w = np.ones((4, 4))
     assert maximum_spanning_forest(w, positive_only=False) == [(0, 1), (0, 2), (0, 3)]
     assert maximum_spanning_forest(-w, positive_only=True) == []
+    assert maximum_spanning_forest(np.zeros((0, 0)), positive_only=False) == []
+    with pytest.raises(ValueError, match="square"):
+        maximum_spanning_forest(np.ones((2, 8)), positive_only=False)  # as many cells as 4 x 4
 
 
 def _kruskal(weights, positive_only):

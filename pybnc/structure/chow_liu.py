@@ -46,6 +46,8 @@ def maximum_spanning_forest(weights: np.ndarray, positive_only: bool) -> list:
     # compiled where the kernels are built (numpy's ten small operations per node cost
     # 17 ms of a 117 ms TAN fit on 279 features, 157 ms on 2,000; compiled 0.8 and 11).
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[0] != weights.shape[1]:
+        raise ValueError(f"weights must be a square matrix, got shape {weights.shape}.")
     n = weights.shape[0]
     if _native is not None:
         found = np.empty((max(n, 1), 2), dtype=np.int64)
