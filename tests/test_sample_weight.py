@@ -124,9 +124,9 @@ def test_weighted_counts_against_repeats_in_every_layout():
 
 
 def test_whole_weights_keep_their_repeated_rows_for_the_pairwise_information():
-    """Counts of whole-number weights hold the rows repeated by them (the information is
-    counted from those where that is cheaper), and that information is the weighted
-    counts' own; fractional weights, or repeats past twice the rows, keep no rows."""
+    """Counts of whole-number weights hold the rows repeated by them where the information
+    is counted from rows (cheaper there), and that information is the weighted counts' own;
+    fractional weights, repeats past twice the rows, or a tall table keep no rows."""
     from pybnc.counts.tables import REPEATS_MAX_FACTOR
     from pybnc.scores.information import pairwise_cmi
 
@@ -147,6 +147,9 @@ def test_whole_weights_keep_their_repeated_rows_for_the_pairwise_information():
     assert count(codes, y, [4] * 6, 3, weights=np.full(80, 1.5)).rows is None
     assert count(codes, y, [4] * 6, 3, weights=np.full(80, REPEATS_MAX_FACTOR + 1)).rows is None
     assert count(codes, y, [4] * 6, 3, weights=np.full(80, REPEATS_MAX_FACTOR)).rows is not None
+    # a tall table of few levels reads its information from the counts: no copy of its rows
+    tall = rng.integers(0, 3, (50_000, 5)).astype(np.int32)
+    assert count(tall, rng.integers(0, 2, 50_000), [3] * 5, 2, weights=np.full(50_000, 2.0)).rows is None
 
 
 @pytest.mark.parametrize("method", ["quantile", "mdl", "uniform"])

@@ -634,7 +634,11 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     elif pairs:
         repeats = _repeated(np.asarray(weights, dtype=np.float64), codes.shape[0])
         if repeats is not None:
-            counts._rows = (codes[repeats], y[repeats])
+            from ..scores.pair_rows import cheaper_from_rows  # that module reads this one
+
+            counts._rows = (codes[:0], y[:0])  # a stand-in: would the information read rows?
+            # kept only where they are read: a large table would hold a copy of its rows for nothing
+            counts._rows = (codes[repeats], y[repeats]) if cheaper_from_rows(counts) else None
     return counts
 
 
@@ -645,7 +649,8 @@ REPEATS_MAX_FACTOR = 2
 
 def _repeated(weights: np.ndarray, n_rows: int) -> np.ndarray | None:
     """The row positions repeated by their whole-number ``weights``, or None where they are
-    fractional or sum to more than :data:`REPEATS_MAX_FACTOR` times the rows.
+    fractional or sum to more than :data:`REPEATS_MAX_FACTOR` times the rows. :func:`count`
+    keeps the repeated rows where the pairwise information would read them.
 
     Integer weights are repeated rows, so the pairwise information may be counted from
     the repeats (:mod:`pybnc.scores.pair_rows`) as from any unweighted rows: a bootstrap
