@@ -278,28 +278,6 @@ def test_ensemble_selection_is_greedy_on_the_out_of_fold_log_loss():
     assert ensemble_selection(identical, 10).tolist() == [1.0, 0.0, 0.0]
 
 
-def test_an_ensembles_members_are_listed_costliest_fit_first():
-    """So that a refit in parallel starts the longest fits first; the name lists them so."""
-    from pybnc.selection.blend import ensemble_candidates
-
-    rng = np.random.default_rng(3)
-    y_codes = np.tile([0, 1], 30)
-    folds = inner_folds(y_codes, 3, 0)
-    candidates = [Candidate(f"m{i}", NaiveBayes(alpha=float(i + 1)), float(i)) for i in range(4)]
-    seconds = [0.1, 3.0, 0.5, np.nan]  # m3's fit time unknown: taken as 0
-    results = {}
-    for c, fit_time in zip(candidates, seconds):  # equally good, independent errors: a blend beats each
-        p_true = 1 / (1 + np.exp(-(1.0 + rng.normal(0, 2.0, 60))))
-        results[c.name] = {"proba": np.column_stack([1 - p_true, p_true]), "fit_time": fit_time}
-    found = ensemble_candidates(results, candidates, y_codes, folds, 10)
-    assert found
-    for candidate, _ in found:
-        names = [part.split(" ", 1)[1] for part in candidate.name.split(": ", 1)[1].split(" + ")]
-        costs = [np.nan_to_num(results[n]["fit_time"]) for n in names]
-        assert len(names) >= 2 and costs == sorted(costs, reverse=True)
-        assert [m.alpha for m in candidate.estimator.estimators] == [float(n[1]) + 1 for n in names]
-
-
 def test_an_ensemble_is_chosen_only_when_it_beats_every_single_candidate_and_predicts_as_its_members():
     X, y = load_dataset("car")
     candidates = {"nb": NaiveBayes(), "kdb2": pybnc.KDB(k=2, params="backoff", verbose=0),

@@ -144,8 +144,8 @@ def ensemble_candidates(results: dict, candidates: list, y_codes: np.ndarray, fo
     Returns
     -------
     list of (Candidate, dict)
-        Each candidate (an unfitted :class:`AveragedBNC` of the members with weight,
-        the costliest fit first) and its ``results`` entry.
+        Each candidate (an unfitted :class:`AveragedBNC` of the members with weight) and
+        its ``results`` entry.
     """
     from .candidates import Candidate
 
@@ -162,9 +162,6 @@ def ensemble_candidates(results: dict, candidates: list, y_codes: np.ndarray, fo
         kept = np.flatnonzero(weights > 0)
         if kept.size < 2:
             continue
-        # costliest fit first: a refit in parallel starts the longest fits first (on
-        # movement_libras a discriminative AODE listed last kept one worker busy alone)
-        kept = kept[np.argsort([-np.nan_to_num(results[scored[i].name]["fit_time"]) for i in kept], kind="stable")]
         pooled = _pooled(proba, weights, pooling)
         p_true = np.clip(pooled[np.arange(y_codes.size), y_codes], LOG_LOSS_EPS, 1.0)
         scores = {"log_loss": np.array([-np.log(p_true[test]).mean() for _, test in folds]),
