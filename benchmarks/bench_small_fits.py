@@ -53,11 +53,6 @@ def _pandas_match(levels, values):
     return pd.Index(levels, dtype=object).get_indexer(values)
 
 
-def _pandas_factorize(col, name):
-    codes, uniques = pd.factorize(col, sort=False)
-    return codes, np.asarray(uniques, dtype=object)
-
-
 def _row(table, rows, work, ours, theirs, same):
     print(f"| {table} | {rows:,} | {work} | {1e3 * ours:.2f} | {1e3 * theirs:.2f} | {theirs / ours:.2f} | {same} |",
           flush=True)
@@ -115,7 +110,7 @@ def _one_table(name, X, y, repeats):
         return BaggedBNC(TAN(), n_estimators=10, random_state=0).fit(X_train, y_train)
 
     def bagged_counts():
-        with swapped(tables, "_repeated", lambda weights, n_rows: None):
+        with swapped(tables, "_repeatable", lambda weights, n_rows: False):
             return bagged()
 
     a, b, ours, theirs = taking_turns(max(1, repeats // 2), timed(bagged), timed(bagged_counts))
@@ -129,7 +124,7 @@ def _one_table(name, X, y, repeats):
 
     def pandas_index():
         with swapped(_levels, "match_levels", _pandas_match), swapped(_levels, "_float_lookup", lambda v, l: None), \
-                swapped(_levels, "_factorize", _pandas_factorize):
+                swapped(_levels, "_float_codes", lambda col: None):
             return tan.encoder_.transform(held_out)
 
     a, b, ours, theirs = taking_turns(repeats, timed(shortcuts), timed(pandas_index))

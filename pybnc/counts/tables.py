@@ -631,36 +631,42 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
     counts = _count(codes, y, cardinalities, n_classes, pairs and not rows_only, layout, weights)
     if pairs and weights is None:
         counts._rows = (codes, y)
-    elif pairs:
-        repeats = _repeated(np.asarray(weights, dtype=np.float64), codes.shape[0])
-        if repeats is not None:
-            from ..scores.pair_rows import cheaper_from_rows  # that module reads this one
-
-            counts._rows = (codes[:0], y[:0])  # a stand-in: would the information read rows?
-            # kept only where they are read: a large table would hold a copy of its rows for nothing
-            counts._rows = (codes[repeats], y[repeats]) if cheaper_from_rows(counts) else None
+    elif pairs and _repeatable(np.asarray(weights, dtype=np.float64), codes.shape[0]) \
+            and information_reads_rows(counts):  # else a large table would hold a copy of its rows for nothing
+        repeats = np.repeat(np.arange(codes.shape[0]), np.asarray(weights).astype(np.int64))
+        counts._rows = (codes[repeats], y[repeats])
     return counts
 
 
 #: Whole-number weights summing to at most this many times the rows keep the rows repeated
-#: by their weights beside the counts ...
+#: by their weights beside the counts, where the pairwise information reads rows.
 REPEATS_MAX_FACTOR = 2
 
 
-def _repeated(weights: np.ndarray, n_rows: int) -> np.ndarray | None:
-    """The row positions repeated by their whole-number ``weights``, or None where they are
-    fractional or sum to more than :data:`REPEATS_MAX_FACTOR` times the rows. :func:`count`
-    keeps the repeated rows where the pairwise information would read them.
+def _repeatable(weights: np.ndarray, n_rows: int) -> bool:
+    """Whether ``weights`` are whole numbers summing to at most :data:`REPEATS_MAX_FACTOR`
+    times the rows: :func:`count` then keeps the rows repeated by them where
+    :func:`information_reads_rows`.
 
     Integer weights are repeated rows, so the pairwise information may be counted from
     the repeats (:mod:`pybnc.scores.pair_rows`) as from any unweighted rows: a bootstrap
     sample (:class:`pybnc.averaging.BaggedBNC`'s members) draws as many rows as the table
     has, and on 288 rows of movement_libras' 90 columns its information took 28 ms from
     the weighted counts against 3 ms from the repeats."""
-    total = float(weights.sum())
-    if total > REPEATS_MAX_FACTOR * max(n_rows, 1) or not np.array_equal(weights, np.round(weights)):
-        return None
-    return np.repeat(np.arange(weights.size), weights.astype(np.int64))
+    return float(weights.sum()) <= REPEATS_MAX_FACTOR * max(n_rows, 1) and np.array_equal(weights, np.round(weights))
+
+
+def information_reads_rows(counts: "Counts") -> bool:
+    """Whether the pairwise information of ``counts`` costs less counted from their rows
+    (:mod:`pybnc.scores.pair_rows`) than read from their pair counts: counts of layout
+    ``"rows"`` or sparse pairs (cheap from the rows, slow cell by cell) where the kernel can
+    take them, else :func:`rows_cost_less` on the stored width. Whether the rows are at hand
+    is the caller's question (:func:`pybnc.scores.pair_rows.cheaper_from_rows`)."""
+    if counts.sparse is not None or counts.layout == "rows":
+        return (pair_table_cells(counts.cardinalities, counts.n_classes) <= ROWS_MAX_PAIR_CELLS
+                and load_kernels("pybnc.scores._pairs_c") is not None)
+    stored = counts.kept.size if counts.reduced is not None else int(counts.offsets[-1])
+    return rows_cost_less(counts.n_rows, counts.cardinalities, counts.n_classes, stored)
 
 
 def pair_table_cells(cardinalities, n_classes: int) -> int:

@@ -36,7 +36,7 @@ import pandas as pd
 from .discretize import cut_points, mdl_cut_points
 from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, name_says_identifier,
                        refuse_unsupported_levels, too_many_levels, warn_columns)
-from ._levels import MISSING, lookup_column, sort_levels
+from ._levels import MISSING, lookup_column, match_levels, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
 from .column_facts import CLASS_TABLES, IDENTIFIER, plan_column_facts
@@ -119,7 +119,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
         categories[j] = levels
     if all(new is old for new, old in zip(categories, encoder.categories_)):
         return encoder, None
-    moves = [pd.Index(new, dtype=object).get_indexer(np.asarray(old, dtype=object)).astype(np.int64)
+    moves = [match_levels(new, np.asarray(old, dtype=object)).astype(np.int64)
              for new, old in zip(categories, encoder.categories_)]
     grown = copy.copy(encoder)
     grown.categories_ = categories

@@ -19,23 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.native import load_kernels
-from ..counts.tables import (ROWS_MAX_PAIR_CELLS, column_features, one_hot_offsets, pair_table_cells, rows_cost_less,
-                             segment_sums)
+from ..counts.tables import (ROWS_MAX_PAIR_CELLS, column_features, information_reads_rows, one_hot_offsets,
+                             pair_table_cells, segment_sums)
 from .information import _xlogx, _xlogx_direct
 
 
 def cheaper_from_rows(counts) -> bool:
     """Whether :func:`cmi_terms_from_rows` on ``counts.rows`` costs less than reading the
-    pair counts: counts of layout ``"rows"`` or sparse pairs (cheap from the rows, slow
-    cell by cell) where the kernel can take them, else
-    :func:`~pybnc.counts.tables.rows_cost_less` on the stored width."""
-    if counts.rows is None:
-        return False
-    if counts.sparse is not None or counts.layout == "rows":
-        return (pair_table_cells(counts.cardinalities, counts.n_classes) <= ROWS_MAX_PAIR_CELLS
-                and load_kernels("pybnc.scores._pairs_c") is not None)
-    stored = counts.kept.size if counts.reduced is not None else int(counts.offsets[-1])
-    return rows_cost_less(counts.n_rows, counts.cardinalities, counts.n_classes, stored)
+    pair counts: the rows are at hand and
+    :func:`~pybnc.counts.tables.information_reads_rows`."""
+    return counts.rows is not None and information_reads_rows(counts)
 
 
 def cmi_terms_from_rows(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, levels=None):
