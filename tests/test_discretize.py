@@ -104,7 +104,7 @@ def test_mdl_iris_petal_length():
         (dict(method="kmeans"), "method"),
         (dict(n_bins=1), "n_bins"),
         (dict(n_bins=2.5), "n_bins"),
-        (dict(method="mdl"), "needs the class"),
+        (dict(method="mdl"), "pass y, the class of each row"),
     ],
 )
 def test_cut_points_errors(kwargs, match):

@@ -391,3 +391,23 @@ def test_surely_discretises_agrees_with_a_fit():
         encoder = TableEncoder(discretizer="quantile", n_bins=5, categorical_features=listed)
         assert encoder.surely_discretises(X) is expected
         assert ("discretised" in encoder.fit(X, y).kinds_) is expected
+
+
+def test_the_encoder_takes_class_labels_of_any_kind_as_a_classifier_does():
+    """TableEncoder is public: ``fit(X, y)`` with the labels a user has (strings, booleans,
+    categories) cuts as with their codes; it crashed on strings before ('invalid literal
+    for int()')."""
+    from pybnc.encode import TableEncoder
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.choice(["u", "v"], 300)})
+    y = np.where(X["a"] + 0.3 * rng.normal(size=300) > 0.2, "rock", "mine")
+    codes = (y == "rock").astype(np.int64)  # the codes a classifier passes: sorted labels
+    expected = TableEncoder(discretizer="mdl").fit_transform(X, codes)
+    assert len(TableEncoder(discretizer="mdl").fit(X, codes).cut_points_[0]) > 0  # the class is read
+    for labels in (y, pd.Series(y, dtype="category"), pd.Series(y == "rock"), list(y)):
+        np.testing.assert_array_equal(TableEncoder(discretizer="mdl").fit_transform(X, labels), expected)
+    with pytest.raises(ValueError, match="300 rows but y has 10 labels"):
+        TableEncoder(discretizer="mdl").fit(X, y[:10])
+    with pytest.raises(ValueError, match="pass y"):
+        TableEncoder(discretizer="mdl").fit(X)

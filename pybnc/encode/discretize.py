@@ -147,7 +147,7 @@ def cut_points(x, method="quantile", n_bins=5, y=None, weights=None) -> np.ndarr
         return _midpoints(xs, _nearest_gaps(gaps, targets, gaps))
 
     if y is None:
-        raise ValueError('method="mdl" needs the class codes y')
+        raise ValueError('method="mdl" cuts by the class: pass y, the class of each row')
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != x.shape[0]:
         raise ValueError(f"y must be 1-D with {x.shape[0]} entries, got shape {y.shape}")

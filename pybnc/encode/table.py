@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
+from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
 from ._columns import (
     INTEGER_AS_NUMBER_ABOVE,
@@ -218,6 +219,18 @@ def _feature_set(value, frame: pd.DataFrame, param: str) -> set:
     return names
 
 
+def _class_codes(y, n_rows: int) -> np.ndarray | None:
+    """``y`` as class codes: codes (non-negative integers, what the classifiers pass) as
+    they are, other labels (strings, booleans, categories) coded as a classifier codes
+    them (:func:`pybnc.encode.labels.class_codes`)."""
+    if y is None:
+        return None
+    values = np.asarray(y)
+    if values.ndim == 1 and values.dtype.kind in "iu" and (values.size == 0 or values.min() >= 0):
+        return values
+    return class_codes(check_labels(y, n_rows))[1]
+
+
 class TableEncoder:
     """Learn and apply the column encoding of a table.
 
@@ -328,18 +341,22 @@ class TableEncoder:
         return bool((distinct > self.n_bins).any())
 
     # -- learning -----------------------------------------------------------------------
-    def fit(self, X, y_codes: np.ndarray | None = None, sample_weight=None) -> "TableEncoder":
-        self.fit_transform(X, y_codes, sample_weight)
+    def fit(self, X, y=None, sample_weight=None) -> "TableEncoder":
+        """Learn the encoding (see :meth:`fit_transform`); returns ``self``."""
+        self.fit_transform(X, y, sample_weight)
         return self
 
-    def fit_transform(self, X, y_codes: np.ndarray | None = None, sample_weight=None) -> np.ndarray:
+    def fit_transform(self, X, y=None, sample_weight=None) -> np.ndarray:
         """Learn the encoding and return the codes of ``X`` (one pass over each column).
 
-        ``sample_weight`` (positive, one per row; :mod:`pybnc.counts.weights`): the cut
-        points and the identifier rule read the rows' weights, as if each row were
-        repeated its weight times."""
+        ``y``: the class of each row, as a classifier takes it (labels of any kind, or
+        their codes ``0 .. K-1``); the MDL cut points read it. ``sample_weight``
+        (positive, one per row; :mod:`pybnc.counts.weights`): the cut points and the
+        identifier rule read the rows' weights, as if each row were repeated its weight
+        times."""
         integer = _is_integer_matrix(X)  # coded whole, row-major: no column-major copy
         frame = as_frame(X, column_major=not integer)
+        y_codes = _class_codes(y, frame.shape[0])
         self._weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         try:
             codes = self._learn_integer_matrix(X, frame, y_codes) if integer else None
