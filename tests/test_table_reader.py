@@ -232,3 +232,21 @@ def test_every_uci_file_reads():
         assert len(frame) >= 47 and frame.shape[1] >= 5, path
         if report.format == "text":
             assert report.header is path.name.endswith(".tsv.gz"), path
+
+
+def test_write_arff_writes_the_same_file_to_a_path_a_binary_and_a_text_file(tmp_path):
+    """A text buffer (StringIO, open(..., "w")) gets the text; it raised "string argument
+    expected, got 'bytes'" before."""
+    from pybnc.io import write_arff
+
+    frame = pd.DataFrame({"colour": ["rouge", None, "bleu"], "size": [1.5, 2.0, np.nan]})
+    write_arff(frame, tmp_path / "a.arff", "demo")
+    binary, text = io.BytesIO(), io.StringIO()
+    write_arff(frame, binary, "demo")
+    write_arff(frame, text, "demo")
+    with open(tmp_path / "b.arff", "w", encoding="utf-8") as handle:
+        write_arff(frame, handle, "demo")
+    expected = (tmp_path / "a.arff").read_bytes()
+    assert binary.getvalue() == expected == text.getvalue().encode("utf-8") == (tmp_path / "b.arff").read_bytes()
+    back = read_arff(tmp_path / "b.arff")
+    assert back["colour"].tolist()[::2] == ["rouge", "bleu"] and back["colour"].isna().tolist() == [False, True, False]

@@ -294,7 +294,8 @@ def write_arff(frame: pd.DataFrame, path, relation: str = "data") -> None:
 
     Float and integer columns become numeric attributes; every other column is
     nominal, with its categories (``category`` dtype) or its sorted distinct values.
-    Missing values are written as ``?``.
+    Missing values are written as ``?``. ``path``: a file name, or a file open for
+    writing, binary (UTF-8 is written) or text.
 
     Examples
     --------
@@ -328,9 +329,11 @@ def write_arff(frame: pd.DataFrame, path, relation: str = "data") -> None:
         cells[name] = np.where(missing, "?", np.asarray(text, dtype=object))
     lines.append("@data")
     body = cells.astype(str).agg(",".join, axis=1) if len(cells.columns) else pd.Series([], dtype=str)
-    data = ("\n".join(lines + body.tolist()) + "\n").encode("utf-8")
-    if hasattr(path, "write"):
-        path.write(data)
+    content = "\n".join(lines + body.tolist()) + "\n"
+    if isinstance(path, io.TextIOBase):  # an open text file or StringIO: its own encoding
+        path.write(content)
+    elif hasattr(path, "write"):
+        path.write(content.encode("utf-8"))
     else:
         with open(path, "wb") as handle:
-            handle.write(data)
+            handle.write(content.encode("utf-8"))
