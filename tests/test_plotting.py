@@ -85,6 +85,21 @@ def test_averaging_models_have_no_network():
         plot_network(pybnc.TBMATAN().fit(X.iloc[::8], y.iloc[::8]))
 
 
+def test_a_fitted_autobnc_draws_its_choice_as_the_cli_and_the_web_page_show_it():
+    """It refused with 'AutoBNC has no single network to draw' whatever it had chosen."""
+    X, y = load_dataset("car")
+    tan = pybnc.TAN().fit(X, y)
+    auto = pybnc.AutoBNC(candidates={"tan": pybnc.TAN()}, n_jobs=1, verbose=0).fit(X, y)
+    assert auto.best_candidate_ == "tan"
+    assert plot_network(auto).get_title() == "AutoBNC's choice (TAN): 6 features, 5 augmenting arcs"
+    assert to_dot(auto).splitlines()[1:] == to_dot(tan).splitlines()[1:]
+    assert to_dot(auto).startswith('digraph "AutoBNC\'s choice (TAN)" {')
+    averaged = pybnc.AutoBNC(candidates={"aode": pybnc.AODE()}, n_jobs=1, verbose=0).fit(X, y)
+    with pytest.raises(TypeError, match=r"AutoBNC's choice \(AODE\) has no single network"):
+        to_dot(averaged)
+    assert pybnc.plotting.network_svg(averaged) is None
+
+
 def _results():
     rng = np.random.default_rng(0)
     rows = [{"dataset": d, "model": m, "fold": f, "train_fraction": t,

@@ -14,18 +14,24 @@ CLASS_ARC_COLOUR = "#b8b8b8"
 
 
 def _network(model):
-    """Feature names and parent lists of a fitted single-network classifier."""
+    """The network a fitted classifier shows: its label, its feature names and their
+    parent lists. A fitted AutoBNC shows its choice, as the command line and the web page
+    do."""
     from sklearn.utils.validation import check_is_fitted
 
     from ..estimators.capabilities import capabilities
 
     check_is_fitted(model)
+    label = type(model).__name__
+    chosen = getattr(model, "best_estimator_", None)
+    if chosen is not None:
+        model, label = chosen, f"{label}'s choice ({type(chosen).__name__})"
     if not capabilities(model).one_network:
         raise TypeError(
-            f"{type(model).__name__} has no single network to draw: plot_network and to_dot need a "
+            f"{label} has no single network to draw: plot_network and to_dot need a "
             "classifier with one structure (NaiveBayes, TAN, FAN, kDB, ...)."
         )
-    return [str(c) for c in model.encoder_.columns_], [list(p) for p in model.structure_.parents]
+    return label, [str(c) for c in model.encoder_.columns_], [list(p) for p in model.structure_.parents]
 
 
 def _wrap(name: str, width: int = 14) -> str:
@@ -140,8 +146,8 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
 
     Parameters
     ----------
-    model : AugmentedNaiveBayes
-        A fitted classifier with one network.
+    model : AugmentedNaiveBayes or AutoBNC
+        A fitted classifier with one network (of AutoBNC: its choice's).
     ax : matplotlib Axes, optional
         Where to draw; a new figure sized to the network otherwise.
     path : str or os.PathLike, optional
@@ -174,7 +180,7 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    names, parents = _network(model)
+    label, names, parents = _network(model)
     pos = network_layout(parents)
     depth = _layers(parents)
     n_layers = max(depth, default=0) + 1
@@ -222,7 +228,7 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
                                      connectionstyle=f"arc3,rad={rad}", zorder=2))
     ax.axis("off")
     ax.set_title(title if title is not None else
-                 f"{type(model).__name__}: {len(names)} features, {len(arcs)} augmenting arcs", parse_math=False)
+                 f"{label}: {len(names)} features, {len(arcs)} augmenting arcs", parse_math=False)
     from matplotlib.lines import Line2D
 
     ax.legend(handles=[Line2D([], [], color=CLASS_ARC_COLOUR, lw=1, label="class → feature"),
@@ -286,11 +292,11 @@ def to_dot(model, class_name="class") -> str:
     >>> dot.splitlines()[0], dot.count("->")
     ('digraph TAN {', 11)
     """
-    names, parents = _network(model)
+    label, names, parents = _network(model)
     class_id = class_name
     while class_id in names:  # a feature named like the class node keeps its own node
         class_id += "_"
-    lines = [f"digraph {type(model).__name__} {{",
+    lines = [f"digraph {label if label.isidentifier() else _dot_id(label)} {{",
              '  node [shape=box, style="rounded,filled", fillcolor="#e8eef8", fontname="Helvetica"];',
              f'  {_dot_id(class_id)} [label={_dot_id(class_name)}, shape=ellipse, fillcolor="{CLASS_COLOUR}"];']
     lines += [f"  {_dot_id(n)};" for n in names]
