@@ -250,3 +250,21 @@ def test_write_arff_writes_the_same_file_to_a_path_a_binary_and_a_text_file(tmp_
     assert binary.getvalue() == expected == text.getvalue().encode("utf-8") == (tmp_path / "b.arff").read_bytes()
     back = read_arff(tmp_path / "b.arff")
     assert back["colour"].tolist()[::2] == ["rouge", "bleu"] and back["colour"].isna().tolist() == [False, True, False]
+
+
+def test_a_european_csv_reads_its_decimal_commas_as_numbers():
+    """Semicolon-separated with decimal commas (a European spreadsheet's export): the
+    numbers were read as text, so a measurement became a column of hundreds of levels
+    or was left out as a row identifier."""
+    text = ("age;city;score;size\n78,0;Nice, FR;;1.5\n36;Paris;0,649;2\n25,5;Lyon;-2,28e-1;x\n"
+            "40;Lyon;?;3\n").encode()
+    frame, report = read_table(text, return_report=True)
+    assert report.delimiter == ";" and report.decimal_comma == ["age", "score"]
+    assert frame["age"].tolist() == [78.0, 36.0, 25.5, 40.0]
+    np.testing.assert_allclose(frame["score"].to_numpy(), [np.nan, 0.649, -0.228, np.nan])
+    assert frame["city"].tolist() == ["Nice, FR", "Paris", "Lyon", "Lyon"]  # text with a comma stays text
+    assert frame["size"].tolist() == ["1.5", "2", "x", "3"]  # not every value a number: text
+    assert "decimal commas read as numbers in 2 columns" in report.describe()
+    # thousands marks and comma-separated files are left as they are
+    assert read_table(b"a;b\n1.234,5;x\n2,5;y\n")["a"].tolist() == ["1.234,5", "2,5"]
+    assert read_table(b'a,b\n"1,5",x\n"2,5",y\n')["a"].tolist() == ["1,5", "2,5"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -39,6 +39,8 @@ _CELL_CHARS = 100
 #: Line ends as pandas sees them (``str.splitlines`` also splits at form feeds and others).
 _SPACES = re.compile(r"[ \t]+")
 _LINE_END = re.compile(r"\r\n|\r|\n")
+#: A number written with a decimal comma (``-2,5``, ``0,649``, ``1,5e-3``), no thousands marks.
+_DECIMAL_COMMA = r"[+-]?(?:\d+,\d*|,\d+|\d+)(?:[eE][+-]?\d+)?"
 #: The name of a first column that a header one field short leaves unnamed (R's row names).
 ROW_NAMES = "Unnamed: 0"
 
@@ -55,6 +57,7 @@ class ReadReport:
     row_names: bool = False  # the header was one field short: the first column is unnamed
     header_detected: bool = False  # decided from the file (not given)
     comment_lines: int = 0  # leading % or # lines skipped
+    decimal_comma: list = field(default_factory=list)  # columns of numbers read with decimal commas
     n_rows: int = 0
     n_columns: int = 0
 
@@ -75,8 +78,10 @@ class ReadReport:
         else:
             first = f"no header row ({how}): columns named col1 ... col{self.n_columns}"
         skipped = f", {self.comment_lines} comment lines skipped" if self.comment_lines else ""
+        commas = (f"; decimal commas read as numbers in {len(self.decimal_comma)} column"
+                  f"{'s' if len(self.decimal_comma) > 1 else ''}" if self.decimal_comma else "")
         return (f"{self.name}: {_DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter))}-separated text "
-                f"({encoding_name(self.encoding)}{skipped}), {first}; {size}")
+                f"({encoding_name(self.encoding)}{skipped}), {first}{commas}; {size}")
 
 
 def read_table(source, *, header=None, sep=None, encoding=None, name=None, return_report=False):
@@ -109,7 +114,8 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     frame : pandas.DataFrame
         String column names. In text files ``?``, empty cells and pandas' missing
         words (``NA``, ``NaN``, ``null``...) are missing; columns of numbers are int64
-        or float64, others text. ARFF files follow :func:`~pybnc.io.read_arff`.
+        or float64 (in a file not separated by commas, also numbers written with a
+        decimal comma, ``0,649``, as a European spreadsheet exports them), others text. ARFF files follow :func:`~pybnc.io.read_arff`.
     report : ReadReport
         Only with ``return_report=True``.
 
@@ -298,10 +304,31 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
         try:
             frame = _parse(sniffed, dict(options, encoding=encoding))
             report.encoding = encoding
+            if sep != ",":  # a comma-separated file cannot hold unquoted decimal commas
+                report.decimal_comma = _read_decimal_commas(frame)
             return frame
         except UnicodeDecodeError as exc:
             error = exc
     raise undecodable(sniffed.name, sniffed.encoding, error)
+
+
+def _read_decimal_commas(frame: pd.DataFrame) -> list:
+    """Turn, in place, the text columns whose every value is a number with a decimal
+    comma (a European spreadsheet's export: ``78,0;Paris;0,649``) into float columns.
+    Returns their names. A column with other text, or with no comma at all, stays."""
+    converted = []
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+            continue
+        values = column.dropna()
+        if values.empty or not all(isinstance(v, str) for v in values):
+            continue
+        text = values.str.strip()
+        if text.str.fullmatch(_DECIMAL_COMMA).all() and text.str.contains(",", regex=False).any():
+            frame[name] = pd.to_numeric(column.str.strip().str.replace(",", ".", regex=False))
+            converted.append(str(name))
+    return converted
 
 
 def _detect_header(lines: list, sep: str, width: int, first: int) -> bool:
