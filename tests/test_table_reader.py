@@ -256,11 +256,11 @@ def test_a_european_csv_reads_its_decimal_commas_as_numbers():
     """Semicolon-separated with decimal commas (a European spreadsheet's export): the
     numbers were read as text, so a measurement became a column of hundreds of levels
     or was left out as a row identifier."""
-    text = ("age;city;score;size\n78,0;Nice, FR;;1.5\n36;Paris;0,649;2\n25,5;Lyon;-2,28e-1;x\n"
+    text = ("age;city;score;size\n36;Nice, FR;;1.5\n78,0;Paris;0,649;2\n25,5;Lyon;-2,28e-1;x\n"
             "40;Lyon;?;3\n").encode()
     frame, report = read_table(text, return_report=True)
     assert report.delimiter == ";" and report.decimal_comma == ["age", "score"]
-    assert frame["age"].tolist() == [78.0, 36.0, 25.5, 40.0]
+    assert frame["age"].tolist() == [36.0, 78.0, 25.5, 40.0]  # its first value without a comma
     np.testing.assert_allclose(frame["score"].to_numpy(), [np.nan, 0.649, -0.228, np.nan])
     assert frame["city"].tolist() == ["Nice, FR", "Paris", "Lyon", "Lyon"]  # text with a comma stays text
     assert frame["size"].tolist() == ["1.5", "2", "x", "3"]  # not every value a number: text

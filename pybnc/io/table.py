@@ -305,30 +305,39 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
             frame = _parse(sniffed, dict(options, encoding=encoding))
             report.encoding = encoding
             if sep != ",":  # a comma-separated file cannot hold unquoted decimal commas
-                report.decimal_comma = _read_decimal_commas(frame)
+                frame, report.decimal_comma = _read_decimal_commas(sniffed, dict(options, encoding=encoding), frame)
             return frame
         except UnicodeDecodeError as exc:
             error = exc
     raise undecodable(sniffed.name, sniffed.encoding, error)
 
 
-def _read_decimal_commas(frame: pd.DataFrame) -> list:
-    """Turn, in place, the text columns whose every value is a number with a decimal
-    comma (a European spreadsheet's export: ``78,0;Paris;0,649``) into float columns.
-    Returns their names. A column with other text, or with no comma at all, stays."""
-    converted = []
-    for name in frame.columns:
-        column = frame[name]
-        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
-            continue
-        values = column.dropna()
-        if values.empty or not all(isinstance(v, str) for v in values):
-            continue
-        text = values.str.strip()
-        if text.str.fullmatch(_DECIMAL_COMMA).all() and text.str.contains(",", regex=False).any():
-            frame[name] = pd.to_numeric(column.str.strip().str.replace(",", ".", regex=False))
-            converted.append(str(name))
-    return converted
+def _read_decimal_commas(sniffed, options: dict, frame: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """Read again, with pandas' decimal comma, the text columns that may be numbers
+    written with one (a European spreadsheet's export: ``78,0;Paris;0,649``: their first
+    value is a number), and keep those that come out as numbers. Returns the frame and
+    their names. A column with other text (``Nice, FR``, ``1.234,5``) stays text."""
+    text = [i for i, kind in enumerate(frame.dtypes)
+            if not (pd.api.types.is_numeric_dtype(kind) or pd.api.types.is_bool_dtype(kind))]
+    if not text:
+        return frame, []
+    head = frame.iloc[:SAMPLE_ROWS, text].to_numpy(dtype=object)
+    first = head[pd.isna(head).argmin(axis=0), np.arange(len(text))]  # each column's first value
+    # text whose first value is a number: another value is not one as pandas reads them
+    candidates = [i for i, value in zip(text, first)
+                  if isinstance(value, str) and re.fullmatch(_DECIMAL_COMMA, value.strip())]
+    if not candidates:
+        return frame, []
+    again = _parse(sniffed, dict(options, decimal=",", usecols=candidates))
+    numbers = [k for k, kind in enumerate(again.dtypes)
+               if pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind)]
+    if not numbers:
+        return frame, []
+    names = [frame.columns[candidates[k]] for k in numbers]
+    read = again.iloc[:, numbers].astype(np.float64).set_axis(names, axis=1)
+    columns = frame.columns
+    frame = pd.concat([frame.drop(columns=names), read], axis=1)[columns]
+    return frame, [str(name) for name in names]
 
 
 def _detect_header(lines: list, sep: str, width: int, first: int) -> bool:
