@@ -268,3 +268,4 @@ def test_a_european_csv_reads_its_decimal_commas_as_numbers():
     # thousands marks and comma-separated files are left as they are
     assert read_table(b"a;b\n1.234,5;x\n2,5;y\n")["a"].tolist() == ["1.234,5", "2,5"]
     assert read_table(b'a,b\n"1,5",x\n"2,5",y\n')["a"].tolist() == ["1,5", "2,5"]
+    assert read_table(b"a;b\n").shape == (0, 2)  # a header without rows, as before

@@ -115,7 +115,8 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
         String column names. In text files ``?``, empty cells and pandas' missing
         words (``NA``, ``NaN``, ``null``...) are missing; columns of numbers are int64
         or float64 (in a file not separated by commas, also numbers written with a
-        decimal comma, ``0,649``, as a European spreadsheet exports them), others text. ARFF files follow :func:`~pybnc.io.read_arff`.
+        decimal comma, ``0,649``, as a European spreadsheet exports them), others
+        text. ARFF files follow :func:`~pybnc.io.read_arff`.
     report : ReadReport
         Only with ``return_report=True``.
 
@@ -319,7 +320,7 @@ def _read_decimal_commas(sniffed, options: dict, frame: pd.DataFrame) -> tuple[p
     their names. A column with other text (``Nice, FR``, ``1.234,5``) stays text."""
     text = [i for i, kind in enumerate(frame.dtypes)
             if not (pd.api.types.is_numeric_dtype(kind) or pd.api.types.is_bool_dtype(kind))]
-    if not text:
+    if not text or frame.empty:
         return frame, []
     head = frame.iloc[:SAMPLE_ROWS, text].to_numpy(dtype=object)
     first = head[pd.isna(head).argmin(axis=0), np.arange(len(text))]  # each column's first value
