@@ -234,8 +234,12 @@ def fit_dask(model, ddf, target, classes=None, weight=None, **compute_kwargs):
     if refusal:
         raise TypeError(refusal)
     for role, name in (("target", target), ("weight", weight)):
+        if hasattr(name, "dtype"):  # a Series (Dask's or pandas'), not a column's name
+            raise TypeError(f"{role} is the name of a column of ddf, not a {type(name).__name__}: "
+                            f"fit_dask(model, ddf, {role}={getattr(name, 'name', None) or 'class'!r}).")
         if name is not None and name not in ddf.columns:
-            raise ValueError(f"{role}={name!r} is not a column of the Dask DataFrame.")
+            raise ValueError(f"{role}={name!r} is not a column of the Dask DataFrame; its columns: "
+                             f"{', '.join(map(str, ddf.columns[:20]))}{' ...' if len(ddf.columns) > 20 else ''}.")
     weighted = ddf
     if weight is not None:
         if capabilities(model).sample_weight != "counts":

@@ -199,6 +199,18 @@ def test_fit_dask_leaves_out_and_refuses_the_columns_fit_does():
         dask_fit(many)
 
 
+def test_fit_dask_names_its_target_column_and_says_so_when_given_a_series():
+    """A user with scikit-learn's habit passes the class column itself; the message showed
+    the Dask Series' repr and said it was not a column."""
+    import dask.dataframe as dd
+    ddf = dd.from_pandas(pd.DataFrame({"a": ["x", "y"] * 10, "t": ["p", "q"] * 10}), npartitions=2)
+    with pytest.raises(TypeError, match=r"target is the name of a column of ddf, not a Series: "
+                                        r"fit_dask\(model, ddf, target='t'\)"):
+        fit_dask(TAN(), ddf.drop(columns="t"), ddf["t"])
+    with pytest.raises(ValueError, match="target='nope' is not a column of the Dask DataFrame; its columns: a, t"):
+        fit_dask(TAN(), ddf, "nope")
+
+
 def test_fit_dask_float_columns_use_approximate_quantiles():
     import dask.dataframe as dd
     rng = np.random.default_rng(7)
