@@ -197,3 +197,49 @@ def test_field_counts_on_bytes_and_through_csv_agree():
         fast, slow = _count_bytes(sniffed, sep, skip), _count_text(sniffed, sep, skip)
         assert fast.widths.tolist() == slow.widths.tolist(), (data, sep)
         assert fast.lines.tolist() == slow.lines.tolist(), (data, sep)
+
+
+def test_field_counts_of_quoted_files_on_bytes_agree_with_the_csv_module(monkeypatch):
+    """numpy's count of a file with quotes gives the csv module's records wherever every
+    quote opens or closes a quoted field (escaped quotes, delimiters and line ends inside
+    quotes, spaces around them, blank lines, skipped lines); a quote anywhere else, or a
+    file over the size held in memory, goes to the csv module."""
+    from pybnc.io import _fields
+    from pybnc.io._sniff import sniff
+
+    rng = np.random.default_rng(7)
+    counted = 0
+    for trial in range(800):
+        end, sep = ["\n", "\r\n", "\r"][trial % 3], [",", ";", "\t", "|"][(trial // 3) % 4]
+        lines = []
+        for _ in range(int(rng.integers(1, 9))):
+            if rng.random() < 0.1:
+                lines.append(["", "   ", "\t ", ' "" '][int(rng.integers(4))])
+                continue
+            cells = []
+            for _ in range(int(rng.integers(1, 5))):
+                cell, kind = "".join(rng.choice(list('ab1 ?x"\n' + sep), int(rng.integers(0, 5)))), rng.random()
+                if kind < 0.5:  # quoted as a writer quotes, spaces around
+                    cell = " " * int(rng.integers(0, 2)) + '"' + cell.replace('"', '""') + '"' + " " * int(rng.integers(0, 2))
+                elif kind < 0.8:
+                    cell = cell.replace('"', "").replace(sep, "").replace("\n", "")
+                cells.append(cell)  # else as drawn: stray quotes, delimiters and line ends
+            lines.append(sep.join(cells))
+        data = (end.join(lines) + (end if rng.random() < 0.5 else "")).encode()
+        if not data.strip():
+            continue
+        sniffed, skip = sniff(data), int(rng.integers(0, 2))
+        try:
+            slow = _fields._count_text(sniffed, sep, skip)
+        except ValueError:
+            continue
+        fast = _fields._count_quoted_bytes(sniffed, sep, skip)
+        if fast is not None:
+            counted += 1
+            assert (fast.widths.tolist(), fast.lines.tolist()) == (slow.widths.tolist(), slow.lines.tolist()), data
+    assert counted > 250  # most files are counted on their bytes
+    stray = sniff(b'a,b\n5"in,2\n"x" y,3\n')
+    assert _fields._count_quoted_bytes(stray, ",", 0) is None
+    assert _fields.count_fields(stray, ",", 0).widths.tolist() == [2, 2, 2]
+    monkeypatch.setattr(_fields, "QUOTED_IN_MEMORY", 8)
+    assert _fields._count_quoted_bytes(sniff(b'a,b\n"x,y",2\n'), ",", 0) is None
