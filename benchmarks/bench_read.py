@@ -4,7 +4,7 @@ against ``pandas.read_csv`` told the delimiter and the decimal mark, in the same
 Tables: a tall one (200,000 rows: five columns of numbers, five of words) written
 comma-separated with decimal points and semicolon-separated with decimal commas (a
 European spreadsheet's export), and a wide one (200 rows x 2,000 numbers) written both
-ways. Each reader's least of ``--repeats`` seconds.
+ways. Each reader's least of ``--repeats`` seconds, taking turns.
 
 Run: ``python benchmarks/bench_read.py [--repeats 3]``.
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import io
-import time
 
 import numpy as np
 import pandas as pd
 
+from _turns import taking_turns, timed
 from pybnc.io import read_table
 
 
@@ -39,15 +39,6 @@ def _written(frame: pd.DataFrame, sep: str, decimal: str) -> bytes:
     return buffer.getvalue().encode()
 
 
-def _least(read, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        read()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -60,9 +51,9 @@ def main():
     print("|---|---|---|---|---|")
     for name, frame, sep, decimal in cases:
         data = _written(frame, sep, decimal)
-        ours = _least(lambda: read_table(data), args.repeats)
-        theirs = _least(lambda: pd.read_csv(io.BytesIO(data), sep=sep, decimal=decimal), args.repeats)
-        numbers = int(sum(pd.api.types.is_float_dtype(t) for t in read_table(data).dtypes))
+        ours, theirs, read, _ = taking_turns(args.repeats, timed(lambda: read_table(data)),
+                                             timed(lambda: pd.read_csv(io.BytesIO(data), sep=sep, decimal=decimal)))
+        numbers = int(sum(pd.api.types.is_float_dtype(t) for t in read.dtypes))
         print(f"| {name} | {ours:.3f} | {theirs:.3f} | {ours / theirs:.2f} | {numbers} of "
               f"{int(sum(pd.api.types.is_float_dtype(t) for t in frame.dtypes))} |", flush=True)
 
