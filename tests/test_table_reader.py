@@ -91,7 +91,7 @@ def test_compressed_parquet_and_comment_lines(tmp_path):
     (b"", "is empty"),
     (b"  \n\n", "is empty"),
     (b"a,b\n\x00\x01\x02\x03", "binary file .a NUL byte"),
-    (b"PK\x03\x04" + bytes(40), "binary file .a zip archive .an .xlsx"),
+    (b"PK\x03\x04" + bytes(40), "a damaged zip archive .an .xlsx workbook cut short"),
     (b"\xd0\xcf\x11\xe0" + bytes(40), "Excel 97-2003"),
     (b"\x89PNG\r\n\x1a\n" + bytes(8), "binary file .a PNG image"),
     (b"a,b\n1,2\n3,4\n5,6,7,8\n", "line 4 has 4 fields where the rows above have 2"),
@@ -269,3 +269,45 @@ def test_a_european_csv_reads_its_decimal_commas_as_numbers():
     assert read_table(b"a;b\n1.234,5;x\n2,5;y\n")["a"].tolist() == ["1.234,5", "2,5"]
     assert read_table(b'a,b\n"1,5",x\n"2,5",y\n')["a"].tolist() == ["1,5", "2,5"]
     assert read_table(b"a;b\n").shape == (0, 2)  # a header without rows, as before
+
+
+def _workbook(sheets: dict) -> bytes:
+    buffer = io.BytesIO()
+    with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+        for name, frame in sheets.items():
+            frame.to_excel(writer, sheet_name=name, index=False)
+    return buffer.getvalue()
+
+
+def test_an_excel_workbook_reads_its_first_sheet(tmp_path):
+    """An .xlsx was refused ("a zip archive ...: export the sheet as CSV"); its first sheet
+    is the table now, its first row the names, '?' and empty cells missing."""
+    frame = pd.DataFrame({"age": [1.5, 2.0, np.nan], "city": ["Paris", "?", "Lyon"], "n": [1, 2, 3],
+                          "y": ["a", "b", "a"]})
+    data = _workbook({"data": frame, "notes": frame.head(1)})
+    (tmp_path / "t.xlsx").write_bytes(data)
+    for source in (data, tmp_path / "t.xlsx"):
+        read, report = read_table(source, return_report=True, name="t.xlsx")
+        assert read.columns.tolist() == ["age", "city", "n", "y"]
+        np.testing.assert_array_equal(read["age"].to_numpy(), [1.5, 2.0, np.nan])
+        assert read["city"].isna().tolist() == [False, True, False] and read["n"].dtype.kind == "i"
+        assert report.describe() == "t.xlsx: Excel workbook, sheet 'data' (the first of 2); 3 rows, 4 columns"
+    headless = read_table(data, header=False)
+    assert headless.columns.tolist() == ["col1", "col2", "col3", "col4"] and headless.shape == (4, 4)
+
+
+def test_a_damaged_workbook_a_plain_zip_and_a_missing_openpyxl_say_so(monkeypatch):
+    import sys
+    import zipfile
+
+    data = _workbook({"data": pd.DataFrame({"a": [1, 2], "y": ["p", "q"]})})
+    with pytest.raises(ValueError, match=r"t\.xlsx is a damaged zip archive \(an \.xlsx workbook cut short\?\)"):
+        read_table(data[: len(data) // 2], name="t.xlsx")
+    plain = io.BytesIO()
+    with zipfile.ZipFile(plain, "w") as archive:
+        archive.writestr("table.csv", "a,b\n1,2\n")
+    with pytest.raises(ValueError, match=r"is a binary file \(a zip archive: unzip it\)"):
+        read_table(plain.getvalue())
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    with pytest.raises(ImportError, match=r'needs openpyxl: pip install "pybnc\[excel\]"'):
+        read_table(data, name="t.xlsx")

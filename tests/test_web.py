@@ -304,6 +304,22 @@ def columns_of(client, **form):
     return response.status_code, response.get_json()
 
 
+def test_a_workbook_and_a_european_csv_are_read_as_the_page_says(client):
+    """An .xlsx upload reads its first sheet; a semicolon file with decimal commas reads
+    its numbers as numbers; the page's note says how each was read."""
+    table = pd.DataFrame({"size": [1.5, 2.25, 3.0, 4.5], "colour": ["red", "blue", "red", "blue"],
+                          "label": ["p", "q", "p", "q"]})
+    workbook = io.BytesIO()
+    table.to_excel(workbook, index=False, engine="openpyxl")
+    status, answer = columns_of(client, file=(io.BytesIO(workbook.getvalue()), "t.xlsx"))
+    assert status == 200 and answer["columns"] == ["size", "colour", "label"]
+    assert "t.xlsx: Excel workbook, sheet &#39;Sheet1&#39;; 4 rows, 3 columns" in answer["html"]
+    european = table.to_csv(index=False, sep=";", decimal=",").encode()
+    status, answer = columns_of(client, file=(io.BytesIO(european), "t.csv"))
+    assert status == 200 and "decimal commas read as numbers in 1 column" in answer["html"]
+    assert '<tr data-column="size"><td><code>size</code></td><td>number</td>' in answer["html"]
+
+
 def test_column_report_before_learning(client):
     """Type, levels, share missing, flags, and the cut points of the chosen discretiser."""
     rng = np.random.default_rng(0)

@@ -109,7 +109,7 @@ def file_options(purpose: str):
                             type=click.Path(exists=True, dir_okay=False),
                             help=f"{purpose}: delimited text (CSV, TSV, UCI .data; delimiter, encoding "
                                  "and header row detected; '?' or empty = missing), ARFF or Parquet, "
-                                 "gzip-compressed or not.")(f)
+                                 "gzip-compressed or not, or an Excel .xlsx workbook (its first sheet).")(f)
     return decorate
 
 

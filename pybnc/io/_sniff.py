@@ -10,6 +10,7 @@ import codecs
 import gzip
 import io
 import os
+import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ FALLBACK_ENCODINGS = ("cp1252", "latin-1")
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _NOT_TEXT = {  # magic numbers of files people upload by mistake
-    b"PK\x03\x04": "a zip archive (an .xlsx workbook, or zipped files): export the sheet as CSV, or unzip it",
+    b"PK\x03\x04": "a zip archive: unzip it",
     b"\xd0\xcf\x11\xe0": "an Excel 97-2003 (.xls) workbook: export the sheet as CSV",
     b"%PDF": "a PDF document",
     b"\x89PNG": "a PNG image",
@@ -47,8 +48,8 @@ class Sniffed:
     path: Path | None  # a file on disk, streamed by pandas
     data: bytes | None  # else the whole content
     compression: str | None  # "gzip" or None
-    kind: str  # "text" or "parquet"
-    head: str  # the first decoded characters of a text file ("" for parquet)
+    kind: str  # "text", "parquet" or "xlsx"
+    head: str  # the first decoded characters of a text file ("" otherwise)
     head_is_all: bool  # the head is the whole file
     encoding: str | None  # of a text file
     encoding_detected: bool  # False when the caller gave it
@@ -133,6 +134,13 @@ def sniff(source, name=None, encoding=None) -> Sniffed:
         size = None  # unknown until decompressed
     if raw[:4] == b"PAR1":
         return Sniffed(name, path, data, compression, "parquet", "", False, None, False)
+    if raw[:4] == b"PK\x03\x04" and compression is None:
+        workbook = _is_workbook(path if path is not None else data)
+        if workbook is None:
+            raise ValueError(f"{name} is a damaged zip archive (an .xlsx workbook cut short?), not a table: "
+                             "save or upload it again.")
+        if workbook:
+            return Sniffed(name, path, data, None, "xlsx", "", False, None, False)
     for magic, what in _NOT_TEXT.items():
         if raw.startswith(magic) and (what or raw[3:4].isdigit()):
             raise ValueError(f"{name} is a binary file ({what or 'a bzip2 archive: decompress it first'}), "
@@ -154,6 +162,16 @@ def sniff(source, name=None, encoding=None) -> Sniffed:
         raise ValueError(f"{name} is a binary file ({control} control characters in its first 4 KiB), "
                          "not a text table. Give a CSV/TSV text file, an ARFF file or a Parquet file.")
     return Sniffed(name, path, data, compression, "text", head, whole, encoding, detected)
+
+
+def _is_workbook(source) -> bool | None:
+    """Whether a zip archive (a path or bytes) is an Excel workbook (.xlsx, .xlsm); None
+    when it cannot be opened."""
+    try:
+        with zipfile.ZipFile(source if isinstance(source, Path) else io.BytesIO(source)) as archive:
+            return "xl/workbook.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return None
 
 
 def _decodes(raw: bytes, encoding: str) -> bool:

@@ -1,8 +1,8 @@
-"""One reader for the tables users have: CSV and its cousins, ARFF, Parquet.
+"""One reader for the tables users have: CSV and its cousins, ARFF, Parquet, Excel.
 
 :func:`read_table` serves the command line and the web page alike. It decides, from
-the file itself, what a user would otherwise have to say: the format (Parquet and
-gzip by their magic bytes, ARFF by its ``@relation`` line), the text encoding (BOM,
+the file itself, what a user would otherwise have to say: the format (Parquet, gzip
+and Excel workbooks by their magic bytes, ARFF by its ``@relation`` line), the text encoding (BOM,
 UTF-8, then Windows-1252 and Latin-1), the delimiter (comma, semicolon, tab, pipe or
 runs of whitespace as in UCI ``.data`` files) and whether the first row holds column
 names. Each decision can be given instead, and is reported (:class:`ReadReport`).
@@ -50,13 +50,15 @@ class ReadReport:
     """What :func:`read_table` decided about a file."""
 
     name: str
-    format: str  # "text", "arff" or "parquet"
+    format: str  # "text", "arff", "parquet" or "excel"
     encoding: str | None = None
     delimiter: str | None = None
     header: bool | None = None  # the first row held the column names
     row_names: bool = False  # the header was one field short: the first column is unnamed
     header_detected: bool = False  # decided from the file (not given)
     comment_lines: int = 0  # leading % or # lines skipped
+    sheet: str | None = None  # of an Excel workbook, the sheet read (its first)
+    n_sheets: int = 0
     decimal_comma: list = field(default_factory=list)  # columns of numbers read with decimal commas
     n_rows: int = 0
     n_columns: int = 0
@@ -67,6 +69,9 @@ class ReadReport:
         size = f"{self.n_rows} rows, {self.n_columns} columns"
         if self.format == "parquet":
             return f"{self.name}: Parquet; {size}"
+        if self.format == "excel":
+            others = f" (the first of {self.n_sheets})" if self.n_sheets > 1 else ""
+            return f"{self.name}: Excel workbook, sheet {self.sheet!r}{others}; {size}"
         if self.format == "arff":
             return f"{self.name}: ARFF ({encoding_name(self.encoding)}); {size}"
         how = "detected" if self.header_detected else "as told"
@@ -85,7 +90,9 @@ class ReadReport:
 
 
 def read_table(source, *, header=None, sep=None, encoding=None, name=None, return_report=False):
-    """Read a table file: delimited text (CSV, TSV, UCI ``.data``...), ARFF or Parquet.
+    """Read a table file: delimited text (CSV, TSV, UCI ``.data``...), ARFF, Parquet or
+    an Excel workbook (.xlsx: its first sheet, its first row the column names unless
+    ``header=False``).
 
     Parameters
     ----------
@@ -124,10 +131,12 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     ------
     ValueError
         Naming the file (and the line, where there is one): empty, binary or not a
-        table (an Excel workbook, a zip, a PDF...), not decodable in the encoding,
-        a row with more fields than the others, a malformed ARFF file.
+        table (an Excel 97-2003 .xls workbook, a zip, a PDF...), not decodable in the
+        encoding, a row with more fields than the others, a malformed ARFF file, a
+        damaged workbook.
     ImportError
-        For Parquet without pyarrow (``pip install "pybnc[parquet]"``).
+        For Parquet without pyarrow (``pip install "pybnc[parquet]"``), for a workbook
+        without openpyxl (``pip install "pybnc[excel]"``).
 
     Examples
     --------
@@ -144,6 +153,9 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     report = ReadReport(sniffed.name, "parquet")
     if sniffed.kind == "parquet":
         frame = _read_parquet(sniffed)
+    elif sniffed.kind == "xlsx":
+        report.format = "excel"
+        frame = _read_excel(sniffed, header, report)
     elif _is_arff(sniffed.head):
         text, report.encoding = sniffed.read_text()
         report.format = "arff"
@@ -167,6 +179,27 @@ def _read_parquet(sniffed) -> pd.DataFrame:
             return pd.read_parquet(handle)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise ValueError(f"{sniffed.name} is a damaged Parquet file ({exc}).") from None
+
+
+def _read_excel(sniffed, header, report) -> pd.DataFrame:
+    """The first sheet of an Excel workbook (openpyxl), its first row the column names
+    unless ``header`` is False."""
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{sniffed.name} is an Excel workbook; reading it needs openpyxl: "
+                          'pip install "pybnc[excel]" (or save the sheet as CSV).') from None
+    try:
+        with sniffed.open() as handle, pd.ExcelFile(handle, engine="openpyxl") as workbook:
+            report.sheet, report.n_sheets = str(workbook.sheet_names[0]), len(workbook.sheet_names)
+            frame = pd.read_excel(workbook, sheet_name=0, header=None if header is False else 0,
+                                  na_values=NA_VALUES)
+    except (OSError, ValueError, KeyError) as exc:  # a damaged archive or sheet
+        raise ValueError(f"{sniffed.name} is a damaged Excel workbook ({exc}).") from None
+    report.header = header is not False
+    if header is False:
+        frame.columns = [f"col{i + 1}" for i in range(frame.shape[1])]
+    return frame.dropna(how="all").reset_index(drop=True)  # rows a sheet's formatting left empty
 
 
 def _is_arff(head: str) -> bool:

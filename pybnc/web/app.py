@@ -24,7 +24,7 @@ from .runs import Runs
 #: Default upload limit in megabytes (``pybnc serve --max-upload-mb``).
 MAX_UPLOAD_MB = 50
 #: File types the upload fields offer (pybnc.io.read_table reads them all).
-ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.gz,text/csv"
+ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.xlsx,.gz,text/csv"
 
 
 def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs: int = jobs.MAX_JOBS,
