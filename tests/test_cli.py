@@ -90,6 +90,20 @@ def test_fit_predict_info_roundtrip(workdir):
     assert f"{ref.bic(X, y):.4f}" in res.output and "params='ms'" in res.output
 
 
+def test_a_workbook_in_and_predictions_out_as_a_workbook(workdir):
+    X, y = load_dataset("car")
+    X.assign(verdict=y).head(400).to_excel("car.xlsx", index=False, engine="openpyxl")
+    res = run("fit", "--file", "car.xlsx", "--target", "verdict", "--model", "nb", "-o", "nb.pbnc")
+    assert res.exit_code == 0 and "Excel workbook, sheet 'Sheet1'; 400 rows, 7 columns" in res.output, res.output
+    res = run("predict", "nb.pbnc", "--file", "car.xlsx", "-o", "pred.xlsx")
+    assert res.exit_code == 0, res.output
+    pred = pd.read_excel("pred.xlsx", engine="openpyxl")
+    rows = X.head(400).astype(str)  # the sheet holds text, not the categories' unused levels
+    ref = pybnc.NaiveBayes().fit(rows, y.head(400))
+    assert pred["prediction"].tolist() == ref.predict(rows).tolist()
+    np.testing.assert_allclose(pred.filter(like="P(").to_numpy(), ref.predict_proba(rows), rtol=1e-12)
+
+
 def test_plot_writes_an_image(workdir):
     res = run("plot", "--dataset", "car", "--model", "tan", "-o", "car-tan.png")
     assert res.exit_code == 0, res.output

@@ -242,11 +242,18 @@ def load_model(path):
 
 
 def write_table(frame: pd.DataFrame, path, relation: str = "data") -> None:
-    """By extension: Parquet (.parquet, .pq), ARFF (.arff), headerless CSV as UCI's .data
-    files, else CSV with a header row."""
+    """By extension: Parquet (.parquet, .pq), ARFF (.arff), an Excel workbook (.xlsx),
+    headerless CSV as UCI's .data files, else CSV with a header row."""
     suffix = Path(str(path)).suffix.lower()
     if suffix in (".parquet", ".pq"):
         frame.to_parquet(path, index=False)
+    elif suffix == ".xlsx":
+        try:
+            import openpyxl  # noqa: F401
+        except ImportError:
+            raise click.UsageError(f'writing {path} needs openpyxl: pip install "pybnc[excel]", '
+                                   "or write .csv") from None
+        frame.to_excel(path, index=False, sheet_name=str(relation)[:31] or "data")
     elif suffix == ".arff":
         from ..io import write_arff
 

@@ -18,7 +18,7 @@ _FRACTIONS = click.option("--fractions", default="1", show_default=True,
                           help="Fractions of each training fold to learn from, e.g. 0.1,0.5,1 "
                                "(learning curves).")
 _OUTPUT = click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-                       help="Long results file (CSV, or Parquet by extension): one row per "
+                       help="Long results file (CSV, or Parquet or Excel by extension): one row per "
                             "dataset, model, fold and fraction.")
 _SUMMARY_COLUMNS = ["dataset", "model", "fraction", "accuracy", "log-loss", "fit (ms)"]
 

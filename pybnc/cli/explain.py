@@ -24,7 +24,7 @@ def _class_label(model, text):
 @click.argument("model_file", type=click.Path(exists=True, dir_okay=False))
 @file_options("Rows to explain")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Output file (CSV, or Parquet by extension); default: CSV on stdout.")
+              help="Output file (CSV, or Parquet or Excel by extension); default: CSV on stdout.")
 @click.option("--class", "class_label", metavar="LABEL",
               help="Explain this class for every row (default: each row's predicted class).")
 @click.option("--scale", type=click.Choice(["log-odds", "probability"]), default="log-odds", show_default=True,

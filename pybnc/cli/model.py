@@ -62,7 +62,7 @@ def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
 @_MODEL_FILE
 @file_options("Rows to classify")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Output file (CSV, or Parquet by extension); default: CSV on stdout.")
+              help="Output file (CSV, or Parquet or Excel by extension); default: CSV on stdout.")
 def predict(model_file, file, header, sep, encoding, output):
     """Classify the rows of a table file (CSV and other text, ARFF, Parquet) with a saved model.
 
