@@ -2,10 +2,10 @@
 
 :func:`read_table` serves the command line and the web page alike. It decides, from
 the file itself, what a user would otherwise have to say: the format (Parquet, gzip
-and Excel workbooks by their magic bytes, ARFF by its ``@relation`` line), the text encoding (BOM,
-UTF-8, then Windows-1252 and Latin-1), the delimiter (comma, semicolon, tab, pipe or
-runs of whitespace as in UCI ``.data`` files) and whether the first row holds column
-names. Each decision can be given instead, and is reported (:class:`ReadReport`).
+and Excel workbooks by their magic bytes, ARFF by its ``@relation`` line), the text
+encoding (BOM, UTF-8, then Windows-1252 and Latin-1), the delimiter (comma,
+semicolon, tab, pipe or runs of whitespace as in UCI ``.data`` files), decimal commas
+and whether the first row holds column names. Each decision can be given instead, and is reported (:class:`ReadReport`).
 Problems are ``ValueError``\\ s that name the file, and the line where there is one.
 """
 
