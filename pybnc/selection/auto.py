@@ -187,6 +187,14 @@ class AutoBNC(BaseBNC):
     classes_, n_features_in_, feature_names_in_
         As every classifier.
 
+    Notes
+    -----
+    Beside ``RandomForestClassifier(300)`` (nested 5-fold CV, ``docs/accuracy_vs_forest.md``,
+    "What to expect on your table"): on tables whose columns are mostly categorical its
+    accuracy was within half a point of the forest's and its log-loss at most the
+    forest's on 29 of 36; on tables of mostly numeric measurements on 8 of 25, where it
+    was usually 0.5 to 6 points less accurate, its log-loss often still the lower.
+
     Examples
     --------
     >>> from pybnc import AutoBNC, NaiveBayes, TAN
