@@ -99,31 +99,48 @@ def _count_bytes(sniffed, delimiter: str, skip: int) -> Records | None:
     return Records(widths[keep], lines[keep])
 
 
+def _line_ends(a: np.ndarray) -> np.ndarray:
+    """Where every line of the bytes ``a`` ends: ``\\n``, and ``\\r`` not followed by ``\\n``."""
+    cr, lf = a == 13, a == 10
+    cr[:-1] &= ~lf[1:]
+    return np.flatnonzero(lf | cr)
+
+
+def _spans(ends: np.ndarray, size: int) -> tuple:
+    """``(starts, ends)`` of the spans that ``ends`` close in ``size`` bytes, the last one
+    without its end when the bytes do not end with one."""
+    if ends.size == 0 or ends[-1] != size - 1:
+        ends = np.append(ends, size)
+    return np.concatenate(([0], ends[:-1] + 1)), ends
+
+
+def _per_span(mask: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """How many of the marked bytes each span holds (from their positions: no cumulative
+    sum over the bytes)."""
+    at = np.flatnonzero(mask)
+    return np.searchsorted(at, ends) - np.searchsorted(at, starts)
+
+
+def _blank(a: np.ndarray, delimiter: str) -> np.ndarray:
+    """Spaces, tabs unless they separate fields, and line ends."""
+    blank = (a == 32) | (a == 13) | (a == 10)
+    if delimiter != "\t":
+        blank |= a == 9
+    return blank
+
+
 def _line_fields(a: np.ndarray, delimiter: str) -> tuple:
     """``(fields per line, 0 for blank lines; line index of each)`` of a block of whole
     lines (the file's last line may lack its end)."""
-    cr, lf = a == 13, a == 10
-    lone_cr = cr.copy()
-    lone_cr[:-1] &= ~lf[1:]
-    ends = np.flatnonzero(lf | lone_cr)
-    if ends.size == 0 or ends[-1] != a.size - 1:
-        ends = np.append(ends, a.size)  # the file's last line, without its end
-    starts = np.concatenate(([0], ends[:-1] + 1))
-
-    def per_line(mask):  # how many of the marked bytes each line holds (positions: no cumsum of bytes)
-        at = np.flatnonzero(mask)
-        return np.searchsorted(at, ends) - np.searchsorted(at, starts)
-
-    blank = (a == 32) | cr | lf  # spaces, tabs unless they separate fields, and line ends
-    if delimiter != "\t":
-        blank |= a == 9
-    has_content = ends - starts > per_line(blank)
+    starts, ends = _spans(_line_ends(a), a.size)
+    blank = _blank(a, delimiter)
+    has_content = ends - starts > _per_span(blank, starts, ends)
     if delimiter == WHITESPACE:
         opens = ~blank
         opens[1:] &= blank[:-1]  # a field starts after a space, a tab or a line end
-        fields = per_line(opens)
+        fields = _per_span(opens, starts, ends)
     else:
-        fields = per_line(a == ord(delimiter)) + 1
+        fields = _per_span(a == ord(delimiter), starts, ends) + 1
     return np.where(has_content, fields, 0), np.arange(ends.size)
 
 
@@ -138,10 +155,7 @@ def _count_quoted_bytes(sniffed, delimiter: str, skip: int) -> Records | None:
     if len(data) > QUOTED_IN_MEMORY:
         return None
     a = np.frombuffer(data, dtype=np.uint8)
-    cr, lf = a == 13, a == 10
-    lone_cr = cr.copy()
-    lone_cr[:-1] &= ~lf[1:]
-    line_ends = np.flatnonzero(lf | lone_cr)  # every physical line's end, quoted or not
+    line_ends = _line_ends(a)  # every physical line's end, quoted or not
     if skip:
         if line_ends.size < skip:
             return Records(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
@@ -155,19 +169,9 @@ def _count_quoted_bytes(sniffed, delimiter: str, skip: int) -> Records | None:
     # count's parity survives uint8's wrapping)
     odd = (np.cumsum(is_quote, dtype=np.uint8) & 1).view(bool)
     record_end = ~odd[line_ends]
-    ends = line_ends[record_end]
-    if ends.size == 0 or ends[-1] != a.size - 1:
-        ends = np.append(ends, a.size)  # the last record, without its end
-    starts = np.concatenate(([0], ends[:-1] + 1))
-
-    def per_record(at):
-        return np.searchsorted(at, ends) - np.searchsorted(at, starts)
-
-    blank = (a == 32) | (a == 13) | (a == 10)
-    if delimiter != "\t":
-        blank |= a == 9
-    has_content = ends - starts > per_record(np.flatnonzero(blank))
-    widths = np.where(has_content, per_record(np.flatnonzero((a == ord(delimiter)) & ~odd)) + 1, 0)
+    starts, ends = _spans(line_ends[record_end], a.size)
+    has_content = ends - starts > _per_span(_blank(a, delimiter), starts, ends)
+    widths = np.where(has_content, _per_span((a == ord(delimiter)) & ~odd, starts, ends) + 1, 0)
     # the physical line each record starts on: the one after the previous record's end
     lines = np.concatenate(([0], np.flatnonzero(record_end)[: starts.size - 1] + 1)) + skip + 1
     return Records(widths[has_content], lines[has_content])
