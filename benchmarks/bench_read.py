@@ -17,6 +17,7 @@ import io
 import numpy as np
 import pandas as pd
 
+import bench_auto_time
 from _turns import taking_turns, timed
 from pybnc.io import read_table
 
@@ -28,9 +29,8 @@ def _tall(n_rows=200_000, seed=0) -> pd.DataFrame:
     return pd.DataFrame({**numbers, **words})
 
 
-def _wide(n_rows=200, n_columns=2000, seed=1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(rng.normal(size=(n_rows, n_columns)).round(4), columns=[f"x{i}" for i in range(n_columns)])
+def _wide() -> pd.DataFrame:
+    return bench_auto_time._wide()[0].round(4)  # the benchmarks' wide table, written to four decimals
 
 
 def _written(frame: pd.DataFrame, sep: str, decimal: str) -> bytes:
