@@ -454,7 +454,7 @@ def _edit_json(rng, header: dict, arrays: list) -> str:
         return f"{where} = {parent[last]!r}"
     if last == "class" and kind < 4:
         parent[last] = ["pybnc.estimators.augmented.TAN", "pybnc.structure.Structure", "builtins.dict",
-                        "os.system", "pybnc.encode.TableEncoder", "pybnc.averaging.eskdb.ESKDB",
+                        "os.system", "pybnc.encode.Encoder", "pybnc.averaging.eskdb.ESKDB",
                         "pybnc.estimators.naive_bayes.NaiveBayes"][int(rng.integers(7))]
         return f"{where} = {parent[last]!r}"
     if isinstance(value, list) and value and kind < 4:

@@ -3,7 +3,7 @@
 Reads ``accuracy_vs_forest_nested.csv`` (the nested 5-fold runs of
 ``accuracy_vs_forest.py``) and, for every table it can load, takes AutoBNC's latest
 kept run on all five folds and the forest's, and the share of the table's columns that
-pybnc discretises (``TableEncoder().kinds_``: numbers of many values, as a user's
+pybnc discretises (``Encoder().kinds_``: numbers of many values, as a user's
 DataFrame gives them). It prints each table and then, for tables whose columns are
 mostly categorical and mostly numeric, how many meet issue 20's two bars (AutoBNC's
 accuracy at least the forest's less 0.5 point, its log-loss at most the forest's).
@@ -27,7 +27,7 @@ import pandas as pd
 
 from accuracy_vs_forest import arff_tables, shared_tables
 from pybnc.datasets import list_datasets
-from pybnc.encode import TableEncoder
+from pybnc.encode import Encoder
 
 CSV = Path(__file__).with_name("accuracy_vs_forest_nested.csv")
 #: Words of the ``code`` column that mark a run as not the table's current result.
@@ -48,7 +48,7 @@ def numeric_share(X, y) -> float:
     """The share of ``X``'s columns that pybnc's encoder discretises."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kinds = np.asarray(TableEncoder().fit(X, y).kinds_)
+        kinds = np.asarray(Encoder().fit(X, y).kinds_)
     return float((kinds == "discretised").mean())
 
 

@@ -38,6 +38,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from pybnc import BSEJ, FSSJ, KDB, TAN, TANHC, TANHCSP, NaiveBayes
 from pybnc.datasets import load_dataset, read_arff
+from pybnc.encode import Encoder
 
 WRAPPERS = {
     "TANHC": lambda s, e: TANHC(epsilon=e, random_state=s, verbose=0),
@@ -60,9 +61,9 @@ AWNB = {
     "AWNB (rpart trees)": lambda s, e: NaiveBayes(weighting="awnb", awnb_tree="rpart", random_state=s),
     # bnclassify's naive Bayes needs gRain for rows with NA, so R is run with "?" as a level.
     "AWNB (C4.5 trees; ? as a level)": lambda s, e: NaiveBayes(
-        weighting="awnb", missing="category", random_state=s),
+        weighting="awnb", encoder=Encoder(missing="category"), random_state=s),
     "AWNB (rpart trees; ? as a level)": lambda s, e: NaiveBayes(
-        weighting="awnb", awnb_tree="rpart", missing="category", random_state=s),
+        weighting="awnb", awnb_tree="rpart", encoder=Encoder(missing="category"), random_state=s),
 }
 # bnclassify's figures as the issue quotes them, seed and protocol unknown: (learner, dataset) -> accuracy %.
 # bnclassify_reference.R run here gives TANHC tic-tac-toe 72.30 over 20 seeds (see docs/search_learners.md).

@@ -20,7 +20,7 @@ MODELS = {
     "MANB": MANB(),
     "AODE m=30": AODE(min_count=30),
     "AODE m=1": AODE(min_count=1),
-    "AODE m=30 mle": AODE(min_count=30, params="mle"),
+    "AODE m=30 mle": AODE(min_count=30, smoothing="mle"),
 }
 
 

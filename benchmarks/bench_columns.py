@@ -32,10 +32,10 @@ import pandas as pd
 from pybnc import KDB, TAN, NaiveBayes
 from pybnc.averaging import BaggedBNC
 from pybnc.datasets import load_dataset
-from pybnc.encode.table import TableEncoder
+from pybnc.encode.table import Encoder
 from pybnc.parameters import learn
 
-BATCHED = {"floats": TableEncoder._float_block, "transform": TableEncoder._discretised_block,
+BATCHED = {"floats": Encoder._float_block, "transform": Encoder._discretised_block,
            "back_off": learn._back_off_tables, "tables": learn.conditional_log_tables}
 
 
@@ -51,8 +51,8 @@ def _back_off_one_family_at_a_time(structure, counts, alpha, codes, y, families)
 
 def use(batched: bool) -> None:
     """The batched paths, or the one-column ones (every column cut by cut_points)."""
-    TableEncoder._float_block = BATCHED["floats"] if batched else (lambda self, *args: {})
-    TableEncoder._discretised_block = BATCHED["transform"] if batched else (lambda self, *args: {})
+    Encoder._float_block = BATCHED["floats"] if batched else (lambda self, *args: {})
+    Encoder._discretised_block = BATCHED["transform"] if batched else (lambda self, *args: {})
     learn._back_off_tables = BATCHED["back_off"] if batched else _back_off_one_family_at_a_time
     learn.conditional_log_tables = BATCHED["tables"] if batched else _one_table_at_a_time
 
@@ -61,7 +61,7 @@ class _Encoding:
     """The encoder alone, as AutoBNC's folds use it: learn on the rows, then code them."""
 
     def fit(self, X, y):
-        encoder = TableEncoder(discretizer="quantile", n_bins=10)
+        encoder = Encoder(discretizer="quantile", n_bins=10)
         encoder.fit_transform(X, y)
         encoder.transform(X)
         return self

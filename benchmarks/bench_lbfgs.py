@@ -40,11 +40,11 @@ def _scipy_lbfgs(objective, start, max_iter, tol, history=discriminative.HISTORY
 def _learners():
     d = {"weighting": "discriminative"}
     return {
-        "AODE(0.01)": lambda: AODE(params="bayes", discriminative_penalty=0.01, **d),
-        "NB(0.01)": lambda: NaiveBayes(params="bayes", discriminative_penalty=0.01, **d),
-        "KDB(k=2)(0.01)": lambda: KDB(k=2, params="bayes", discriminative_penalty=0.01, verbose=0, **d),
-        "TAN(0.01)": lambda: TAN(params="bayes", discriminative_penalty=0.01, **d),
-        "TAN(1)": lambda: TAN(params="bayes", discriminative_penalty=1.0, **d),
+        "AODE(0.01)": lambda: AODE(smoothing="bayes", discriminative_penalty=0.01, **d),
+        "NB(0.01)": lambda: NaiveBayes(smoothing="bayes", discriminative_penalty=0.01, **d),
+        "KDB(k=2)(0.01)": lambda: KDB(k=2, smoothing="bayes", discriminative_penalty=0.01, verbose=0, **d),
+        "TAN(0.01)": lambda: TAN(smoothing="bayes", discriminative_penalty=0.01, **d),
+        "TAN(1)": lambda: TAN(smoothing="bayes", discriminative_penalty=1.0, **d),
     }
 
 

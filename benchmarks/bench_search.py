@@ -34,7 +34,7 @@ import numpy as np
 from pybnc import BSEJ, FSSJ, KDB, TANHC, TANHCSP
 from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
-from pybnc.encode import TableEncoder
+from pybnc.encode import Encoder
 from pybnc.inference.forest import joint_log_likelihood
 from pybnc.parameters.learn import learn_parameters
 from pybnc.search._engine import CVScorer
@@ -42,11 +42,11 @@ from pybnc.search.tan_hc import addable_arcs
 from pybnc.structure import Structure
 
 LEARNERS = {
-    "tan_hc": lambda k: TANHC(k=k, epsilon=0, random_state=0, verbose=0),
-    "tan_hcsp": lambda k: TANHCSP(k=k, epsilon=0, random_state=0, verbose=0),
-    "fssj": lambda k: FSSJ(k=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),  # bnclassify's rule
-    "bsej": lambda k: BSEJ(k=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),
-    "kdb (kdbk=2)": lambda k: KDB(k=2, search="hc", n_folds=k, epsilon=0, random_state=0, verbose=0),
+    "tan_hc": lambda k: TANHC(cv=k, epsilon=0, random_state=0, verbose=0),
+    "tan_hcsp": lambda k: TANHCSP(cv=k, epsilon=0, random_state=0, verbose=0),
+    "fssj": lambda k: FSSJ(cv=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),  # bnclassify's rule
+    "bsej": lambda k: BSEJ(cv=k, epsilon=0, stopping="epsilon", random_state=0, verbose=0),
+    "kdb (kdbk=2)": lambda k: KDB(k=2, search="hc", cv=k, epsilon=0, random_state=0, verbose=0),
 }
 
 # (learner, dataset, folds) -> R bnclassify 0.4.8 seconds
@@ -125,7 +125,7 @@ def step_table(datasets=("car", "chess", "soybean", "votes")) -> None:
           f"{'speed-up':>10}{'same scores':>13}")
     for ds in datasets:
         X, y = load_dataset(ds)
-        encoder = TableEncoder().fit(X)
+        encoder = Encoder().fit(X)
         codes = encoder.transform(X)
         classes, y_codes = np.unique(np.asarray(y), return_inverse=True)
         cards = np.array([len(c) for c in encoder.categories_])

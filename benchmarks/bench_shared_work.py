@@ -67,16 +67,17 @@ from pybnc import AODE, KDB, SKDB, TAN, NaiveBayes
 from pybnc.datasets import load_dataset
 from pybnc.evaluation import cross_validate
 from pybnc.inference.forest import joint_log_likelihood
+from pybnc.encode import Encoder
 
 
 def _round_two_learners() -> dict:
     kdb = dict(verbose=0)
-    return {"NB": NaiveBayes(params="bayes"), "TAN": TAN(params="bayes"), "AODE": AODE(params="bayes"),
-            "KDB(k=1) backoff": KDB(k=1, params="backoff", **kdb), "KDB(k=2)": KDB(k=2, params="bayes", **kdb),
-            "KDB(k=2) backoff": KDB(k=2, params="backoff", **kdb), "SKDB(k=5)": SKDB(k=5, params="bayes", **kdb),
-            "NB discriminative(1)": NaiveBayes(params="bayes", weighting="discriminative",
+    return {"NB": NaiveBayes(smoothing="bayes"), "TAN": TAN(smoothing="bayes"), "AODE": AODE(smoothing="bayes"),
+            "KDB(k=1) backoff": KDB(k=1, smoothing="backoff", **kdb), "KDB(k=2)": KDB(k=2, smoothing="bayes", **kdb),
+            "KDB(k=2) backoff": KDB(k=2, smoothing="backoff", **kdb), "SKDB(k=5)": SKDB(k=5, smoothing="bayes", **kdb),
+            "NB discriminative(1)": NaiveBayes(smoothing="bayes", weighting="discriminative",
                                                discriminative_penalty=1.0),
-            "TAN discriminative(1)": TAN(params="bayes", weighting="discriminative", discriminative_penalty=1.0)}
+            "TAN discriminative(1)": TAN(smoothing="bayes", weighting="discriminative", discriminative_penalty=1.0)}
 
 
 def _wide(n_rows=300, n_columns=500, seed=0):
@@ -142,14 +143,14 @@ def _switched_row(what: str, repeats: int, fit, module, attribute: str, before) 
 def back_off_row(repeats: int) -> None:
     X, y = _many_levelled()
     _switched_row("KDB(k=2) back-off fit, 540 rows, parents of 300, 200 and 70 levels", repeats,
-                  lambda: KDB(k=2, params="backoff", verbose=0).fit(X, y).predict_proba(X),
+                  lambda: KDB(k=2, smoothing="backoff", verbose=0).fit(X, y).predict_proba(X),
                   back_off, "_SPARSE_FROM_CELLS", 1 << 62)
 
 
 def dirichlet_row(repeats: int) -> None:
     X, y = _many_levelled()
     _switched_row("KDB(k=2) Dirichlet fit, 540 rows, parents of 300, 200 and 70 levels", repeats,
-                  lambda: KDB(k=2, params="bayes", verbose=0).fit(X, y).predict_proba(X), learn, "_SPARSE_FROM_CELLS",
+                  lambda: KDB(k=2, smoothing="bayes", verbose=0).fit(X, y).predict_proba(X), learn, "_SPARSE_FROM_CELLS",
                   1 << 62)
 
 
@@ -185,7 +186,7 @@ def whole_counts_row(repeats: int) -> None:
     try:
         _switched_row("TAN fit, 452 x 160 numeric, 13 classes, quantile(10) (reduced pairs, as arrhythmia's), "
                       "n log n computed before", repeats,
-                      lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
+                      lambda: TAN(encoder=Encoder(discretizer="quantile", n_bins=10)).fit(X, y).predict_proba(X),
                       information, "_LOOKUP_FROM", 1 << 62)
     finally:
         pair_rows.cheaper_from_rows = counts_path
@@ -199,7 +200,7 @@ def pairs_from_rows_rows(repeats: int) -> None:
                          columns=[f"x{i}" for i in range(n_columns)])
         _switched_row(f"TAN fit, {n_rows} x {n_columns} numeric, {n_classes} classes, quantile(10), pair "
                       "information read from the pair counts before", repeats,
-                      lambda: TAN(discretizer="quantile", n_bins=10).fit(X, y).predict_proba(X),
+                      lambda: TAN(encoder=Encoder(discretizer="quantile", n_bins=10)).fit(X, y).predict_proba(X),
                       pair_rows, "cheaper_from_rows", lambda counts: False)
 
 

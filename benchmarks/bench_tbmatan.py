@@ -79,7 +79,7 @@ def main(argv=None):
         sets[f"synthetic ({args.rows} x {args.features})"] = synthetic(args.rows, args.features)
     results = []
     for name, (X, y) in sets.items():
-        for model in (TBMATAN(), SSTBMATAN(), TAN(params="ms")):
+        for model in (TBMATAN(), SSTBMATAN(), TAN(smoothing="ms")):
             results.append(measure(name, model, X, y, args.predict_rows, args.repeats))
         if _laplacian._native is not None:  # the same TBMATAN without the compiled kernels
             native, _laplacian._native = _laplacian._native, None

@@ -39,8 +39,8 @@ def cv_table(datasets, folds):
         "NB": NaiveBayes(),
         "NB+AWNB": NaiveBayes(weighting="awnb", random_state=0),
         "NB+WANBIA": NaiveBayes(weighting="wanbia"),
-        "NB(mle)": NaiveBayes(params="mle"),
-        "NB(mle)+WANBIA": NaiveBayes(params="mle", weighting="wanbia"),
+        "NB(mle)": NaiveBayes(smoothing="mle"),
+        "NB(mle)+WANBIA": NaiveBayes(smoothing="mle", weighting="wanbia"),
     }
     rows = []
     for name in datasets:

@@ -25,7 +25,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from accuracy_vs_forest import N_FOLDS, SEED, add_table_arguments, chosen_tables
 from pybnc import KDB
-from pybnc.encode import TableEncoder
+from pybnc.encode import Encoder
 
 BINS = "10 equal-frequency bins"
 ENCODINGS = {"MDL bins": dict(discretizer="mdl"), BINS: dict(discretizer="quantile", n_bins=10)}
@@ -44,14 +44,14 @@ def scores(X, y) -> dict:
     for train, test in StratifiedKFold(N_FOLDS, shuffle=True, random_state=SEED).split(X, y):
         ways = {"raw": (_as_numbers(X.iloc[train]), _as_numbers(X.iloc[test]))}
         for name, params in ENCODINGS.items():
-            encoder = TableEncoder(**params)
+            encoder = Encoder(**params)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 ways[name] = (encoder.fit_transform(X.iloc[train], y[train]), encoder.transform(X.iloc[test]))
         models = {f"forest on {name}": (RandomForestClassifier(300, n_jobs=2, random_state=0), rows)
                   for name, rows in ways.items()}
         for k in KDB_PARENTS:  # the networks read the raw table and cut it as the forest's bins
-            models[f"kDB(k={k}) on {BINS}"] = (KDB(k=k, params="backoff", verbose=0, **ENCODINGS[BINS]),
+            models[f"kDB(k={k}) on {BINS}"] = (KDB(k=k, smoothing="backoff", verbose=0, **ENCODINGS[BINS]),
                                                (X.iloc[train], X.iloc[test]))
         for name, (model, (fit_rows, test_rows)) in models.items():
             with warnings.catch_warnings():

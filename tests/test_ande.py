@@ -17,7 +17,7 @@ def _table(codes):
 
 def test_n1_is_aode_exactly():
     X, y = load_dataset("house-votes-84")  # missing values
-    for kw in ({}, {"min_count": 0, "params": "mle"}):
+    for kw in ({}, {"min_count": 0, "smoothing": "mle"}):
         a, b = AnDE(n=1, **kw).fit(X, y), AODE(**kw).fit(X, y)
         np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 

@@ -75,7 +75,7 @@ class SlowAODE:
 def test_matches_slow_reference(seed, params, alpha, min_count):
     codes, y, cards, k = _random_problem(seed)
     test_codes = np.minimum(_random_problem(seed + 50, n_rows=25, missing=0.2)[0], cards - 1)
-    model = AODE(min_count=min_count, params=params, alpha=alpha).fit(_frame(codes, cards), y)
+    model = AODE(min_count=min_count, smoothing=params, alpha=alpha).fit(_frame(codes, cards), y)
     slow = SlowAODE(codes, y, cards, k, 0.0 if params == "mle" else alpha, min_count)
     expected = np.log([slow.joint(x) for x in test_codes])
     jll = model._joint_log_likelihood(_frame(test_codes, cards))
@@ -122,7 +122,7 @@ def test_missing_super_parent_drops_out_of_the_average():
 def test_no_qualifying_super_parent_falls_back_to_naive_bayes():
     X, y = load_dataset("votes")  # has missing values
     aode = AODE(min_count=10**6).fit(X, y)
-    nb = NaiveBayes(params="bayes", alpha=1.0).fit(X, y)
+    nb = NaiveBayes(smoothing="bayes", alpha=1.0).fit(X, y)
     assert np.allclose(aode.predict_proba(X), nb.predict_proba(X), atol=1e-12)
     all_missing = pd.DataFrame([[np.nan] * X.shape[1]], columns=X.columns).astype(X.dtypes)
     assert np.allclose(AODE().fit(X, y).predict_proba(all_missing), nb.predict_proba(all_missing))
@@ -143,11 +143,11 @@ def test_better_than_naive_bayes_on_chess_and_finite():
     aode = AODE().fit(X[train], y[train])
     nb = NaiveBayes().fit(X[train], y[train])
     assert aode.score(X[test], y[test]) > nb.score(X[test], y[test]) + 0.01
-    assert np.isfinite(AODE(params="mle").fit(X[train], y[train]).predict_log_proba(X[test])).all()
+    assert np.isfinite(AODE(smoothing="mle").fit(X[train], y[train]).predict_log_proba(X[test])).all()
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"params": "friedman"}, "'params' parameter of AODE must be a str among"), ({"min_count": -1}, "min_count"),
+    ({"smoothing": "friedman"}, "'smoothing' parameter of AODE must be a str among"), ({"min_count": -1}, "min_count"),
     ({"min_count": "30"}, "min_count"), ({"alpha": -1.0}, "alpha"),
 ])
 def test_invalid_hyperparameters_are_named(kwargs, match):

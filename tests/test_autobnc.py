@@ -24,7 +24,7 @@ from pybnc.selection.race import (Evaluation, _share_out, evaluate, race_head, r
                                   workers_for)
 from pybnc.selection.temperature import fit_temperature
 
-SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(params="mle")}
+SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(smoothing="mle")}
 
 
 # -- the rule ------------------------------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_bad_parameters_are_named(params, match):
 
 def test_a_list_of_candidates_is_named_by_class():
     X, y = load_dataset("car")
-    model = AutoBNC(candidates=[NaiveBayes(), NaiveBayes(params="mle"), TAN()], random_state=0, verbose=0).fit(X, y)
+    model = AutoBNC(candidates=[NaiveBayes(), NaiveBayes(smoothing="mle"), TAN()], random_state=0, verbose=0).fit(X, y)
     assert model.cv_results_["candidate"].tolist() == ["NaiveBayes-1", "NaiveBayes-2", "TAN"]
 
 
@@ -280,8 +280,8 @@ def test_ensemble_selection_is_greedy_on_the_out_of_fold_log_loss():
 
 def test_an_ensemble_is_chosen_only_when_it_beats_every_single_candidate_and_predicts_as_its_members():
     X, y = load_dataset("car")
-    candidates = {"nb": NaiveBayes(), "kdb2": pybnc.KDB(k=2, params="backoff", verbose=0),
-                  "kdb3": pybnc.KDB(k=3, params="backoff", verbose=0)}
+    candidates = {"nb": NaiveBayes(), "kdb2": pybnc.KDB(k=2, smoothing="backoff", verbose=0),
+                  "kdb3": pybnc.KDB(k=3, smoothing="backoff", verbose=0)}
     model = AutoBNC(candidates=candidates, rule="best", random_state=0, verbose=0).fit(X, y)
     table = pd.DataFrame(model.cv_results_)
     blends = table[table["round"] == 3]

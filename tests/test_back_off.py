@@ -98,7 +98,7 @@ def test_estimators_take_back_off():
     from pybnc.datasets import load_dataset
 
     X, y = load_dataset("car")
-    for model in (KDB(k=2, params="backoff", verbose=0), TAN(params="backoff")):
+    for model in (KDB(k=2, smoothing="backoff", verbose=0), TAN(smoothing="backoff")):
         proba = model.fit(X, y).predict_proba(X)
         assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1)
         for table in model.log_cpts_:

@@ -8,6 +8,7 @@ from pybnc import TAN, NaiveBayes
 from pybnc.averaging import BaggedBNC
 from pybnc.averaging.ensembles import stratified_bootstrap
 from pybnc.datasets import load_dataset
+from pybnc.encode import Encoder
 
 
 def test_stratified_bootstrap_keeps_each_classs_rows_and_draws_with_replacement():
@@ -21,14 +22,14 @@ def test_stratified_bootstrap_keeps_each_classs_rows_and_draws_with_replacement(
 
 def test_members_are_fitted_on_their_own_samples_and_the_posterior_is_their_mean():
     X, y = load_dataset("glass")
-    model = BaggedBNC(TAN(discretizer="quantile"), n_estimators=5, random_state=0).fit(X, y)
+    model = BaggedBNC(TAN(encoder=Encoder(discretizer="quantile")), n_estimators=5, random_state=0).fit(X, y)
     rng = np.random.RandomState(0)
     from pybnc.encode.labels import class_codes
     _, codes = class_codes(np.asarray(y))
     for member in model.estimators_:  # the same draws, member by member
         draws = stratified_bootstrap(codes, rng)
         seed = int(rng.randint(2**31 - 1))  # TAN has a random_state: each member gets its own
-        expected = TAN(discretizer="quantile", random_state=seed).fit(X, y, sample_weight=draws)
+        expected = TAN(encoder=Encoder(discretizer="quantile"), random_state=seed).fit(X, y, sample_weight=draws)
         np.testing.assert_allclose(member.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
     cuts = [tuple(m.encoder_.cardinalities_) + tuple(np.round(m.encoder_.cut_points_[0], 6)) for m in model.estimators_
             if hasattr(m.encoder_, "cut_points_")]

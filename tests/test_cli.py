@@ -79,7 +79,7 @@ def test_fit_predict_info_roundtrip(workdir):
     assert res.exit_code == 0, res.output
     pred = pd.read_csv("pred.csv")
     X, y = load_dataset("car")
-    ref = TAN(params="ms", alpha=10).fit(X, y)
+    ref = TAN(smoothing="ms", alpha=10).fit(X, y)
     assert pred.prediction.tolist() == ref.predict(X.head(7)).tolist()
     np.testing.assert_allclose(pred.filter(like="P(").to_numpy(), ref.predict_proba(X.head(7)))
     res = run("predict", "model.pbnc", "--csv", "car.csv")  # extra class column ignored; stdout

@@ -8,6 +8,7 @@ from pybnc import FAN, TAN, NaiveBayes
 from pybnc.datasets import load_dataset
 from pybnc.evaluation import compare_to_baseline, cross_validate, learning_curve, summarize
 from pybnc.evaluation import cv as cv_module
+from pybnc.encode import Encoder
 
 pytestmark = pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
 
@@ -34,8 +35,8 @@ def _awkward_table(n=120, seed=3):
 
 
 MODELS = {
-    "nb": NaiveBayes(params="friedman"),
-    "tan": TAN(params="ms"),
+    "nb": NaiveBayes(smoothing="friedman"),
+    "tan": TAN(smoothing="ms"),
     "tan-bic": TAN(criterion="bic"),
     "fan": FAN(),
 }
@@ -93,7 +94,7 @@ def test_declared_categories_outnumbering_a_folds_rows_take_the_fast_path(monkey
 def test_discretised_columns_are_encoded_once_per_training_fold_and_encoder(monkeypatch):
     X, y = load_dataset("iris")
     assert cv_module._encodings({"nb": NaiveBayes()}, X, np.unique(y, return_inverse=True)[1], 3) == {}
-    models = {"nb": NaiveBayes(), "tan": TAN(), "nb5": NaiveBayes(discretizer="quantile", n_bins=5)}
+    models = {"nb": NaiveBayes(), "tan": TAN(), "nb5": NaiveBayes(encoder=Encoder(discretizer="quantile", n_bins=5))}
     refit = cross_validate(models, X, y, cv=3, verbose=0, fast=False)
     encoded = []
     original = NaiveBayes._encode_fit
@@ -137,8 +138,8 @@ def test_models_sharing_a_folds_encoding_equal_their_refits():
     # every registered classifier in one run: those of one encoder share its codes and counts,
     # so a model that changed what it was given would change the others' results
     X, y = _numeric_table_with_gaps()
-    models = {**_registry_models(), "nb-q10": NaiveBayes(discretizer="quantile", n_bins=10),
-              "tan-missing-level": TAN(missing="category")}
+    models = {**_registry_models(), "nb-q10": NaiveBayes(encoder=Encoder(discretizer="quantile", n_bins=10)),
+              "tan-missing-level": TAN(encoder=Encoder(missing="category"))}
     shared = cross_validate(models, X, y, cv=4, verbose=0, return_proba=True)
     refit = cross_validate(models, X, y, cv=4, verbose=0, fast=False, return_proba=True)
     pd.testing.assert_frame_equal(shared[0][SCORES], refit[0][SCORES])

@@ -70,8 +70,8 @@ def test_a_table_of_nothing_observed_predicts_the_class_prior(name):
     X = pd.DataFrame({"a": [np.nan] * 6, "b": [None] * 6})
     y = ["p", "q", "q", "p", "q", "q"]
     model = _model(name)
-    if "k" in model.get_params() and name in ("tanhc", "tanhcsp", "fssj", "bsej"):
-        model.set_params(k=2)  # inner folds need two rows of each class
+    if name in ("tanhc", "tanhcsp", "fssj", "bsej"):
+        model.set_params(cv=2)  # inner folds need two rows of each class
     proba = _check_probabilities(model.fit(X, y), X)
     assert np.allclose(proba, proba[0])  # every row alike: nothing tells them apart
     assert proba[0, 1] > proba[0, 0]

@@ -11,7 +11,7 @@ import pytest
 
 import pybnc
 from pybnc import capabilities
-from pybnc.encode import EncodingWarning, TableEncoder, column_report, detect_id_columns
+from pybnc.encode import EncodingWarning, Encoder, column_report, detect_id_columns
 from pybnc.evaluation import cross_validate
 from pybnc.estimators.base import BaseBNC
 
@@ -20,7 +20,11 @@ CLASSIFIERS = [getattr(pybnc, name) for name in pybnc.__all__
 
 
 def quiet(Model, **params):
-    """The estimator with its progress silenced where it has a ``verbose``."""
+    """The estimator with its progress silenced where it has a ``verbose``; encoding
+    options go to its encoder."""
+    encoding = {k: params.pop(k) for k in list(params) if k in Encoder().get_params()}
+    if encoding:
+        params["encoder"] = Encoder(**encoding)
     if "verbose" in Model().get_params():
         params.setdefault("verbose", 0)
     return Model(**params)
@@ -126,9 +130,9 @@ def test_identifier_of_90_percent_distinct_is_left_out_with_a_warning():
     assert model.n_features_in_ == 3 and all("ref" not in arc for arc in model.arcs_)
     np.testing.assert_array_equal(model.predict_proba(X), pybnc.TAN().fit(X[["a", "b"]], y).predict_proba(X[["a", "b"]]))
     with pytest.raises(ValueError, match=r"Column 'ref' looks like a row identifier: 90 distinct values in 100"):
-        pybnc.TAN(id_columns="error").fit(X, y)
-    assert pybnc.TAN(id_columns="keep").fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
-    assert pybnc.TAN(categorical_features=["ref"]).fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
+        pybnc.TAN(encoder=Encoder(id_columns="error")).fit(X, y)
+    assert pybnc.TAN(encoder=Encoder(id_columns="keep")).fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
+    assert pybnc.TAN(encoder=Encoder(categorical_features=["ref"])).fit(X, y).encoder_.columns_ == ["ref", "a", "b"]
 
 
 def test_identifier_rule_thresholds_and_name_test():
@@ -193,7 +197,7 @@ def test_missing_category_wins_when_missingness_is_informative(Model):
 
 def test_missing_category_codes_learning_and_prediction():
     X, y = _informative_missingness(n=60)
-    model = pybnc.NaiveBayes(missing="category").fit(X, y)
+    model = pybnc.NaiveBayes(encoder=Encoder(missing="category")).fit(X, y)
     enc = model.encoder_
     assert enc.categories_[0].tolist() == ["u", "v", "w", "(missing)"] and enc.missing_codes_.tolist() == [3, -1, -1]
     codes = enc.transform(pd.DataFrame({"a": [None, "zz", "u"], "b": ["p", None, "q"], "c": [0.0, np.nan, 1.0]}))
@@ -202,7 +206,7 @@ def test_missing_category_codes_learning_and_prediction():
     counts = model.counts_.feature(0)
     assert counts[:, 3].tolist() == [float(((y == c) & X["a"].isna()).sum()) for c in (0, 1)]
     # a label that is taken gets another
-    taken = pybnc.NaiveBayes(missing="category").fit(X.assign(a=X["a"].fillna("(missing)").where(X.index > 0)), y)
+    taken = pybnc.NaiveBayes(encoder=Encoder(missing="category")).fit(X.assign(a=X["a"].fillna("(missing)").where(X.index > 0)), y)
     assert taken.encoder_.categories_[0][-1] == "(missing)_"
 
 
@@ -211,13 +215,13 @@ def test_missing_category_block_by_block_equals_whole_and_cv_fast_path_equals_re
     X = X[["a", "b"]]
     order = np.argsort(X["a"].isna().to_numpy(), kind="stable")  # no missing value in the first block
     X, y = X.iloc[order].reset_index(drop=True), y[order]
-    whole = pybnc.TAN(missing="category").fit(X, y)
-    blocks = pybnc.TAN(missing="category")
+    whole = pybnc.TAN(encoder=Encoder(missing="category")).fit(X, y)
+    blocks = pybnc.TAN(encoder=Encoder(missing="category"))
     for rows in np.array_split(np.arange(len(y)), 4):
         blocks.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
     assert blocks.encoder_.categories_[0].tolist() == whole.encoder_.categories_[0].tolist()
     np.testing.assert_array_equal(blocks.predict_proba(X), whole.predict_proba(X))
-    models = {"nb": pybnc.NaiveBayes(missing="category"), "tan": pybnc.TAN(missing="category")}
+    models = {"nb": pybnc.NaiveBayes(encoder=Encoder(missing="category")), "tan": pybnc.TAN(encoder=Encoder(missing="category"))}
     fast = cross_validate(models, X, y, cv=5, verbose=0)
     slow = cross_validate(models, X, y, cv=5, verbose=0, fast=False)
     np.testing.assert_allclose(fast[["accuracy", "log_loss"]].to_numpy(), slow[["accuracy", "log_loss"]].to_numpy(),
@@ -242,34 +246,34 @@ def test_integer_measurement_with_200_values_is_a_number():
     # overrides: the list, the pandas dtype; and the reverse for a small integer column
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert pybnc.TAN(categorical_features=["m"]).fit(X, y).encoder_.cardinalities_[0] == 200
+        assert pybnc.TAN(encoder=Encoder(categorical_features=["m"])).fit(X, y).encoder_.cardinalities_[0] == 200
         assert pybnc.TAN().fit(X.astype({"m": "category"}), y).encoder_.kinds_[0] == "categorical"
-        small = pybnc.TAN(numeric_features=["k"], n_bins=2).fit(X.assign(m=X["m"] // 20), y)
+        small = pybnc.TAN(encoder=Encoder(numeric_features=["k"], n_bins=2)).fit(X.assign(m=X["m"] // 20), y)
     assert small.encoder_.kinds_ == ["categorical", "discretised"]
     score_num = cross_validate({"t": pybnc.TAN()}, X, y, cv=5, verbose=0)["accuracy"].mean()
-    score_cat = cross_validate({"t": pybnc.TAN(categorical_features=["m"])}, X, y, cv=5, verbose=0)["accuracy"].mean()
+    score_cat = cross_validate({"t": pybnc.TAN(encoder=Encoder(categorical_features=["m"]))}, X, y, cv=5, verbose=0)["accuracy"].mean()
     assert score_num > score_cat
 
 
 def test_feature_lists_are_validated_in_fit():
     X, y = _integer_measurement()
     for params, match in [({"categorical_features": ["nope"]}, "lists 'nope', which is not a column"),
-                          ({"numeric_features": "m"}, "'numeric_features' parameter of NaiveBayes must be an "
+                          ({"numeric_features": "m"}, "'numeric_features' parameter of Encoder must be an "
                                                       "array-like or None"),
                           ({"categorical_features": ["m"], "numeric_features": ["m"]}, "both in"),
-                          ({"missing": "drop"}, r"'missing' parameter of NaiveBayes must be a str among \{"),
-                          ({"id_columns": "yes"}, "'id_columns' parameter of NaiveBayes must be a str among")]:
+                          ({"missing": "drop"}, r"'missing' parameter of Encoder must be a str among \{"),
+                          ({"id_columns": "yes"}, "'id_columns' parameter of Encoder must be a str among")]:
         with pytest.raises(ValueError, match=match):
-            pybnc.NaiveBayes(**params).fit(X, y)
+            pybnc.NaiveBayes(encoder=Encoder(**params)).fit(X, y)
     with pytest.raises(ValueError, match=r"Column 'k' is numeric in this model but holds the value 'x'"):
-        pybnc.NaiveBayes(numeric_features=["k"]).fit(X.assign(k=["x"] + [1] * (len(y) - 1)), y)
+        pybnc.NaiveBayes(encoder=Encoder(numeric_features=["k"])).fit(X.assign(k=["x"] + [1] * (len(y) - 1)), y)
 
 
 def test_models_with_left_out_columns_and_missing_levels_save_and_load(tmp_path):
     X, y = _with_identifier()
     X.loc[::3, "a"] = None
     with pytest.warns(EncodingWarning):
-        model = pybnc.TAN(missing="category").fit(X, y)
+        model = pybnc.TAN(encoder=Encoder(missing="category")).fit(X, y)
     pybnc.save(model, tmp_path / "m.pybnc")
     loaded = pybnc.load(tmp_path / "m.pybnc")
     assert loaded.encoder_.dropped_columns_ == ["ref"] and loaded.encoder_.missing_codes_.tolist() == [2, -1]
@@ -314,7 +318,7 @@ def test_integer_arrays_encode_as_their_dataframe_does():
     frame = pd.DataFrame(arr, columns=[f"x{i}" for i in range(5)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EncodingWarning)
-        fast, slow = TableEncoder(discretizer="mdl"), TableEncoder(discretizer="mdl")
+        fast, slow = Encoder(discretizer="mdl"), Encoder(discretizer="mdl")
         codes_fast, codes_slow = fast.fit_transform(arr, y), slow.fit_transform(frame, y)
     assert fast.columns_ == slow.columns_ and fast.kinds_[2:4] == ["discretised", "discretised"]
     for name in ("kinds_", "cardinalities_", "positions_", "dropped_columns_"):
@@ -326,15 +330,15 @@ def test_integer_arrays_encode_as_their_dataframe_does():
     # 12 rows: 11 distinct codes make a categorical column an identifier on both paths
     ids = np.column_stack([np.arange(12) % 11, np.arange(12) % 2])
     with pytest.warns(EncodingWarning, match="row identifiers"):
-        fast_ids = TableEncoder().fit(ids)
+        fast_ids = Encoder().fit(ids)
     with pytest.warns(EncodingWarning, match="row identifiers"):
-        slow_ids = TableEncoder().fit(pd.DataFrame(ids, columns=["x0", "x1"]))
+        slow_ids = Encoder().fit(pd.DataFrame(ids, columns=["x0", "x1"]))
     assert fast_ids.dropped_columns_ == slow_ids.dropped_columns_ == ["x0"] and fast_ids.columns_ == ["x1"]
     np.testing.assert_array_equal(fast_ids.transform(ids), slow_ids.transform(pd.DataFrame(ids, columns=["x0", "x1"])))
     small = arr[:, [0, 1, 4]]
-    enc = TableEncoder().fit(small)
+    enc = Encoder().fit(small)
     np.testing.assert_array_equal(enc.transform(test[:, [0, 1, 4]]),
-                                  TableEncoder().fit(pd.DataFrame(small)).transform(pd.DataFrame(test[:, [0, 1, 4]])))
+                                  Encoder().fit(pd.DataFrame(small)).transform(pd.DataFrame(test[:, [0, 1, 4]])))
 
 
 @pytest.mark.parametrize("missing", ["sum", "category"])
@@ -349,7 +353,7 @@ def test_wide_text_tables_are_looked_up_in_blocks_as_column_by_column(monkeypatc
     X["flag"] = pd.Series([True, False] * (n // 2), dtype=object)
     X["arrow"] = pd.array(rng.choice(["x", "y"], n), dtype="string[pyarrow]")
     y = np.array([0, 1] * (n // 2))
-    encoder = TableEncoder(missing=missing).fit(X, y)
+    encoder = Encoder(missing=missing).fit(X, y)
     new = X.assign(flag=pd.Series([1, 0] * (n // 2), dtype=object), arrow=X["arrow"].astype(object))
     new.loc[3, "t5"] = "never seen"
     import pybnc.encode.table as table
@@ -371,7 +375,7 @@ def test_long_text_tables_are_matched_column_by_column(monkeypatch):
     rng = np.random.default_rng(0)
     n = table.TEXT_BLOCK_MAX_ROWS + 1
     X = pd.DataFrame({f"t{i}": rng.choice(["a", "b", "c"], n) for i in range(table.TEXT_BLOCK_MIN_COLUMNS)})
-    encoder = TableEncoder().fit(X, rng.integers(0, 2, n))
+    encoder = Encoder().fit(X, rng.integers(0, 2, n))
     blocks = []
     block = table.lookup_text_columns
     monkeypatch.setattr(table, "lookup_text_columns", lambda *a: blocks.append(1) or block(*a))
@@ -388,26 +392,26 @@ def test_surely_discretises_agrees_with_a_fit():
     many = few.assign(height=rng.normal(size=60))
     many.loc[3, "height"] = np.nan
     for X, listed, expected in [(few, None, False), (many, None, True), (many, ["height"], False)]:
-        encoder = TableEncoder(discretizer="quantile", n_bins=5, categorical_features=listed)
+        encoder = Encoder(discretizer="quantile", n_bins=5, categorical_features=listed)
         assert encoder.surely_discretises(X) is expected
         assert ("discretised" in encoder.fit(X, y).kinds_) is expected
 
 
 def test_the_encoder_takes_class_labels_of_any_kind_as_a_classifier_does():
-    """TableEncoder is public: ``fit(X, y)`` with the labels a user has (strings, booleans,
+    """Encoder is public: ``fit(X, y)`` with the labels a user has (strings, booleans,
     categories) cuts as with their codes; it crashed on strings before ('invalid literal
     for int()')."""
-    from pybnc.encode import TableEncoder
+    from pybnc.encode import Encoder
 
     rng = np.random.default_rng(5)
     X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.choice(["u", "v"], 300)})
     y = np.where(X["a"] + 0.3 * rng.normal(size=300) > 0.2, "rock", "mine")
     codes = (y == "rock").astype(np.int64)  # the codes a classifier passes: sorted labels
-    expected = TableEncoder(discretizer="mdl").fit_transform(X, codes)
-    assert len(TableEncoder(discretizer="mdl").fit(X, codes).cut_points_[0]) > 0  # the class is read
+    expected = Encoder(discretizer="mdl").fit_transform(X, codes)
+    assert len(Encoder(discretizer="mdl").fit(X, codes).cut_points_[0]) > 0  # the class is read
     for labels in (y, pd.Series(y, dtype="category"), pd.Series(y == "rock"), list(y)):
-        np.testing.assert_array_equal(TableEncoder(discretizer="mdl").fit_transform(X, labels), expected)
+        np.testing.assert_array_equal(Encoder(discretizer="mdl").fit_transform(X, labels), expected)
     with pytest.raises(ValueError, match="300 rows but y has 10 labels"):
-        TableEncoder(discretizer="mdl").fit(X, y[:10])
+        Encoder(discretizer="mdl").fit(X, y[:10])
     with pytest.raises(ValueError, match="pass y"):
-        TableEncoder(discretizer="mdl").fit(X)
+        Encoder(discretizer="mdl").fit(X)

@@ -18,6 +18,7 @@ from pybnc.encode.discretize import sampled_mdl_cut_points
 from pybnc.estimators.base import Encoding, log_posterior
 from pybnc.scores.information import pairwise_cmi
 from pybnc.search.kdb import ranked_parents
+from pybnc.encode import Encoder
 
 
 def test_sampled_order_is_a_permutation_with_zero_information_last():
@@ -79,7 +80,7 @@ def test_members_draw_their_own_bins_and_code_new_rows_with_them():
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.choice(["x", "y"], n)})
     y = np.where(X["a"] + 0.5 * X["b"] + rng.normal(scale=0.5, size=n) > 0, "p", "q")
     X.loc[::17, "a"] = np.nan  # missing values keep their meaning per member
-    kw = dict(n_estimators=4, k=2, hdp_iterations=20, random_state=0, verbose=0, missing="category")
+    kw = dict(n_estimators=4, k=2, hdp_iterations=20, random_state=0, verbose=0, encoder=Encoder(missing="category"))
     model = ESKDB(**kw).fit(X, y)
     cuts = model.member_cut_points_
     assert cuts[0] == [None, None, None] and all(c[2] is None for c in cuts)
@@ -102,11 +103,11 @@ def test_sampled_bins_give_what_they_gave_before_codes_were_shared():
     re-encoded the whole table and recounted every pair for each member (b91c9a4).
 
     The HDP tables were then drawn by another implementation of the same sampler (numba,
-    numba's random stream), so with ``params="hdp"`` the orders and bins are the same and
+    numba's random stream), so with ``smoothing="hdp"`` the orders and bins are the same and
     the probabilities the same up to the Gibbs sampler's noise (30 iterations)."""
     X, y = load_dataset("hepatitis")  # 6 numeric columns, missing values
     recorded = json.loads((Path(__file__).parent / "data" / "eskdb_sampled_bins_hepatitis.json").read_text())
-    for name, kw in {"bayes": dict(params="bayes"), "hdp": dict(hdp_iterations=30, missing="category")}.items():
+    for name, kw in {"bayes": dict(smoothing="bayes"), "hdp": dict(hdp_iterations=30, encoder=Encoder(missing="category"))}.items():
         model = ESKDB(n_estimators=4, k=2, random_state=3, verbose=0, **kw).fit(X, y)
         assert model.orders_.tolist() == recorded[name]["orders"]
         assert [[None if c is None else c.tolist() for c in cuts] for cuts in model.member_cut_points_] \
@@ -126,7 +127,7 @@ def _member_from_scratch(model, m, X, y_codes):
     codes = encoder.transform(X)
     counts = count(codes, y_codes, encoder.cardinalities_, len(model.classes_))
     ranked = ranked_parents(model.orders_[m], pairwise_cmi(counts)[0], model.k)
-    member = SKDB(k=model.k, params="bayes", verbose=0)
+    member = SKDB(k=model.k, smoothing="bayes", verbose=0)
     member._fit_ranked(Encoding.of_model(model, encoder), codes, y_codes, counts, model.orders_[m], ranked)
     return member, codes
 
@@ -145,7 +146,7 @@ def test_each_member_learns_and_predicts_from_its_own_bins_only(missing, recount
     y = np.where(X["a"] + X["b"] - X["d"] * (X["c"] == "x") + rng.normal(scale=0.7, size=n) > 1, "p", "q")
     X.loc[::11, "a"] = np.nan
     X.loc[::7, "c"] = None
-    model = ESKDB(n_estimators=5, k=2, params="bayes", random_state=2, verbose=0, missing=missing).fit(X, y)
+    model = ESKDB(n_estimators=5, k=2, smoothing="bayes", random_state=2, verbose=0, encoder=Encoder(missing=missing)).fit(X, y)
     cuts = model.member_cut_points_
     assert len({tuple(c[0]) for c in cuts[1:]}) > 1 and len({tuple(c[3]) for c in cuts[1:]}) > 1
     y_codes = np.searchsorted(model.classes_, y)

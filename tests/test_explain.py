@@ -13,6 +13,7 @@ from pybnc import (AODE, BSEJ, ESKDB, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN
                    NaiveBayes)
 from pybnc.datasets import load_dataset
 from pybnc.inference.shapley import shapley_values, subset_weights
+from pybnc.encode import Encoder
 
 
 # -- the reference: the Shapley formula term by term, features masked in the raw row ----------
@@ -193,7 +194,7 @@ def test_independent_feature_is_a_null_player_and_a_copy_shares_the_credit():
     # "copy" is independent of the class given "a", yet v({copy}) = v({a}) = v({a, copy}): in the
     # conditional game the two are symmetric players and share a's credit (an interventional game,
     # which sets a feature without moving its copy, would not).
-    tan = TAN(params="mle").fit(X[["a", "copy", "b"]], y)
+    tan = TAN(smoothing="mle").fit(X[["a", "copy", "b"]], y)
     assert {("a", "copy"), ("copy", "a")} & set(tan.arcs_)
     explanation = tan.explain(X[["a", "copy", "b"]].head(12))
     np.testing.assert_allclose(explanation["copy"], explanation["a"], atol=1e-9)
@@ -205,7 +206,7 @@ def test_missing_as_a_category_is_a_feature_with_a_value():
     every level, the missing level included (checked by enumerating the completions)."""
     X, y = load_dataset("votes")
     X = X.iloc[:, :5]
-    model = TAN(missing="category").fit(X, y)
+    model = TAN(encoder=Encoder(missing="category")).fit(X, y)
     rows = X[X.isna().any(axis=1)].head(2)
     explanation = model.explain(rows)
     levels = [list(c) for c in model.encoder_.categories_]

@@ -1,4 +1,4 @@
-"""HDP smoothing: the paper's limits, seeding, and the kDB family with params="hdp"."""
+"""HDP smoothing: the paper's limits, seeding, and the kDB family with smoothing="hdp"."""
 
 import itertools
 
@@ -59,10 +59,10 @@ def test_seeded_and_normalised():
 @pytest.mark.parametrize("Model", [KDB, SKDB])
 def test_kdb_family_with_hdp_on_missing_values(Model):
     X, y = load_dataset("house-votes-84")
-    model = Model(k=2, params="hdp", random_state=0, verbose=0).fit(X, y)
+    model = Model(k=2, smoothing="hdp", random_state=0, verbose=0).fit(X, y)
     proba = model.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0) and model.score(X, y) > 0.9
-    again = Model(k=2, params="hdp", random_state=0, verbose=0).fit(X, y)
+    again = Model(k=2, smoothing="hdp", random_state=0, verbose=0).fit(X, y)
     np.testing.assert_array_equal(again.predict_proba(X), proba)
 
 

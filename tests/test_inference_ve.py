@@ -149,7 +149,7 @@ def _registry_networks_on_a_table_with_gaps():
     # the class follows two columns, so that feature weights move off 1
     y = np.where(rng.random(80) < 0.8, np.where(X["c0"] == "a", "p", np.where(X["c1"] == "a", "q", "r")), "p")
     X = X.mask(rng.random(X.shape) < 0.1)
-    variants = [{"params": p} for p in (*METHODS, "hdp")] + [{"weighting": w} for w in WEIGHTINGS if w]
+    variants = [{"smoothing": p} for p in (*METHODS, "hdp")] + [{"weighting": w} for w in WEIGHTINGS if w]
     for entry in MODELS:
         for variant in ({}, *variants):
             model = entry.cls()

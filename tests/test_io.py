@@ -101,7 +101,7 @@ def test_round_trip_is_bit_identical(cls, data, tmp_path):
 
 def test_round_trip_keeps_types_and_labels(data):
     X, y, X_test = data
-    model = pybnc.TAN(criterion="bic", params="friedman").fit(X, y.map({"democrat": 0, "republican": 1}).astype(int))
+    model = pybnc.TAN(criterion="bic", smoothing="friedman").fit(X, y.map({"democrat": 0, "republican": 1}).astype(int))
     buffer = io.BytesIO()
     save(model, buffer)
     again = load(io.BytesIO(buffer.getvalue()))

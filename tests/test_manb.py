@@ -119,7 +119,7 @@ def test_is_not_the_average_of_the_subsets_class_posteriors():
 def test_arc_prior_one_is_naive_bayes_and_zero_is_the_class_prior():
     X, y = load_dataset("votes")
     everything = MANB(arc_prior=1.0, alpha=2.0).fit(X, y)
-    nb = NaiveBayes(params="bayes", alpha=2.0).fit(X, y)
+    nb = NaiveBayes(smoothing="bayes", alpha=2.0).fit(X, y)
     assert np.allclose(everything.predict_proba(X), nb.predict_proba(X), atol=1e-12)
     assert np.all(everything.arc_posterior_ == 1.0)
     nothing = MANB(arc_prior=0.0).fit(X, y)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pybnc.encode import TableEncoder
+from pybnc.encode import Encoder
 from pybnc.encode.discretize import cut_points
 from pybnc.encode import mdl_columns
 from pybnc.encode.mdl_columns import mdl_cut_points_of_columns
@@ -56,7 +56,7 @@ def test_the_encoder_cuts_float_columns_as_before():
     X = pd.DataFrame({f"x{j}": rng.normal(size=n) + (y == j % 4) * 1.5 for j in range(12)})
     X.iloc[rng.random(n) < 0.1, 3] = np.nan
     X["text"] = rng.choice(["a", "b"], n)
-    encoder = TableEncoder(discretizer="mdl").fit(X, y)
+    encoder = Encoder(discretizer="mdl").fit(X, y)
     for j, name in enumerate(encoder.columns_):
         if encoder.kinds_[j] == "discretised":
             values = X[name].to_numpy()
@@ -69,7 +69,7 @@ def test_an_infinite_value_is_still_refused_by_name():
     X = pd.DataFrame({"a": rng.normal(size=50), "b": rng.normal(size=50)})
     X.loc[3, "b"] = np.inf
     with pytest.raises(ValueError, match="Column 'b' holds the infinite"):
-        TableEncoder(discretizer="mdl").fit(X, rng.integers(0, 2, 50))
+        Encoder(discretizer="mdl").fit(X, rng.integers(0, 2, 50))
 
 
 @pytest.mark.skipif(mdl_columns._native is None, reason="the compiled kernels are not built")

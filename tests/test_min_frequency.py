@@ -11,7 +11,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import pybnc
 from pybnc import capabilities
-from pybnc.encode import EncodingWarning, TableEncoder, grow_encoder
+from pybnc.encode import EncodingWarning, Encoder, grow_encoder
 from pybnc.encode.table import RARE_LABEL, group_rare_levels
 from pybnc.evaluation import cross_validate
 from pybnc.io import load, save
@@ -47,7 +47,7 @@ def _grouped_by_hand(X_fit, X, m):
 
 def test_rare_levels_become_one_level_after_the_others_and_before_missing():
     X = pd.DataFrame({"a": ["x"] * 5 + ["y"] * 3 + ["p", "q", None]})
-    enc = TableEncoder(min_frequency=3, missing="category").fit(X)
+    enc = Encoder(min_frequency=3, missing="category").fit(X)
     assert enc.categories_[0].tolist() == ["x", "y", "(rare)", "(missing)"]
     assert enc.rare_levels_[0].tolist() == ["p", "q"]
     codes = enc.transform(pd.DataFrame({"a": ["x", "y", "p", "q", "never", None]}))[:, 0]
@@ -56,13 +56,13 @@ def test_rare_levels_become_one_level_after_the_others_and_before_missing():
 
 def test_one_rare_level_is_left_as_it_is():
     X = pd.DataFrame({"a": ["x"] * 5 + ["y"] * 3 + ["p"]})
-    enc = TableEncoder(min_frequency=3).fit(X)
+    enc = Encoder(min_frequency=3).fit(X)
     assert enc.categories_[0].tolist() == ["p", "x", "y"] and enc.rare_levels_ == [None]
     assert enc.transform(pd.DataFrame({"a": ["never"]}))[0, 0] == -1  # unseen: missing, as without grouping
 
 
 def test_values_of_another_kind_stay_missing_with_a_warning():
-    enc = TableEncoder(min_frequency=2).fit(pd.DataFrame({"a": ["x", "x", "p", "q"]}))
+    enc = Encoder(min_frequency=2).fit(pd.DataFrame({"a": ["x", "x", "p", "q"]}))
     with pytest.warns(EncodingWarning, match="'a' got 5"):
         codes = enc.transform(pd.DataFrame({"a": ["x", 5, "zz", None]}, dtype=object))[:, 0]
     assert codes.tolist() == [0, -1, 1, -1]
@@ -70,7 +70,7 @@ def test_values_of_another_kind_stay_missing_with_a_warning():
 
 def test_declared_categories_never_seen_are_rare():
     col = pd.Categorical(["x"] * 4 + ["y"] * 4, categories=["x", "y", "u", "v"])
-    enc = TableEncoder(min_frequency=2).fit(pd.DataFrame({"a": col}))
+    enc = Encoder(min_frequency=2).fit(pd.DataFrame({"a": col}))
     assert enc.categories_[0].tolist() == ["x", "y", "(rare)"]
     assert enc.rare_levels_[0].tolist() == ["u", "v"]
 
@@ -83,8 +83,8 @@ def test_a_level_literally_named_rare_keeps_its_own_label():
 def test_weights_count_like_repeated_rows():
     X = pd.DataFrame({"a": ["x", "x", "x", "p", "q", "r"]})
     weights = np.array([1, 1, 1, 3, 1, 1.0])
-    weighted = TableEncoder(min_frequency=3).fit_transform(X, sample_weight=weights)
-    enc = TableEncoder(min_frequency=3)
+    weighted = Encoder(min_frequency=3).fit_transform(X, sample_weight=weights)
+    enc = Encoder(min_frequency=3)
     repeated = enc.fit_transform(X.loc[X.index.repeat(weights.astype(int))])
     assert enc.categories_[0].tolist() == ["p", "x", "(rare)"]
     assert weighted.ravel().tolist() == [1, 1, 1, 0, 2, 2]
@@ -94,12 +94,12 @@ def test_weights_count_like_repeated_rows():
 def test_the_level_limit_applies_to_the_grouped_levels():
     X = pd.DataFrame({"a": [f"v{i}" for i in range(50)] + ["x"] * 50})
     with pytest.raises(ValueError, match="max_levels"):
-        TableEncoder(max_levels=10, id_columns="keep").fit(X)
-    enc = TableEncoder(max_levels=10, min_frequency=2, id_columns="keep").fit(X)
+        Encoder(max_levels=10, id_columns="keep").fit(X)
+    enc = Encoder(max_levels=10, min_frequency=2, id_columns="keep").fit(X)
     assert enc.categories_[0].tolist() == ["x", "(rare)"]
 
 
-@pytest.mark.parametrize("Model", [m for m in CLASSIFIERS if "min_frequency" in m().get_params()],
+@pytest.mark.parametrize("Model", [m for m in CLASSIFIERS if "encoder" in m().get_params()],
                          ids=lambda m: m.__name__)
 def test_every_classifier_learns_what_it_learns_from_the_table_grouped_by_hand(Model):
     X, y = _table()
@@ -120,7 +120,7 @@ def test_every_classifier_learns_what_it_learns_from_the_table_grouped_by_hand(M
 
 def test_cross_validation_groups_each_folds_own_rare_levels():
     X, y = _table()
-    models = {"TAN": pybnc.TAN(min_frequency=3), "KDB": pybnc.KDB(k=2, min_frequency=3, verbose=0)}
+    models = {"TAN": pybnc.TAN(encoder=Encoder(min_frequency=3)), "KDB": pybnc.KDB(k=2, encoder=Encoder(min_frequency=3), verbose=0)}
     splitter = StratifiedKFold(3, shuffle=True, random_state=0)
     _, proba = cross_validate(models, X, y, cv=splitter, verbose=0, return_proba=True)
     for name, model in models.items():
@@ -131,18 +131,18 @@ def test_cross_validation_groups_each_folds_own_rare_levels():
 
 def test_grouping_refuses_to_learn_block_by_block_and_says_why():
     X, y = _table()
-    model = pybnc.TAN(min_frequency=3)
+    model = pybnc.TAN(encoder=Encoder(min_frequency=3))
     assert not hasattr(model, "partial_fit")
     assert capabilities(model).passes == 0 and capabilities(pybnc.TAN()).passes == 1
     with pytest.raises(TypeError, match="min_frequency=1"):
         fit_blocks(model, [(X[:100], y[:100]), (X[100:], y[100:])], classes=np.unique(y))
     with pytest.raises(ValueError, match="min_frequency=3 groups the levels"):
-        grow_encoder(TableEncoder(min_frequency=3).fit(X), X)
+        grow_encoder(Encoder(min_frequency=3).fit(X), X)
 
 
 def test_a_grouping_model_saves_and_loads(tmp_path):
     X, y = _table()
-    model = pybnc.TAN(min_frequency=3).fit(X, y)
+    model = pybnc.TAN(encoder=Encoder(min_frequency=3)).fit(X, y)
     save(model, tmp_path / "m.pybnc")
     again = load(tmp_path / "m.pybnc")
     query = X.assign(job=["never"] * len(X))
@@ -175,7 +175,7 @@ def test_autobnc_fits_every_candidate_on_the_grouped_levels():
 
 def test_a_model_file_whose_rare_levels_disagree_with_the_levels_is_refused(tmp_path):
     X, y = _table()
-    model = pybnc.TAN(min_frequency=3).fit(X, y)
+    model = pybnc.TAN(encoder=Encoder(min_frequency=3)).fit(X, y)
     kept = model.encoder_.categories_[0][0]
     model.encoder_.rare_levels_[0] = np.append(model.encoder_.rare_levels_[0], kept)  # a level twice
     save(model, tmp_path / "m.pybnc")

@@ -318,8 +318,8 @@ def test_loading_encodes_the_probe_rows_once_with_typed_columns(tmp_path, monkey
     X = pd.DataFrame({"n": [0, 1, 2, 1] * 5, "f": np.linspace(0, 1, 20), "s": ["a", "b"] * 10})
     save(pybnc.NaiveBayes().fit(X, [0, 1] * 10), tmp_path / "m.pbnc")
     seen = []
-    transform = pybnc.encode.TableEncoder.transform
-    monkeypatch.setattr(pybnc.encode.TableEncoder, "transform",
+    transform = pybnc.encode.Encoder.transform
+    monkeypatch.setattr(pybnc.encode.Encoder, "transform",
                         lambda self, table: seen.append(table) or transform(self, table))
     load(tmp_path / "m.pbnc")
     assert len(seen) == 1 and seen[0]["n"].dtype.kind == "i" and seen[0]["f"].dtype.kind == "f"

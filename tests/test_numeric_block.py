@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pybnc.encode import TableEncoder
+from pybnc.encode import Encoder
 from pybnc.encode.discretize import cut_points
 from pybnc.encode.numeric_block import numeric_columns
 
@@ -48,9 +48,9 @@ def test_an_encoder_codes_a_wide_table_as_column_by_column():
     X["text"] = rng.choice(["a", "b"], 150)
     y = rng.integers(0, 2, 150)
     for params in ({"discretizer": "quantile", "n_bins": 10}, {"discretizer": "mdl"}):
-        together = TableEncoder(**params)
+        together = Encoder(**params)
         codes = together.fit_transform(X, y)
-        alone = TableEncoder(**params)
+        alone = Encoder(**params)
         alone._float_block = lambda *args: {}  # every column by the one-column path
         np.testing.assert_array_equal(codes, alone.fit_transform(X, y))
         assert [list(c) for c in together.categories_] == [list(c) for c in alone.categories_]
@@ -59,7 +59,7 @@ def test_an_encoder_codes_a_wide_table_as_column_by_column():
 
 def test_an_infinite_or_text_value_at_predict_is_refused_naming_its_column():
     X = pd.DataFrame({"a": np.arange(30.0), "b": np.arange(30.0)[::-1]})
-    enc = TableEncoder(n_bins=3).fit(X)
+    enc = Encoder(n_bins=3).fit(X)
     with pytest.raises(ValueError, match="Column 'b' holds the infinite value"):
         enc.transform(X.assign(b=np.r_[np.inf, np.arange(29.0)]))
     with pytest.raises(ValueError, match="Column 'a' is numeric in this model but holds the value 'x'"):
@@ -73,11 +73,11 @@ def test_a_tall_table_is_coded_a_few_columns_at_a_time_the_same(monkeypatch):
     X = pd.DataFrame(np.round(rng.normal(size=(300, 9)), 2), columns=[f"x{i}" for i in range(9)])
     X.iloc[::5, 2] = np.nan
     y = rng.integers(0, 3, 300)
-    whole = TableEncoder(discretizer="quantile", n_bins=7)
+    whole = Encoder(discretizer="quantile", n_bins=7)
     codes = whole.fit_transform(X, y)
     monkeypatch.setattr(block, "BLOCK_CELLS", 700)  # two columns a group
     assert [len(g) for g in block.column_groups(list(range(9)), 300)] == [2, 2, 2, 2, 1]
-    grouped = TableEncoder(discretizer="quantile", n_bins=7)
+    grouped = Encoder(discretizer="quantile", n_bins=7)
     np.testing.assert_array_equal(grouped.fit_transform(X, y), codes)
     np.testing.assert_array_equal(grouped.transform(X), codes)  # column by column at predict
     assert [c.tolist() for c in grouped.cut_points_] == [c.tolist() for c in whole.cut_points_]

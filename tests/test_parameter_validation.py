@@ -7,7 +7,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
 from pybnc import TAN, TBMATAN
-from pybnc.encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS, TableEncoder
+from pybnc.encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS, Encoder
 from pybnc.registry import MODELS
 from pybnc.evaluation import cross_validate
 from pybnc.streaming import fit_blocks
@@ -56,13 +56,13 @@ def test_streaming_and_cross_validation_check_the_parameters_too():
     with pytest.raises(InvalidParameterError, match="'criterion' parameter of TAN"):
         TAN(criterion="gini").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(InvalidParameterError, match="'ess' parameter of TBMATAN must be a float in the range"):
-        fit_blocks(TBMATAN(ess=-1.0), [(X, y)], classes=[0, 1])
+        fit_blocks(TBMATAN(alpha=-1.0), [(X, y)], classes=[0, 1])
     with pytest.raises(InvalidParameterError, match="'alpha' parameter of TAN"):
         cross_validate({"tan": TAN(alpha="one")}, X, y, cv=2, verbose=0)
 
 
 def test_the_encoder_checks_its_parameters_with_the_same_constraints():
-    with pytest.raises(InvalidParameterError, match="'discretizer' parameter of TableEncoder"):
-        TableEncoder(discretizer="kmeans").fit(X)
+    with pytest.raises(InvalidParameterError, match="'discretizer' parameter of Encoder"):
+        Encoder(discretizer="kmeans").fit(X)
     with pytest.raises(InvalidParameterError, match="'n_bins' parameter of TAN must be an int in the range"):
-        TAN(n_bins=1).fit(X, y)
+        TAN(encoder=Encoder(n_bins=1)).fit(X, y)

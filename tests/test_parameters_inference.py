@@ -176,7 +176,7 @@ def test_a_column_never_observed_has_an_empty_table_under_every_smoothing(learne
     over no cells, and Friedman's marginal over no levels (both divided by zero before)."""
     X = pd.DataFrame({"a": ["x", "y", "x", "y", "x"], "empty": [np.nan] * 5, "c": ["u", "u", "v", "v", "u"]})
     y = [0, 1, 0, 1, 1]
-    with_empty = learner(params=params).fit(X, y)
-    without = learner(params=params).fit(X.drop(columns="empty"), y)
+    with_empty = learner(smoothing=params).fit(X, y)
+    without = learner(smoothing=params).fit(X.drop(columns="empty"), y)
     np.testing.assert_allclose(with_empty.predict_proba(X), without.predict_proba(X.drop(columns="empty")),
                                rtol=1e-12)

@@ -445,7 +445,7 @@ def test_bsej_reproduces_bnclassify_with_the_same_folds(dataset, monkeypatch):
 
     monkeypatch.setattr(engine, "stratified_folds", lambda y, k, rng: np.arange(len(y)) % k)
     X, y = load_dataset(dataset)
-    model = BSEJ(k=5, epsilon=0, alpha=1, stopping="epsilon", random_state=0, verbose=0).fit(X, y)
+    model = BSEJ(cv=5, epsilon=0, alpha=1, stopping="epsilon", random_state=0, verbose=0).fit(X, y)
     scores, supernodes = BNCLASSIFY_BSEJ[dataset]
     assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
     assert sorted(model.supernodes_) == sorted(supernodes)

@@ -13,8 +13,9 @@ from pybnc import AODE, FAN, KDB, MANB, SSTBMATAN, TAN, TBMATAN, NaiveBayes
 from pybnc.counts.tables import count
 from pybnc.encode import EncodingWarning
 from pybnc.streaming import fit_blocks, fit_dask, grow_encoder
+from pybnc.encode import Encoder
 
-COUNT_LEARNERS = [NaiveBayes(), TAN(), TAN(criterion="bic", params="friedman"), FAN(params="ms"), MANB(),
+COUNT_LEARNERS = [NaiveBayes(), TAN(), TAN(criterion="bic", smoothing="friedman"), FAN(smoothing="ms"), MANB(),
                   AODE(min_count=5), TBMATAN(), SSTBMATAN()]
 
 
@@ -92,9 +93,9 @@ def test_discretised_columns_keep_the_first_block_cut_points():
 def test_declared_categories_added_after_the_old_ones():
     first = pd.DataFrame({"d": pd.Categorical(["q", "p"], categories=["q", "p"])})
     later = pd.DataFrame({"d": pd.Categorical(["s"], categories=["s", "p", "q"])})
-    from pybnc.encode import TableEncoder
+    from pybnc.encode import Encoder
 
-    grown, moves = grow_encoder(TableEncoder().fit(first), later)
+    grown, moves = grow_encoder(Encoder().fit(first), later)
     assert grown.categories_[0].tolist() == ["q", "p", "s"] and moves[0].tolist() == [0, 1]
 
 
@@ -218,7 +219,7 @@ def test_fit_dask_float_columns_use_approximate_quantiles():
     x[::17] = np.nan
     frame = pd.DataFrame({"x": x, "z": rng.integers(0, 3, 2000), "y": (rng.random(2000) < 0.3).astype(int)})
     ddf = dd.from_pandas(frame, npartitions=4)
-    model = fit_dask(NaiveBayes(discretizer="quantile"), ddf, "y", scheduler="synchronous")
+    model = fit_dask(NaiveBayes(encoder=Encoder(discretizer="quantile")), ddf, "y", scheduler="synchronous")
     cuts = model.encoder_.cut_points_[0]
     assert model.encoder_.kinds_ == ["discretised", "categorical"] and cuts.size == 4
     # Dask's own approximate quantiles, computed partition by partition with the other facts.
@@ -230,8 +231,8 @@ def test_fit_dask_float_columns_use_approximate_quantiles():
     codes = model.encoder_.transform(frame[["x", "z"]])
     want = count(codes, frame["y"].to_numpy(), model.encoder_.cardinalities_, 2)
     assert_array_equal(model.counts_.levels, want.levels)
-    uniform = fit_dask(NaiveBayes(discretizer="uniform"), ddf, "y", scheduler="synchronous")
-    want = NaiveBayes(discretizer="uniform").fit(frame[["x", "z"]], frame["y"])
+    uniform = fit_dask(NaiveBayes(encoder=Encoder(discretizer="uniform")), ddf, "y", scheduler="synchronous")
+    want = NaiveBayes(encoder=Encoder(discretizer="uniform")).fit(frame[["x", "z"]], frame["y"])
     assert_array_equal(uniform.encoder_.cut_points_[0], want.encoder_.cut_points_[0])
     assert_array_equal(uniform.predict_proba(frame[["x", "z"]]), want.predict_proba(frame[["x", "z"]]))
 
@@ -281,8 +282,8 @@ def test_fit_dask_on_a_wide_table_equals_fit_and_its_graph_does_not_grow_with_th
     got, want = fit_dask(NaiveBayes(), ddf, "y", scheduler="synchronous"), NaiveBayes().fit(X, frame["y"])
     assert got.encoder_.kinds_ == want.encoder_.kinds_
     assert_array_equal(got.predict_proba(X), want.predict_proba(X))
-    got = fit_dask(TAN(discretizer="quantile"), ddf, "y", scheduler="synchronous")
-    assert got.encoder_.kinds_ == TAN(discretizer="quantile").fit(X, frame["y"]).encoder_.kinds_
+    got = fit_dask(TAN(encoder=Encoder(discretizer="quantile")), ddf, "y", scheduler="synchronous")
+    assert got.encoder_.kinds_ == TAN(encoder=Encoder(discretizer="quantile")).fit(X, frame["y"]).encoder_.kinds_
     graphs = [len(plan_encoder(NaiveBayes()._encoder(), X.iloc[:0, :m], ddf[[*X.columns[:m], "y"]], "y")
                   .__dask_graph__()) for m in (3, 300)]
     assert graphs[0] == graphs[1]

@@ -119,7 +119,7 @@ def test_bic_of_fitted_fan_matches_direct_score():
     rng = np.random.default_rng(3)
     codes, y = random_codes(rng, 300, (2, 3, 2, 3), 2)
     X = pd.DataFrame(codes, columns=list("abcd")).astype(str)
-    model = FAN(params="mle").fit(X, y)
+    model = FAN(smoothing="mle").fit(X, y)
     expected = direct_score(codes, y, (2, 3, 2, 3), 2, model.structure_, "bic")
     assert model.bic(X, y) == pytest.approx(expected, rel=1e-10)
 

@@ -14,6 +14,7 @@ import pytest
 
 from pybnc.datasets import load_dataset
 from pybnc.web import analysis, create_app
+from pybnc.encode import Encoder
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +206,7 @@ def test_evidence_values_of_discretised_columns_fall_in_their_bins():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.exponential(size=200) - 3.0,
                       "c": rng.choice(["x", "y"], 200), "d": rng.integers(0, 3, 200)})
-    model = TAN(n_bins=4).fit(X, rng.choice(["p", "q"], 200))
+    model = TAN(encoder=Encoder(n_bins=4)).fit(X, rng.choice(["p", "q"], 200))
     for j, (name, labels, values) in enumerate(evidence_domains(model)):
         frame = pd.DataFrame({c: [None] * len(values) for c in X.columns}, dtype=object)
         frame[name] = values

@@ -84,7 +84,7 @@ def test_wanbia_missing_leaf_is_dropped_for_naive_bayes():
     cols = [noisy_copy(rng, y, 0.5).astype(float) for _ in range(4)]
     X = pd.DataFrame({f"x{i}": c for i, c in enumerate(cols)})
     X = X.mask(rng.random(X.shape) < 0.2)
-    model = NaiveBayes(weighting="wanbia", params="mle").fit(X, y)
+    model = NaiveBayes(weighting="wanbia", smoothing="mle").fit(X, y)
     codes = model.encoder_.transform(X)
     entries = family_log_entries(codes, model.structure_, model.log_cpts_, model.encoder_.cardinalities_)
     # log_cpts_ are already weighted: dropped leaves are exactly the zero entries.
@@ -131,7 +131,7 @@ def test_wanbia_with_ml_zeros_stays_finite():
     x0 = np.where(y == 0, rng.integers(0, 2, 200), rng.integers(2, 4, 200))  # zeros in ML tables
     x1 = noisy_copy(rng, y, 0.5)
     X = frame([x0, x1])
-    model = TAN(weighting="wanbia", params="mle").fit(X, y)
+    model = TAN(weighting="wanbia", smoothing="mle").fit(X, y)
     test = pd.DataFrame({"x0": ["0", "3", None], "x1": ["9", None, "1"]})
     proba = model.predict_proba(test)
     assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0)

@@ -34,7 +34,6 @@ from sklearn.utils._param_validation import Interval
 
 from .._utils.blas import one_blas_thread
 from ..counts.tables import column_features, moved_columns, one_hot_offsets
-from ..encode import with_encoding_params
 from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import keep_arguments
@@ -180,7 +179,6 @@ def a2de_log_joint(codes, offsets, log_pair, log_child, qualifies):
     return jll, usable.any(axis=1)
 
 
-@with_encoding_params
 class AnDE(AODE):
     """Averaged n-dependence estimators, ``n = 1`` (AODE) or ``n = 2`` (A2DE).
 
@@ -196,10 +194,13 @@ class AnDE(AODE):
     min_count : int, default=30
         A super-parent set qualifies when its values occur in at least this many
         training rows (AODE's rule; ``0`` uses every observed set).
-    params : {"bayes", "mle"}, default="bayes"
+    smoothing : {"bayes", "mle"}, default="bayes"
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1, the paper's Laplace estimate).
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
     weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: AnDE in the ALR^n form (:mod:`pybnc.averaging.alr`).
     discriminative_penalty : float or None, default=None
@@ -230,8 +231,7 @@ class AnDE(AODE):
 
     _parameter_constraints = {**AODE._parameter_constraints, "n": [Interval(Integral, 1, 2, closed="both")]}
 
-    def __init__(self, n=2, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
+    def __init__(self, n=2, min_count=30, smoothing="bayes", alpha=None, encoder=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
@@ -252,11 +252,11 @@ class AnDE(AODE):
             self.__dict__.pop(name, None)
         if triples is None:
             return
-        alpha = resolve_alpha(self.params, self.alpha)
+        alpha = resolve_alpha(self.smoothing, self.alpha)
         self.triple_counts_ = triples
         joint = counts.dense_joint()  # the triples are dense anyway: (K, W, W) is the smaller
         self.log_pair_, self.log_pair_child_ = pair_log_tables(joint, triples, counts.cardinalities,
-                                                               self.params, alpha)
+                                                               self.smoothing, alpha)
         self.pair_ok_ = joint.sum(axis=0) >= self.min_count
 
     def _absorb_block(self, codes, y, moves, first, weights=None):

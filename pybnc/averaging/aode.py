@@ -42,11 +42,10 @@ from sklearn.utils._param_validation import Interval
 
 from .._utils.blas import one_blas_thread
 from ..counts.tables import Counts, one_hot_offsets
-from ..encode import with_encoding_params
 from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import BaseBNC, keep_arguments
-from ..estimators._constraints import ALPHA, DISCRIMINATIVE_WEIGHTING, ENCODING_CONSTRAINTS, params_options
+from ..estimators._constraints import ALPHA, DISCRIMINATIVE_WEIGHTING, ENCODER, smoothing_options
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.learn import learn_parameters, log_ratio, pseudo_counts, resolve_alpha
@@ -262,7 +261,6 @@ def log_mean_exp(terms: np.ndarray, usable: np.ndarray, axis: int = 1) -> np.nda
     return total + top - np.log(np.maximum(usable.sum(axis=1), 1))[:, None]
 
 
-@with_encoding_params
 class AODE(BaseBNC):
     """Averaged one-dependence estimators (Webb, Boughton & Wang 2005).
 
@@ -278,14 +276,17 @@ class AODE(BaseBNC):
         of Webb, Boughton & Wang (2005, sect. 3), the reference definition; Weka's
         ``AODE`` defaults to 1. ``0`` uses every observed feature. A row without a
         qualifying super-parent is classified by naive Bayes.
-    params : {"bayes", "mle"}, default="bayes"
+    smoothing : {"bayes", "mle"}, default="bayes"
         ``bayes``: Dirichlet posterior means with pseudo-count ``alpha`` (``alpha=1``
         is the paper's Laplace estimate); ``mle``: relative frequencies (an unseen
         configuration gets the uniform distribution, a zero probability the floor
         ``1e-300``).
     alpha : float, default=None
         Pseudo-count for ``bayes`` (default 1).
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
     weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: AODE in the ALR^n form (:mod:`pybnc.averaging.alr`): one
         weight per cell of every one-dependence estimator's tables and class, the
@@ -320,11 +321,10 @@ class AODE(BaseBNC):
     # every table comes from the pairwise counts; a missing super-parent is left out
     _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
                                  averages_structures=True, sample_weight="counts", weightings=_discriminative.ONLY)
-    _parameter_constraints = {**ENCODING_CONSTRAINTS, "min_count": [Interval(Real, 0, None, closed="left")],
-                              "params": params_options("bayes", "mle"), "alpha": ALPHA, **DISCRIMINATIVE_WEIGHTING}
+    _parameter_constraints = {**ENCODER, "min_count": [Interval(Real, 0, None, closed="left")],
+                              "smoothing": smoothing_options("bayes", "mle"), "alpha": ALPHA, **DISCRIMINATIVE_WEIGHTING}
 
-    def __init__(self, min_count=30, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
+    def __init__(self, min_count=30, smoothing="bayes", alpha=None, encoder=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
@@ -357,11 +357,11 @@ class AODE(BaseBNC):
         """The one-dependence estimators' tables and naive Bayes's (AnDE's fallback too)."""
         for name in ("n_iter_", "discriminative_fit_"):  # a former discriminative fit's
             self.__dict__.pop(name, None)
-        alpha = resolve_alpha(self.params, self.alpha)
-        self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.params, alpha)
+        alpha = resolve_alpha(self.smoothing, self.alpha)
+        self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.smoothing, alpha)
         value_counts = counts.levels.sum(axis=0)
         self.super_parent_ok_ = value_counts >= self.min_count
-        fallback = learn_parameters(Structure.naive_bayes(counts.n_features), counts, self.params, alpha)
+        fallback = learn_parameters(Structure.naive_bayes(counts.n_features), counts, self.smoothing, alpha)
         self.class_log_prior_, self.log_cpts_ = fallback.class_log_prior, fallback.log_cpts
 
     def _check_fitted_state(self):

@@ -44,7 +44,7 @@ from ..estimators._constraints import POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.hdp import SharedChains
-from ..encode import interval_labels, with_encoding_params
+from ..encode import interval_labels
 from ..estimators.base import _check_table
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..search.kdb import ranked_parents, sahami_order
@@ -102,7 +102,6 @@ def _fit_member(member, encoding, codes, counts, order, ranked, y):
     return member._fit_ranked(encoding, codes, y, counts, order, ranked)
 
 
-@with_encoding_params
 class ESKDB(BaseBNC):
     """Ensemble of selective kDBs with HDP smoothing (Zhang, Petitjean & Buntine 2020).
 
@@ -116,7 +115,7 @@ class ESKDB(BaseBNC):
         Largest number of feature parents each member tries.
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
         Leave-one-out loss of each member's selection.
-    params : {"hdp", "bayes", "mle"}, default="hdp"
+    smoothing : {"hdp", "bayes", "mle"}, default="hdp"
         Members' parameter learner (see :class:`pybnc.SKDB`).
     alpha : float, default=None
     hdp_iterations : int, default=1000
@@ -136,7 +135,10 @@ class ESKDB(BaseBNC):
         with the same result.
     verbose : int, default=1
         Progress over the members (see :mod:`pybnc._utils.progress`).
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
 
     Attributes
     ----------
@@ -160,7 +162,7 @@ class ESKDB(BaseBNC):
     costs about ``n_estimators * hdp_iterations * n_features * (k + 1) * min(n_rows,
     configurations)`` node updates. The paper's settings suit tables of tens to a few
     hundred features (one member on 300 rows x 500 binary features: ~20 s); on wider
-    tables lower ``hdp_iterations`` or ``n_estimators``, or use ``params="bayes"``,
+    tables lower ``hdp_iterations`` or ``n_estimators``, or use ``smoothing="bayes"``,
     which needs no sampling.
 
     Examples
@@ -173,9 +175,8 @@ class ESKDB(BaseBNC):
     [1.0, 1.0]
     """
 
-    def __init__(self, n_estimators=20, k=5, loss="rmse", params="hdp", alpha=None, hdp_iterations=1000,
-                 member_bins="sampled", random_state=None, n_jobs=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, n_estimators=20, k=5, loss="rmse", smoothing="hdp", alpha=None, hdp_iterations=1000,
+                 member_bins="sampled", random_state=None, n_jobs=None, verbose=1, encoder=None):
         keep_arguments(self, locals())
 
     # Members with their own bins draw them from the raw values, not the codes.
@@ -223,16 +224,16 @@ class ESKDB(BaseBNC):
                 member_counts, class_mi, cmi = member_statistics(counts, shared[3], member_codes, y,
                                                                  encoder.cardinalities_, numeric.columns)
             order = sahami_order(class_mi) if m == 0 else sampled_order(class_mi, rng)
-            member = SKDB(k=self.k, loss=self.loss, params=self.params, alpha=self.alpha,
+            member = SKDB(k=self.k, loss=self.loss, smoothing=self.smoothing, alpha=self.alpha,
                           hdp_iterations=self.hdp_iterations, random_state=int(rng.randint(2**31 - 1)),
-                          verbose=0, **self._encoder_params())
+                          verbose=0, encoder=self.encoder)
             members.append((member, Encoding.of_model(self, encoder), member_codes, member_counts, order,
                             ranked_parents(order, cmi, int(self.k))))
             orders.append(order)
             cut_points.append(cuts)
         # drawn last: the orders are those of the ensemble without shared chains
         chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1)) \
-            if self.params == "hdp" else None
+            if self.smoothing == "hdp" else None
         lookups = LookupCache()
         for member, *_ in members:  # read by SKDB._hdp_tables and SKDB._loo_cache
             member._shared_chains, member._shared_lookups = chains, lookups

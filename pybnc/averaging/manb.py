@@ -43,8 +43,8 @@ from sklearn.utils._param_validation import Interval
 from scipy.special import gammaln, log_expit
 
 from ..counts.tables import Counts
-from ..encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS_DOC
-from ..estimators.augmented import _FITTED_DOC, NaiveBayes
+from ..estimators.augmented import NaiveBayes
+from ..estimators._constraints import ENCODER
 from ..estimators.base import keep_arguments
 from ..parameters.learn import class_log_prior, conditional_log_table
 
@@ -132,7 +132,7 @@ def manb_log_tables(counts: Counts, alpha: float, arc_prior: float):
 
 
 class MANB(NaiveBayes):
-    __doc__ = f"""Naive Bayes averaged exactly over all 2^n feature subsets (MANB).
+    """Naive Bayes averaged exactly over all 2^n feature subsets (MANB).
 
     Bayesian model averaging over every naive Bayes obtained by keeping or dropping
     each arc class -> feature, in time linear in the number of features (Dash &
@@ -146,11 +146,20 @@ class MANB(NaiveBayes):
     ----------
     arc_prior : float, default=0.5
         Prior probability of each arc class -> feature, in ``[0, 1]``; 1 gives
-        :class:`NaiveBayes` with ``params="bayes"``, 0 ignores every feature.
+        :class:`NaiveBayes` with ``smoothing="bayes"``, 0 ignores every feature.
     alpha : float, default=1.0
         Symmetric Dirichlet pseudo-count (``> 0``) of every parameter prior; it also
         enters the marginal likelihoods.
-{ENCODING_PARAMS_DOC}{_FITTED_DOC}    arc_posterior_ : ndarray of shape (n_features,)
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+
+    Attributes
+    ----------
+    classes_, encoder_, structure_, arcs_, class_log_prior_, log_cpts_, feature_weights_
+        As :class:`pybnc.TAN` (and ``n_features_in_``, ``feature_names_in_``).
+    arc_posterior_ : ndarray of shape (n_features,)
         ``P(arc class -> x_i | D)`` for every feature.
 
     Examples
@@ -165,11 +174,10 @@ class MANB(NaiveBayes):
 
     _capabilities = NaiveBayes._capabilities.replace(averages_structures=True, weightings=())
     # alpha also enters the marginal likelihoods: a pseudo-count of 0 has none
-    _parameter_constraints = {**ENCODING_CONSTRAINTS, "arc_prior": [Interval(Real, 0, 1, closed="both")],
+    _parameter_constraints = {**ENCODER, "arc_prior": [Interval(Real, 0, 1, closed="both")],
                               "alpha": [Interval(Real, 0, None, closed="neither")]}
 
-    def __init__(self, arc_prior=0.5, alpha=1.0, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, arc_prior=0.5, alpha=1.0, encoder=None):
         keep_arguments(self, locals())
 
     def _set_parameters(self, counts, codes, y):

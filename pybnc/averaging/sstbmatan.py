@@ -15,7 +15,6 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..encode import with_encoding_params
 from ..estimators.base import keep_arguments
 from .tbmatan import TBMATAN
 
@@ -57,7 +56,6 @@ def stubborn_log_weights(log_w: np.ndarray, decades: float = 5.0) -> np.ndarray:
     return out
 
 
-@with_encoding_params
 class SSTBMATAN(TBMATAN):
     """Structure-stubborn TBMATAN (Cerquides & López de Màntaras 2003, eqs. 25-29).
 
@@ -69,11 +67,14 @@ class SSTBMATAN(TBMATAN):
     ----------
     decades : float, default=5
         The paper's ``K``: the weights span at most this many orders of magnitude.
-    ess : float, default=10
-        Equivalent sample size ``lambda`` of the prior (eq. 24).
+    alpha : float, default=10
+        Equivalent sample size ``lambda`` of the prior (eq. 24), as :class:`TBMATAN`.
     max_missing_combinations : int, default=4096
         See :class:`TBMATAN`.
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
 
     Attributes
     ----------
@@ -91,8 +92,7 @@ class SSTBMATAN(TBMATAN):
 
     _parameter_constraints = {**TBMATAN._parameter_constraints, "decades": [Interval(Real, 0, None, closed="neither")]}
 
-    def __init__(self, decades=5.0, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, decades=5.0, alpha=10.0, max_missing_combinations=4096, encoder=None):
         keep_arguments(self, locals())
 
     def _posterior_edge_weights(self, log_w):

@@ -48,10 +48,9 @@ from scipy.special import gammaln
 
 from .._utils.logsumexp import logsumexp
 from ..counts.tables import Counts, one_hot_offsets, segment_sums
-from ..encode import with_encoding_params
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC, keep_arguments
-from ..estimators._constraints import ENCODING_CONSTRAINTS, POSITIVE_INT
+from ..estimators._constraints import ENCODER, POSITIVE_INT
 from ..estimators.capabilities import Capabilities
 from ._laplacian import kron_reduce, log_tree_sum, log_tree_sums_for_rows
 
@@ -144,7 +143,6 @@ def log_bayes_factors(counts: Counts, ess: float):
     return log_w, log_h
 
 
-@with_encoding_params
 class TBMATAN(BaseBNC):
     """Exact Bayesian model averaging over all TANs (Cerquides & López de Màntaras 2003).
 
@@ -157,8 +155,10 @@ class TBMATAN(BaseBNC):
 
     Parameters
     ----------
-    ess : float, default=10
-        Equivalent sample size ``lambda`` of the prior (eq. 24; the paper uses 10).
+    alpha : float, default=10
+        Equivalent sample size ``lambda`` of the prior (eq. 24; the paper uses 10): the
+        strength the paper's multinomial sampling (eq. 4) takes, which is the ``alpha``
+        of ``smoothing="ms"`` in the other classifiers, with the same default.
     max_missing_combinations : int, default=4096
         A row with missing values is answered exactly by summing eq. 17 over every
         combination of its missing features' levels, while the number of
@@ -181,7 +181,10 @@ class TBMATAN(BaseBNC):
         at most one level (a factor 1 in every tree) are eliminated from the
         Laplacian before any row is read (Kron reduction), which on tables with
         many "not applicable" columns removes most of the nodes.
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
 
     Attributes
     ----------
@@ -217,16 +220,15 @@ class TBMATAN(BaseBNC):
 
     # every table comes from the pairwise counts
     _capabilities = Capabilities(learns_from_counts=True, passes=1, averages_structures=True, sample_weight="counts")
-    _parameter_constraints = {**ENCODING_CONSTRAINTS, "ess": [Interval(Real, 0, None, closed="neither")],
+    _parameter_constraints = {**ENCODER, "alpha": [Interval(Real, 0, None, closed="neither")],
                               "max_missing_combinations": POSITIVE_INT}
 
-    def __init__(self, ess=10.0, max_missing_combinations=4096, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, alpha=10.0, max_missing_combinations=4096, encoder=None):
         keep_arguments(self, locals())
 
     # -- learning -----------------------------------------------------------------
     def _fit_encoded(self, codes, y, counts):
-        ess = float(self.ess)
+        ess = float(self.alpha)  # the equivalent sample size lambda
         k = counts.n_classes
         self.class_log_prior_ = np.log(ess / k + counts.class_counts) - np.log(ess + counts.n_rows)
         level_counts = counts.levels  # (K, W): N(c, x_u = a)

@@ -68,47 +68,12 @@ from ._columns import (
 )
 from ._levels import MISSING, sort_levels
 from .grow import finish_encoder, grow_encoder, plan_encoder
-from .table import ENCODING_CONSTRAINTS, MISSING_LABEL, TableEncoder, as_frame, float_values, interval_labels
+from .table import ENCODING_CONSTRAINTS, MISSING_LABEL, Encoder, as_frame, float_values, interval_labels
 
 # Model files name the encoder's class by module: keep the public one.
-TableEncoder.__module__ = __name__
+Encoder.__module__ = __name__
 
-#: The encoding parameters every classifier takes (and passes to its :class:`TableEncoder`);
-#: their scikit-learn constraints are :data:`ENCODING_CONSTRAINTS`, their docs :data:`ENCODING_PARAMS_DOC`.
-ENCODING_PARAMS = tuple(ENCODING_CONSTRAINTS)
-
-ENCODING_PARAMS_DOC = """\
-    n_bins : int, default=5
-        Bins for continuous (float) columns (``quantile`` and ``uniform``).
-    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
-        How numeric columns are cut: Fayyad-Irani MDL (supervised; the default, chosen by
-        evidence in docs/discretisation.md), equal frequency or equal width.
-    id_columns : {"drop", "error", "keep"}, default="drop"
-        A column that looks like a row identifier (distinct values in >= 90 % of its
-        observed rows, >= 50 % if its name says id/name) is left out with a warning,
-        refused, or kept. See :mod:`pybnc.encode`.
-    missing : {"sum", "category"}, default="sum"
-        ``"sum"``: missing values are summed out (available-case learning, exact
-        marginalisation); ``"category"``: missing is a level of its own, for data
-        where the absence itself is informative.
-    min_frequency : int, default=1
-        Levels of a categorical column seen fewer than ``min_frequency`` times at fit
-        become one level, ``"(rare)"`` (when at least two are that rare): smaller tables
-        for columns of many rare levels (codes, names, dates as text). A level never seen
-        at fit is read as ``"(rare)"`` in such a column. 1: no grouping.
-    categorical_features, numeric_features : list of column names, default=None
-        Override the column rules: integers with more than 20 distinct values are
-        numbers (discretised), other integers, strings and booleans categories.
-"""
-
-def with_encoding_params(cls):
-    """Class decorator: put :data:`ENCODING_PARAMS_DOC` in place of the docstring line
-    ``[encoding parameters]`` (the parameters every classifier shares)."""
-    cls.__doc__ = cls.__doc__.replace("    [encoding parameters]\n", ENCODING_PARAMS_DOC)
-    return cls
-
-
-__all__ = ["TableEncoder", "EncodingWarning", "MISSING", "MISSING_LABEL", "column_report",
+__all__ = ["Encoder", "EncodingWarning", "MISSING", "MISSING_LABEL", "column_report",
            "detect_id_columns", "grow_encoder", "plan_encoder", "finish_encoder", "INTEGER_AS_NUMBER_ABOVE",
            "ID_SHARE", "ID_SHARE_BY_NAME", "ID_MIN_DISTINCT"]
 
@@ -123,10 +88,11 @@ def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
     ----------
     X : table
     y : array-like, optional
-        Class labels (only the supervised ``discretizer="mdl"`` uses them).
+        Class labels (only the supervised ``discretizer="mdl"``, the default, uses them;
+        without them numeric columns are reported as ``discretizer="quantile"`` cuts them).
     **encoder_params
-        :class:`TableEncoder` parameters (``n_bins``, ``discretizer``,
-        ``categorical_features``, ...), as given to a classifier.
+        :class:`Encoder` parameters (``n_bins``, ``discretizer``,
+        ``categorical_features``, ...).
 
     Returns
     -------
@@ -146,7 +112,9 @@ def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
     frame = as_frame(X)
     y_codes = None if y is None else pd.factorize(np.asarray(y))[0]
     keep_ids = encoder_params.get("id_columns", "drop") == "keep"
-    encoder = TableEncoder(**{**encoder_params, "id_columns": "keep" if keep_ids else "drop"})
+    encoder = Encoder(**{**encoder_params, "id_columns": "keep" if keep_ids else "drop"})
+    if y is None and encoder.discretizer == "mdl":
+        encoder.set_params(discretizer="quantile")
     categorical, numeric = encoder._validate(frame)
     rows = []
     for pos, name in enumerate(frame.columns):
@@ -156,7 +124,7 @@ def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
             row["n_distinct"] = int(col.nunique())
         except TypeError:  # lists or dicts: the encoder says so below
             row["n_distinct"] = -1
-        single = TableEncoder(**{**encoder.__dict__,
+        single = Encoder(**{**encoder.get_params(),
                                  "categorical_features": [name] if name in categorical else None,
                                  "numeric_features": [name] if name in numeric else None})
         try:

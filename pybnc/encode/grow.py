@@ -6,7 +6,7 @@ finished over a Dask DataFrame in one pass (``docs/large-data.md``).
   ``discretizer="mdl"`` (the default) those are the MDL cuts of the first block's rows
   and classes, exactly as ``fit`` on that block would learn them. A
   categorical level first seen in a later block is added, in the order
-  :class:`TableEncoder` gives the whole table (sorted distinct values; declared
+  :class:`Encoder` gives the whole table (sorted distinct values; declared
   categories of a pandas ``category`` column first, categories declared only by a
   later block appended), and with ``missing="category"`` a missing level is added
   (last) to a column whose first missing value comes in a later block; so the
@@ -40,14 +40,14 @@ from ._levels import MISSING, lookup_column, match_levels, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
 from .column_facts import CLASS_TABLES, IDENTIFIER, plan_column_facts
-from .table import TableEncoder, as_frame, float_values, interval_labels, unused_label
+from .table import Encoder, as_frame, float_values, interval_labels, unused_label
 
 # A key of the plan's results that is not a column name (a column name is a str or a number).
 _BIN_COUNTS = ("mdl", "bin counts")
 
 
 def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """The levels ``TableEncoder.fit`` would give the rows seen so far plus ``col``."""
+    """The levels ``Encoder.fit`` would give the rows seen so far plus ``col``."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         # Declared categories keep their declared order; new ones go after the old.
         known = set(old.tolist())
@@ -56,26 +56,26 @@ def _merged_levels(col: pd.Series, old: np.ndarray, fresh: np.ndarray) -> np.nda
     return sort_levels(np.concatenate([old, fresh]))
 
 
-def _refuse_grouping(encoder: TableEncoder) -> None:
+def _refuse_grouping(encoder: Encoder) -> None:
     if getattr(encoder, "min_frequency", 1) > 1:
         raise ValueError(f"min_frequency={encoder.min_frequency} groups the levels rare among all the rows, which "
                          "an encoding learned block by block does not know until the last block. Pass "
                          "min_frequency=1, or group the rare levels of the table before.")
 
 
-def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
+def grow_encoder(encoder: Encoder, X) -> tuple[Encoder, list | None]:
     """Add the categorical levels of ``X`` that ``encoder`` has not seen.
 
     Parameters
     ----------
-    encoder : TableEncoder
+    encoder : Encoder
         A fitted encoder; it is not modified.
     X : table
         A block with the encoder's input columns, in its column order.
 
     Returns
     -------
-    encoder : TableEncoder
+    encoder : Encoder
         ``encoder`` itself when nothing is new, else a grown copy.
     moves : list of ndarray or None
         Per column, the new code of each old code (``None`` when nothing is new);
@@ -84,7 +84,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
     Examples
     --------
     >>> import pandas as pd
-    >>> enc = TableEncoder().fit(pd.DataFrame({"a": ["b", "d"]}))
+    >>> enc = Encoder().fit(pd.DataFrame({"a": ["b", "d"]}))
     >>> grown, moves = grow_encoder(enc, pd.DataFrame({"a": ["c", "a", None]}))
     >>> grown.categories_[0].tolist(), moves[0].tolist()
     (['a', 'b', 'c', 'd'], [1, 3])
@@ -129,7 +129,7 @@ def grow_encoder(encoder: TableEncoder, X) -> tuple[TableEncoder, list | None]:
 
 
 # -- Dask ---------------------------------------------------------------------------------
-def plan_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, ddf, target=None, partitions=None):
+def plan_encoder(encoder: Encoder, X_meta: pd.DataFrame, ddf, target=None, partitions=None):
     """Lazy facts describing every column (:mod:`pybnc.encode.column_facts`), computed
     later in one pass of one task per partition.
 
@@ -178,7 +178,7 @@ def plan_encoder_bins(found: dict, ddf, target, classes, **compute_kwargs):
     return {_BIN_COUNTS: (edges, plan_bin_counts(ddf, edges, target, classes))}
 
 
-def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, classes=None) -> TableEncoder:
+def finish_encoder(encoder: Encoder, X_meta: pd.DataFrame, found: dict, classes=None) -> Encoder:
     """The fitted encoder from the computed ``plan_encoder`` (and ``plan_encoder_bins``)
     results; ``classes`` orders the class counts of MDL."""
     categorical, numeric = encoder._validate(X_meta)
@@ -192,7 +192,7 @@ def finish_encoder(encoder: TableEncoder, X_meta: pd.DataFrame, found: dict, cla
         kind, cuts = "categorical", None
         named_id = found.get((IDENTIFIER, name))
         if named_id is not None and (named_id[1] or is_integer_column(meta)) and name not in categorical:
-            # a whole number named like an identifier: the rule TableEncoder applies
+            # a whole number named like an identifier: the rule Encoder applies
             if encoder._left_out(name, named_id[0].size, int(n_observed), 0, categorical, by_name_only=True):
                 continue
         if isinstance(seen, np.ndarray):  # declared categories, and the codes present

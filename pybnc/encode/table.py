@@ -1,4 +1,4 @@
-"""The table encoder: learn each column's kind and levels, and code tables with them."""
+"""The encoder: learn each column's kind and levels, and code tables with them."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from sklearn.utils.validation import check_is_fitted
 
 from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
@@ -44,8 +46,7 @@ TEXT_BLOCK_MAX_ROWS = 4096
 ID_POLICIES = ("drop", "error", "keep")
 MISSING_POLICIES = ("sum", "category")
 DISCRETIZERS = ("quantile", "uniform", "mdl")
-#: scikit-learn constraints of the encoding parameters, which every classifier shares
-#: (:data:`pybnc.encode.ENCODING_PARAMS_DOC` documents them).
+#: scikit-learn constraints of the encoding options (the parameters of :class:`Encoder`).
 ENCODING_CONSTRAINTS = {
     "n_bins": [Interval(Integral, 2, None, closed="left")],
     "discretizer": [StrOptions(set(DISCRETIZERS))],
@@ -54,6 +55,7 @@ ENCODING_CONSTRAINTS = {
     "min_frequency": [Interval(Integral, 1, None, closed="left")],
     "categorical_features": ["array-like", None],
     "numeric_features": ["array-like", None],
+    "max_levels": [Interval(Integral, 1, None, closed="left")],
 }
 
 
@@ -231,38 +233,47 @@ def _class_codes(y, n_rows: int) -> np.ndarray | None:
     return class_codes(check_labels(y, n_rows))[1]
 
 
-class TableEncoder:
-    """Learn and apply the column encoding of a table.
+class Encoder(TransformerMixin, BaseEstimator):
+    """Code a table into small integers, one column of ``int32`` codes per kept column.
+
+    The first stage of every pybnc classifier, which takes it as ``encoder=`` (None:
+    ``Encoder()``) and holds the fitted copy as ``encoder_``; set its options through the
+    classifier as scikit-learn reaches nested estimators (``TAN().set_params(encoder__n_bins=3)``,
+    ``GridSearchCV(TAN(), {"encoder__n_bins": [3, 5]})``). Codes run ``0 .. r - 1`` per
+    column with ``-1`` for a missing value; the labels of the codes are kept
+    (``categories_``). The column rules are in :mod:`pybnc.encode`.
 
     Parameters
     ----------
     n_bins : int, default=5
-        Number of bins for numeric columns (floats, and integers with many values).
-    discretizer : {"quantile", "uniform", "mdl"}, default="quantile"
-        How numeric columns are cut: equal frequency, equal width, or the
-        supervised Fayyad-Irani MDL method (needs ``y`` at fit). The encoder alone
-        defaults to the unsupervised cut; every classifier passes its own
-        ``discretizer``, whose default is ``"mdl"`` (``docs/discretisation.md``).
-    max_levels : int, default=1000
-        Largest number of levels a categorical column may have.
+        Bins of a numeric column cut by ``"quantile"`` or ``"uniform"`` (floats, and
+        integers with more than 20 distinct values); a numeric column with at most
+        ``n_bins`` distinct values is taken as categories.
+    discretizer : {"mdl", "quantile", "uniform"}, default="mdl"
+        How numeric columns are cut: Fayyad-Irani MDL (supervised, the default, chosen
+        by evidence in ``docs/discretisation.md``; ``fit`` then needs ``y`` and says so
+        without it), equal frequency or equal width.
     id_columns : {"drop", "error", "keep"}, default="drop"
-        What to do with a column that looks like a row identifier
-        (:mod:`pybnc.encode._columns` gives the rule): leave it out with an
-        :class:`EncodingWarning` naming it, refuse the table, or keep it.
+        A column that looks like a row identifier (distinct values in at least 90 % of
+        its observed rows, 50 % if its name says id or name) is left out with an
+        :class:`EncodingWarning` naming it, refused, or kept. A model never asks for a
+        column it left out: rows without it are predicted.
     missing : {"sum", "category"}, default="sum"
         ``"sum"``: a missing value is unknown; learners count it by available-case
         analysis and prediction sums it out exactly. ``"category"``: missing is a
         level of its own (labelled ``"(missing)"``) in every column that has missing
-        values at fit, learned and predicted like any other level.
+        values at fit, for data where the absence itself is informative.
     min_frequency : int, default=1
         Levels of a categorical column seen fewer than ``min_frequency`` times at fit
         become one level, ``"(rare)"`` (when at least two are that rare), as
         scikit-learn's ``OneHotEncoder(min_frequency=...)`` groups its infrequent
         categories. At predict time a level never seen at fit is read as ``"(rare)"`` in
         such a column (it is rarer still); in the others it is missing. 1: no grouping.
-    categorical_features, numeric_features : list of column names, optional
+    categorical_features, numeric_features : list of column names, default=None
         Columns to treat as categories (even floats or integers with many values)
         or as numbers to discretise (even integers with few values).
+    max_levels : int, default=1000
+        Largest number of levels a categorical column may have.
 
     Attributes
     ----------
@@ -281,7 +292,7 @@ class TableEncoder:
     positions_ : ndarray of int
         Position of each used column in the input table.
     n_input_columns_ : int
-        Columns of the input table.
+        Columns of the input table (also ``n_features_in_``).
     dropped_columns_ : list
         Columns left out as identifiers.
     rare_levels_ : list of (ndarray or None)
@@ -291,31 +302,75 @@ class TableEncoder:
     Examples
     --------
     >>> import pandas as pd
-    >>> enc = TableEncoder().fit(pd.DataFrame({"a": ["x", "y", None], "b": [1, 2, 1]}))
+    >>> enc = Encoder().fit(pd.DataFrame({"a": ["x", "y", None], "b": [1, 2, 1]}))
     >>> enc.transform(pd.DataFrame({"a": ["y", "z"], "b": [2, 1]})).tolist()
     [[1, 1], [-1, 0]]
-    >>> enc = TableEncoder(missing="category").fit(pd.DataFrame({"a": ["x", "y", None]}))
+    >>> enc.get_feature_names_out().tolist()
+    ['a', 'b']
+    >>> enc = Encoder(missing="category").fit(pd.DataFrame({"a": ["x", "y", None]}))
     >>> enc.categories_[0].tolist(), enc.transform(pd.DataFrame({"a": [None, "z"]})).tolist()
     (['x', 'y', '(missing)'], [[2], [-1]])
+
+    A numeric column is cut by the class unless another ``discretizer`` is chosen:
+
+    >>> X = pd.DataFrame({"t": [0.1, 0.5, 0.7, 0.2, 0.9, 0.4, 0.8]})
+    >>> Encoder(discretizer="quantile", n_bins=2).fit_transform(X).ravel().tolist()
+    [0, 1, 1, 0, 1, 0, 1]
+    >>> Encoder().fit_transform(X, y=[0, 0, 1, 0, 1, 0, 1]).ravel().tolist()
+    [0, 0, 1, 0, 1, 0, 1]
     """
 
-    def __init__(self, n_bins: int = 5, discretizer: str = "quantile", max_levels: int = 1000,
-                 id_columns: str = "drop", missing: str = "sum", min_frequency: int = 1, categorical_features=None,
-                 numeric_features=None):
+    _parameter_constraints: dict = ENCODING_CONSTRAINTS
+
+    def __init__(self, n_bins=5, discretizer="mdl", id_columns="drop", missing="sum", min_frequency=1,
+                 categorical_features=None, numeric_features=None, max_levels=1000):
         self.n_bins = n_bins
         self.discretizer = discretizer
-        self.max_levels = max_levels
         self.id_columns = id_columns
         self.missing = missing
         self.min_frequency = min_frequency
         self.categorical_features = categorical_features
         self.numeric_features = numeric_features
+        self.max_levels = max_levels
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.target_tags.required = False
+        return tags
+
+    @property
+    def n_features_in_(self) -> int:
+        """Columns of the table the encoder was fitted on (``n_input_columns_``)."""
+        check_is_fitted(self, "columns_")
+        return self._layout()[1]
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the coded columns: the input columns the encoder kept, in order.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Names of the input columns (as many as at fit); default: those seen at fit.
+
+        Returns
+        -------
+        ndarray of str (object dtype)
+        """
+        check_is_fitted(self, "columns_")
+        if input_features is None:
+            return np.asarray([str(c) for c in self.columns_], dtype=object)
+        names = np.asarray(input_features, dtype=object)
+        positions, width, _ = self._layout()
+        if names.ndim != 1 or names.size != width:
+            raise ValueError(f"input_features has {names.size} names; the encoder was fitted on {width} columns.")
+        return np.asarray([str(c) for c in names[positions]], dtype=object)
 
     # -- parameters ---------------------------------------------------------------------
     def _validate(self, frame: pd.DataFrame) -> tuple[set, set]:
-        validate_parameter_constraints(
-            {**ENCODING_CONSTRAINTS, "max_levels": [Interval(Integral, 1, None, closed="left")]},
-            {name: getattr(self, name) for name in (*ENCODING_CONSTRAINTS, "max_levels")}, "TableEncoder")
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
         categorical = _feature_set(self.categorical_features, frame, "categorical_features")
         numeric = _feature_set(self.numeric_features, frame, "numeric_features")
         if categorical & numeric:
@@ -341,7 +396,7 @@ class TableEncoder:
         return bool((distinct > self.n_bins).any())
 
     # -- learning -----------------------------------------------------------------------
-    def fit(self, X, y=None, sample_weight=None) -> "TableEncoder":
+    def fit(self, X, y=None, sample_weight=None) -> "Encoder":
         """Learn the encoding (see :meth:`fit_transform`); returns ``self``."""
         self.fit_transform(X, y, sample_weight)
         return self
@@ -547,10 +602,22 @@ class TableEncoder:
         """``(codes, levels, cuts)`` of each column of ``values`` (finite or NaN):
         :func:`~pybnc.encode.numeric_block.numeric_columns`, a cut column's levels its
         intervals' labels."""
+        if y_codes is None and self.discretizer == "mdl":
+            self._refuse_mdl_without_y(values)
         found = numeric_columns(np.asfortranarray(values), self.discretizer, self.n_bins,
                                 y_codes=None if y_codes is None else np.asarray(y_codes),
                                 weights=getattr(self, "_weights", None))
         return [(codes, interval_labels(cuts) if cuts is not None else levels, cuts) for codes, levels, cuts in found]
+
+    def _refuse_mdl_without_y(self, values: np.ndarray) -> None:
+        """Raise if a column of ``values`` would be cut (more than ``n_bins`` distinct values):
+        the MDL cuts read the class, which a fit without ``y`` does not have."""
+        ordered = np.sort(values, axis=0)  # NaN last
+        distinct = np.count_nonzero(np.diff(ordered, axis=0) > 0, axis=0) + 1
+        if (distinct > self.n_bins).any():
+            raise ValueError('Encoder(discretizer="mdl") cuts numeric columns by the class: pass y to fit '
+                             '(encoder.fit(X, y)), or choose discretizer="quantile" or "uniform" to cut them '
+                             'without it.')
 
     def _left_out(self, name, n_distinct: int, n_observed: int, n_levels: int, categorical: set,
                   by_name_only: bool = False) -> bool:
@@ -630,6 +697,9 @@ class TableEncoder:
         return getattr(self, "rare_levels_", None) or [None] * len(self.columns_)
 
     def transform(self, X) -> np.ndarray:
+        """The codes of table ``X`` (its columns as at fit), shape ``(n_rows, len(columns_))``,
+        ``int32``, ``-1`` for a missing value (or one never seen at fit)."""
+        check_is_fitted(self, "columns_")
         positions, width, missing_codes = self._layout()
         rare = self._rare_levels()
         if _is_integer_matrix(X) and X.shape[1] == width and all(k == "categorical" for k in self.kinds_) \

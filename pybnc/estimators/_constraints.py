@@ -5,29 +5,31 @@ Every classifier lists each of its parameters in ``_parameter_constraints``
 ``partial_fit``, :mod:`pybnc.streaming` and cross-validation check them before
 anything is read, so a wrong value raises scikit-learn's ``InvalidParameterError``
 (a ``ValueError`` and a ``TypeError``) naming the parameter and what it may be. The
-encoding parameters' constraints are declared with their documentation in
-:mod:`pybnc.encode` (:data:`~pybnc.encode.ENCODING_CONSTRAINTS`).
+encoding options are the nested :class:`~pybnc.encode.Encoder`'s parameters
+(``encoder``), validated by its own fit.
 """
 
 from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..encode import ENCODING_CONSTRAINTS
+from ..encode import Encoder
 from ..parameters.learn import METHODS
 
 #: A smoothing strength: a pseudo-count, ``N0`` or ``lambda`` (None: the method's default).
 ALPHA = [Interval(Real, 0, None, closed="left"), None]
 #: A number of something that must be at least one.
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
-#: Cross-validation folds.
-FOLDS = [Interval(Integral, 2, None, closed="left")]
+#: ``cv``: a number of stratified folds, or a scikit-learn splitter.
+CV = [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])]
+#: ``encoder``: the nested encoder (None: ``Encoder()``).
+ENCODER = {"encoder": [Encoder, None]}
 
 
-def params_options(*methods: str) -> list:
-    """The constraint of ``params``: one of ``methods`` (default: every method of
+def smoothing_options(*methods: str) -> list:
+    """The constraint of ``smoothing``: one of ``methods`` (default: every method of
     :mod:`pybnc.parameters.learn`)."""
     return [StrOptions(set(methods or METHODS))]
 
@@ -43,11 +45,11 @@ DISCRIMINATIVE_WEIGHTING = {"weighting": [StrOptions({"discriminative"}), None],
 
 #: The parameters of the greedy wrappers that bnclassify shares (TAN-HC, TAN-HCSP, FSSJ, BSEJ).
 WRAPPER_CONSTRAINTS = {
-    **ENCODING_CONSTRAINTS,
-    "k": FOLDS,
+    **ENCODER,
+    "cv": CV,
     "epsilon": [Interval(Real, 0, None, closed="left")],
     # the search scores candidates with these estimates (pybnc.search._engine)
-    "params": params_options("mle", "bayes", "friedman", "ms"),
+    "smoothing": smoothing_options("mle", "bayes", "friedman", "ms"),
     "alpha": ALPHA,
     "random_state": ["random_state"],
     "verbose": ["verbose"],

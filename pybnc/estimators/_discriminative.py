@@ -110,7 +110,7 @@ def _generative_network(estimator):
 
 
 def _network(estimator, counts, features):
-    back_off = naive_bayes_tables(counts, estimator.params, estimator.alpha)
+    back_off = naive_bayes_tables(counts, estimator.smoothing, estimator.alpha)
     features = np.arange(len(estimator.log_cpts_)) if features is None else np.asarray(features, dtype=np.int64)
     return back_off, features
 

@@ -25,7 +25,7 @@ import scipy.sparse
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ..counts.tables import Counts
-from ..encode import TableEncoder
+from ..encode import Encoder
 from ..encode.table import RARE_LABEL
 from ..structure import Structure
 from .capabilities import capabilities
@@ -120,8 +120,8 @@ def _check_rare_levels(encoder, kinds, categories, missing_codes) -> None:
 def check_encoder(model, n_features: int) -> np.ndarray:
     """The encoder's cardinalities, once its levels and cut points are consistent."""
     encoder = getattr(model, "encoder_", None)
-    if not isinstance(encoder, TableEncoder):
-        raise InconsistentState("encoder_", f"a {type(encoder).__name__}, not a TableEncoder")
+    if not isinstance(encoder, Encoder):
+        raise InconsistentState("encoder_", f"a {type(encoder).__name__}, not an Encoder")
     positions, missing_codes = _check_layout(encoder, n_features)
     n_used = positions.size
     lists = {}
@@ -262,7 +262,7 @@ def _float_leaves(value, where: str, depth: int = 0):
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _float_leaves(item, f"{where}[{key!r}]", depth + 1)
-    elif dataclasses.is_dataclass(value) or isinstance(value, TableEncoder):
+    elif dataclasses.is_dataclass(value) or isinstance(value, Encoder):
         for key, item in vars(value).items():
             yield from _float_leaves(item, f"{where}.{key}", depth + 1)
 

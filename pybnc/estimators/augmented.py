@@ -8,67 +8,15 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..counts.tables import Counts
-from ..encode import ENCODING_PARAMS_DOC
 from ..parameters.learn import check_table_size, family_counts, learn_parameters, n_free_parameters
 from ..scores.penalties import penalised
 from ..structure import Structure, chow_liu
 from ..inference.forest import joint_log_likelihood
 from ..parameters.weighting import AWNB_TREES, WEIGHTINGS, weight_tables
-from ._constraints import ALPHA, DISCRIMINATIVE_CONSTRAINTS, ENCODING_CONSTRAINTS, params_options
+from ._constraints import ALPHA, DISCRIMINATIVE_CONSTRAINTS, ENCODER, smoothing_options
 from . import _discriminative
 from .base import BaseBNC, keep_arguments
 from .capabilities import Capabilities, capabilities
-
-_PARAMS_DOC = """
-    params : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
-        Parameter learner: Dirichlet posterior mean, back-off smoothing (each table
-        shrunk toward the table of one parent fewer, down to Laplace's ``P(x_i | c)``,
-        the strength chosen by leave-one-out from the counts; for a feature without
-        parents it is ``"bayes"``; TAN's default), maximum likelihood, Friedman's
-        smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial sampling
-        (eq. 4). See :mod:`pybnc.parameters.learn`.
-    alpha : float, default=None
-        Smoothing strength: the Dirichlet pseudo-count for ``bayes`` and of the bottom
-        table of ``backoff`` (default 1, bnclassify's ``smooth``), ``N0`` for
-        ``friedman`` (default 5), the equivalent sample size ``lambda`` for ``ms``
-        (default 10).
-""" + ENCODING_PARAMS_DOC
-
-_WEIGHTING_DOC = """
-    weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
-        Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
-        depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
-        et al. 2013; conditional log-likelihood by L-BFGS-B). See
-        :mod:`pybnc.parameters.weighting` for the treatment of missing values.
-        ``"discriminative"``: one weight per table cell and class, learned for the
-        conditional log-likelihood from the generative tables (Zaidi et al. 2014, 2017;
-        ``docs/discriminative.md``).
-    awnb_tree : {"c45", "rpart", "cart"}, default="c45"
-        AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
-        2007), R's rpart as bnclassify grows it (binary groupings of a feature's
-        levels) or scikit-learn's CART on the codes (binary threshold splits, which
-        weight many more features). Used only with ``weighting="awnb"``.
-    random_state : int, RandomState or None, default=None
-        Seeds AWNB's bootstrap subsamples and trees.""" + _discriminative.DISCRIMINATIVE_DOC
-
-_FITTED_DOC = """
-    Attributes
-    ----------
-    classes_ : ndarray
-        Class labels.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
-    structure_ : Structure
-        Feature parents of each feature (the class is a parent of all).
-    arcs_ : list of (str, str)
-        Augmenting arcs ``(parent_feature, child_feature)`` by name.
-    class_log_prior_ : ndarray of shape (n_classes,)
-    log_cpts_ : list of ndarray
-        ``log_cpts_[i][c, j, k] = log P(x_i = k | class c, parent configuration j)``.
-    feature_weights_ : ndarray of shape (n_features,)
-        Exponent of each feature's table (all ones without ``weighting``).
-"""
 
 
 class AugmentedNaiveBayes(BaseBNC):
@@ -96,10 +44,10 @@ class AugmentedNaiveBayes(BaseBNC):
 
     def _set_parameters(self, counts, codes, y):
         check_table_size(self.structure_, counts.cardinalities, counts.n_classes, self.encoder_.columns_)
-        if self.params == "hdp" and capabilities(self).smooths_by_hdp:
+        if self.smoothing == "hdp" and capabilities(self).smooths_by_hdp:
             tables = self._hdp_parameters(counts, codes, y)
         else:
-            tables = learn_parameters(self.structure_, counts, self.params, self.alpha, codes, y,
+            tables = learn_parameters(self.structure_, counts, self.smoothing, self.alpha, codes, y,
                                       self.__dict__.get("family_counts_"))
         log_cpts, weights = tables.log_cpts, None
         if _discriminative.wanted(self):
@@ -145,7 +93,7 @@ class AugmentedNaiveBayes(BaseBNC):
         return None
 
     def _hdp_parameters(self, counts, codes, y):
-        """``params="hdp"``: every family smoothed by :func:`pybnc.parameters.hdp.hdp_parameters`."""
+        """``smoothing="hdp"``: every family smoothed by :func:`pybnc.parameters.hdp.hdp_parameters`."""
         from ..parameters.hdp import back_off_order, hdp_parameters
 
         ranked = back_off_order(counts, self.structure_)
@@ -259,8 +207,8 @@ class AugmentedNaiveBayes(BaseBNC):
 
 #: The parameters of NaiveBayes, TAN and FAN.
 _NETWORK_CONSTRAINTS = {
-    **ENCODING_CONSTRAINTS,
-    "params": params_options(),
+    **ENCODER,
+    "smoothing": smoothing_options(),
     "alpha": ALPHA,
     "weighting": [StrOptions({w for w in WEIGHTINGS if w is not None}), None],
     "awnb_tree": [StrOptions(set(AWNB_TREES))],
@@ -275,10 +223,66 @@ _FROM_COUNTS = AugmentedNaiveBayes._capabilities.replace(learns_from_counts=True
 
 
 class NaiveBayes(AugmentedNaiveBayes):
-    __doc__ = f"""Naive Bayes over discrete (and discretised) features.
+    """Naive Bayes over discrete (and discretised) features.
 
     Parameters
-    ----------{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
+    ----------
+    smoothing : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner (:mod:`pybnc.parameters.learn`): the Dirichlet posterior mean
+        (Laplace's rule at ``alpha=1``), back-off (the same for tables without feature
+        parents), maximum likelihood, Friedman's smoothing (Cerquides & López de
+        Màntaras 2003 eq. 3) or multinomial sampling (eq. 4).
+    alpha : float, default=None
+        Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and ``"backoff"``
+        (default 1), ``N0`` of ``"friedman"`` (5), the equivalent sample size ``lambda``
+        of ``"ms"`` (10).
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
+        Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
+        depths on 10 bootstrap half-samples, tables renormalised) or WANBIA (Zaidi
+        et al. 2013; conditional log-likelihood by L-BFGS-B). See
+        :mod:`pybnc.parameters.weighting` for the treatment of missing values.
+        ``"discriminative"``: one weight per table cell and class, learned for the
+        conditional log-likelihood from the generative tables (Zaidi et al. 2014, 2017;
+        ``docs/discriminative.md``).
+    awnb_tree : {"c45", "rpart", "cart"}, default="c45"
+        AWNB's trees: C4.5 (multiway splits on nominal features, gain ratio, as Hall
+        2007), R's rpart as bnclassify grows it (binary groupings of a feature's
+        levels) or scikit-learn's CART on the codes (binary threshold splits, which
+        weight many more features). Used only with ``weighting="awnb"``.
+    random_state : int, RandomState or None, default=None
+        Seeds AWNB's bootstrap subsamples and trees.
+    discriminative_penalty : float or None, default=None
+        With ``weighting="discriminative"``: ``lambda`` of the penalty
+        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model
+        (larger is closer to it). None: chosen on the training rows by held-out log-loss
+        (``docs/discriminative.md``).
+    discriminative_max_iter : int, default=500
+        Most L-BFGS iterations of ``weighting="discriminative"`` (a
+        ``ConvergenceWarning`` says when they run out; the best weights found are kept).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels.
+    encoder_ : Encoder
+        The fitted encoder.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+    structure_ : Structure
+        Feature parents of each feature (the class is a parent of all): none here.
+    arcs_ : list of (str, str)
+        Augmenting arcs by name: none here.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    log_cpts_ : list of ndarray
+        ``log_cpts_[i][c, 0, k] = log P(x_i = k | class c)``.
+    feature_weights_ : ndarray of shape (n_features,)
+        Exponent of each feature's table (all ones without ``weighting``).
+
     Examples
     --------
     >>> from pybnc import NaiveBayes
@@ -293,9 +297,8 @@ class NaiveBayes(AugmentedNaiveBayes):
     _capabilities = _FROM_COUNTS.replace(pair_counts=False)
     _parameter_constraints = _NETWORK_CONSTRAINTS
 
-    def __init__(self, params="bayes", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
-                 weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
+    def __init__(self, smoothing="bayes", alpha=None, encoder=None, weighting=None, awnb_tree="c45",
+                 random_state=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
@@ -304,17 +307,68 @@ class NaiveBayes(AugmentedNaiveBayes):
 
 
 class TAN(AugmentedNaiveBayes):
-    __doc__ = f"""Tree-augmented naive Bayes by the Chow-Liu algorithm (Friedman et al. 1997),
+    """Tree-augmented naive Bayes by the Chow-Liu algorithm (Friedman et al. 1997),
     or with a penalised criterion a forest-augmented one (bnclassify's ``tan_cl``).
 
     Parameters
     ----------
-    criterion : {{"loglik", "aic", "bic", "mdl"}}, default="loglik"
+    criterion : {"loglik", "aic", "bic", "mdl"}, default="loglik"
         ``loglik`` learns a tree (``n - 1`` augmenting arcs); the penalised criteria
         keep an arc only when it raises the score, giving a forest. ``mdl`` is
         Hamine & Helman's optimal forest, identical to ``bic``. Each tree is directed
-        away from its first feature in column order; ties are broken by feature index.{
-    _PARAMS_DOC.replace('default="bayes"', 'default="backoff"', 1)}{_WEIGHTING_DOC}{_FITTED_DOC}
+        away from its first feature in column order; ties are broken by feature index.
+    smoothing : {"backoff", "bayes", "mle", "friedman", "ms"}, default="backoff"
+        Parameter learner (:mod:`pybnc.parameters.learn`): back-off (each table shrunk
+        toward the table of one parent fewer, down to Laplace's ``P(x_i | c)``, the
+        strength chosen by leave-one-out from the counts; ``"bayes"`` for a feature
+        without parents), the Dirichlet posterior mean, maximum likelihood, Friedman's
+        smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial sampling
+        (eq. 4). The default is back-off because a tree gives every feature but one a
+        parent whatever the data say (``docs/user-guide.md``, "Smoothing").
+    alpha : float, default=None
+        Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and of the bottom
+        table of ``"backoff"`` (default 1), ``N0`` of ``"friedman"`` (5), the equivalent
+        sample size ``lambda`` of ``"ms"`` (10).
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
+        Feature weights used as exponents of the tables: AWNB (Hall 2007) or WANBIA
+        (Zaidi et al. 2013), see :mod:`pybnc.parameters.weighting`; ``"discriminative"``:
+        one weight per table cell and class, learned for the conditional
+        log-likelihood from the generative tables (``docs/discriminative.md``).
+    awnb_tree : {"c45", "rpart", "cart"}, default="c45"
+        AWNB's trees: C4.5, R's rpart as bnclassify grows it, or scikit-learn's CART on
+        the codes. Used only with ``weighting="awnb"``.
+    random_state : int, RandomState or None, default=None
+        Seeds AWNB's bootstrap subsamples and trees.
+    discriminative_penalty : float or None, default=None
+        With ``weighting="discriminative"``: ``lambda`` of the penalty
+        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model.
+        None: chosen on the training rows by held-out log-loss (``docs/discriminative.md``).
+    discriminative_max_iter : int, default=500
+        Most L-BFGS iterations of ``weighting="discriminative"``.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels.
+    encoder_ : Encoder
+        The fitted encoder.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+    structure_ : Structure
+        Feature parents of each feature (the class is a parent of all).
+    arcs_ : list of (str, str)
+        Augmenting arcs ``(parent_feature, child_feature)`` by name.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    log_cpts_ : list of ndarray
+        ``log_cpts_[i][c, j, k] = log P(x_i = k | class c, parent configuration j)``.
+    feature_weights_ : ndarray of shape (n_features,)
+        Exponent of each feature's table (all ones without ``weighting``).
+
     Examples
     --------
     >>> from pybnc import TAN
@@ -327,9 +381,8 @@ class TAN(AugmentedNaiveBayes):
     _capabilities = _FROM_COUNTS
     _parameter_constraints = {**_NETWORK_CONSTRAINTS, "criterion": [StrOptions({"loglik", "aic", "bic", "mdl"})]}
 
-    def __init__(self, criterion="loglik", params="backoff", alpha=None, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
-                 weighting=None, awnb_tree="c45", random_state=None, discriminative_penalty=None,
+    def __init__(self, criterion="loglik", smoothing="backoff", alpha=None, encoder=None, weighting=None,
+                 awnb_tree="c45", random_state=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
@@ -338,7 +391,7 @@ class TAN(AugmentedNaiveBayes):
 
 
 class FAN(AugmentedNaiveBayes):
-    __doc__ = f"""The MDL-optimal forest-augmented naive Bayes (Hamine & Helman 2004).
+    """The MDL-optimal forest-augmented naive Bayes (Hamine & Helman 2004).
 
     Among all augmented naive Bayes whose augmenting arcs form a forest, the one of
     least MDL score: arcs with ``N I(X_i; X_j | C)`` above the threshold
@@ -346,7 +399,43 @@ class FAN(AugmentedNaiveBayes):
     forest is returned. Same structure as ``TAN(criterion="mdl")``.
 
     Parameters
-    ----------{_PARAMS_DOC}{_WEIGHTING_DOC}{_FITTED_DOC}
+    ----------
+    smoothing : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner (:mod:`pybnc.parameters.learn`): the Dirichlet posterior mean,
+        back-off (each table shrunk toward the table of one parent fewer), maximum
+        likelihood, Friedman's smoothing (Cerquides & López de Màntaras 2003 eq. 3) or
+        multinomial sampling (eq. 4). The default is the Dirichlet mean because an arc
+        is kept only where the data support it (``docs/user-guide.md``, "Smoothing").
+    alpha : float, default=None
+        Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and of the bottom
+        table of ``"backoff"`` (default 1), ``N0`` of ``"friedman"`` (5), the equivalent
+        sample size ``lambda`` of ``"ms"`` (10).
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
+        Feature weights used as exponents of the tables: AWNB (Hall 2007) or WANBIA
+        (Zaidi et al. 2013), see :mod:`pybnc.parameters.weighting`; ``"discriminative"``:
+        one weight per table cell and class, learned for the conditional
+        log-likelihood from the generative tables (``docs/discriminative.md``).
+    awnb_tree : {"c45", "rpart", "cart"}, default="c45"
+        AWNB's trees: C4.5, R's rpart as bnclassify grows it, or scikit-learn's CART on
+        the codes. Used only with ``weighting="awnb"``.
+    random_state : int, RandomState or None, default=None
+        Seeds AWNB's bootstrap subsamples and trees.
+    discriminative_penalty : float or None, default=None
+        With ``weighting="discriminative"``: ``lambda`` of the penalty
+        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model.
+        None: chosen on the training rows by held-out log-loss (``docs/discriminative.md``).
+    discriminative_max_iter : int, default=500
+        Most L-BFGS iterations of ``weighting="discriminative"``.
+
+    Attributes
+    ----------
+    classes_, encoder_, structure_, arcs_, class_log_prior_, log_cpts_, feature_weights_
+        As :class:`pybnc.TAN` (and ``n_features_in_``, ``feature_names_in_``).
+
     Examples
     --------
     >>> from pybnc import FAN
@@ -358,7 +447,11 @@ class FAN(AugmentedNaiveBayes):
 
     _capabilities = _FROM_COUNTS
     _parameter_constraints = _NETWORK_CONSTRAINTS
-    __init__ = NaiveBayes.__init__  # the same parameters
+
+    def __init__(self, smoothing="bayes", alpha=None, encoder=None, weighting=None, awnb_tree="c45",
+                 random_state=None, discriminative_penalty=None,
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
+        keep_arguments(self, locals())
 
     def _learn_structure(self, counts, codes, y):
         return chow_liu(counts, "mdl")

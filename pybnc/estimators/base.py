@@ -30,13 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _check_feature_names, _get_feature_names, check_is_fitted
+from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from ..counts.tables import Counts, count, remap_counts
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
-from ..encode import ENCODING_PARAMS, EncodingWarning, TableEncoder, grow_encoder
+from ..encode import Encoder, EncodingWarning, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import as_array
 from ..encode.labels import class_codes as _class_codes
@@ -102,7 +102,7 @@ class Encoding:
     the table's columns (their names when it had string names, else None)."""
 
     classes: np.ndarray
-    encoder: TableEncoder
+    encoder: Encoder
     n_features_in: int
     feature_names_in: np.ndarray | None = None
 
@@ -177,15 +177,21 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- encoding ---------------------------------------------------------------------
-    def _encoder_params(self) -> dict:
-        """This estimator's encoding parameters (:data:`pybnc.encode.ENCODING_PARAMS`)."""
-        params = vars(self)  # scikit-learn keeps the parameters as they were given (get_params is slower)
-        return {name: params[name] for name in ENCODING_PARAMS if name in params}
+    def _encoder(self) -> Encoder:
+        """An unfitted copy of the ``encoder`` parameter (None: ``Encoder()``), validated by
+        its fit. It codes into arrays whatever output its original was set to: the model
+        reads codes, never a DataFrame of them."""
+        given = getattr(self, "encoder", None)
+        return (Encoder() if given is None else clone(given)).set_output(transform="default")
 
-    def _encoder(self) -> TableEncoder:
-        """The unfitted encoder of this estimator's encoding parameters (validated by its
-        fit; an estimator without one of them gets the encoder's default)."""
-        return TableEncoder(**self._encoder_params())
+    def set_params(self, **params):
+        """Set parameters, as scikit-learn's ``set_params``; ``encoder__<option>`` while
+        ``encoder`` is None sets it on a default :class:`~pybnc.encode.Encoder` (so that
+        ``GridSearchCV(TAN(), {"encoder__n_bins": [3, 5]})`` works)."""
+        if getattr(self, "encoder", False) is None and "encoder" not in params \
+                and any(key.startswith("encoder__") for key in params):
+            self.encoder = Encoder()
+        return super().set_params(**params)
 
     def _encode_fit(self, X, y, weights=None):
         """Validate ``X``/``y`` and learn the encoding (from rows of positive ``weights``,
@@ -239,25 +245,50 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return self.encoder_.transform(X)
 
     def _align(self, X):
-        """Validate a table against the fitted columns (matched by name when they can be)."""
+        """Validate a table against the fitted columns: a DataFrame's matched by name (in
+        any order, extra ones ignored with a warning; the columns the encoder left out may
+        be absent), other tables by position."""
         check_is_fitted(self)
         X = _check_table(X)
-        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
-            names = list(self.feature_names_in_)
-            if set(names) <= set(X.columns) and list(X.columns) != names:
-                extra = [c for c in X.columns if c not in set(names)]
-                if extra:
-                    warnings.warn(f"X has columns the model was not fitted on: {extra[:10]}"
-                                  f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are "
-                                  "ignored.", EncodingWarning, stacklevel=4)
-                X = X[names]  # same columns in another order: match them by name
-        _check_feature_names(self, X, reset=False)
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(X, pd.DataFrame) and names is not None:
+            return self._align_by_name(X, list(names))
+        if names is None and isinstance(X, pd.DataFrame) and len(X.columns) \
+                and all(isinstance(c, str) for c in X.columns):
+            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names",
+                          UserWarning, stacklevel=4)
+        elif names is not None and not hasattr(X, "columns"):
+            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with "
+                          "feature names", UserWarning, stacklevel=4)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
         return X
+
+    def _align_by_name(self, X: pd.DataFrame, names: list) -> pd.DataFrame:
+        """``X``'s columns in the fitted order; columns left out by the encoder may be
+        absent (read as missing values: the model never reads them)."""
+        if list(X.columns) == names:
+            return X
+        have = set(X.columns)
+        dropped = set(getattr(self.encoder_, "dropped_columns_", ()))
+        absent = [c for c in names if c not in have]
+        needed = [c for c in absent if c not in dropped]
+        extra = [c for c in X.columns if c not in set(names)]
+        if needed:
+            unseen = f" X has columns it was not fitted on: {extra[:10]}." if extra else ""
+            raise ValueError(f"X lacks the column(s) {needed[:10]}{' ...' if len(needed) > 10 else ''} that "
+                             f"{type(self).__name__} was fitted on (it matches the {len(names) - len(dropped)} "
+                             f"columns it reads by name).{unseen} Pass a table with them; their values may be "
+                             "missing.")
+        if extra:
+            warnings.warn(f"X has columns the model was not fitted on: {extra[:10]}"
+                          f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are "
+                          "ignored.", EncodingWarning, stacklevel=5)
+        # a column left out by the encoder and absent here is never read: any value will do
+        return X.reindex(columns=names) if absent else X[names]
 
     def _encode_labels(self, y, n_rows: int) -> np.ndarray:
         y = _check_labels(y, n_rows)

@@ -21,6 +21,8 @@ import dataclasses
 import inspect
 from dataclasses import dataclass
 
+from sklearn.base import clone
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -65,7 +67,7 @@ class Capabilities:
         The structure is searched by an inner cross-validation (the wrappers): slower
         than the learners that read their structure from the counts.
     smooths_by_hdp : bool
-        ``params="hdp"`` smooths the tables by hierarchical Dirichlet processes.
+        ``smoothing="hdp"`` smooths the tables by hierarchical Dirichlet processes.
     tables_are_probabilities : bool
         The learned tables are conditional distributions (False when feature weights
         raise them to a power: AWNB, WANBIA), as a BIF file must hold.
@@ -170,8 +172,12 @@ def capabilities(estimator) -> Capabilities:
 
 
 def groups_rare_levels(estimator) -> bool:
-    """Whether an instance's encoding groups rare levels (``min_frequency > 1``)."""
-    return not inspect.isclass(estimator) and (getattr(estimator, "min_frequency", 1) or 1) > 1
+    """Whether an instance's encoder groups rare levels (``min_frequency > 1``)."""
+    return not inspect.isclass(estimator) and _min_frequency(estimator) > 1
+
+
+def _min_frequency(estimator) -> int:
+    return getattr(getattr(estimator, "encoder", None), "min_frequency", 1) or 1
 
 
 def block_refusal(estimator, one_pass: bool) -> str | None:
@@ -180,12 +186,12 @@ def block_refusal(estimator, one_pass: bool) -> str | None:
     found = capabilities(estimator)
     name = type(estimator).__name__
     if groups_rare_levels(estimator):
-        without = block_refusal(type(estimator)(**{**estimator.get_params(deep=False), "min_frequency": 1}), one_pass)
+        without = block_refusal(clone(estimator).set_params(encoder__min_frequency=1), one_pass)
         if without is not None:
             return without
-        return (f"{_call(estimator)} groups the levels seen fewer than {estimator.min_frequency} times, which "
+        return (f"{_call(estimator)} groups the levels seen fewer than {_min_frequency(estimator)} times, which "
                 "are known only once every row is counted, so it cannot learn block by block (partial_fit, "
-                "fit_blocks, fit_dask). Pass min_frequency=1, or group the rare levels of the table "
+                "fit_blocks, fit_dask). Pass an encoder with min_frequency=1, or group the rare levels of the table "
                 "before (for example top = X[col].value_counts().index[:100]; "
                 "X[col] = X[col].where(X[col].isin(top), 'other')).")
     if found.passes and (found.learns_from_counts or not one_pass):

@@ -220,13 +220,11 @@ def explain(model, X, target=None, output="log_odds", method="auto", max_evals=N
         result = shapley_values(counted, observed, groups, max_evals=max_evals, method=method,
                                 random_state=random_state)
     _warn_once(model, caught)
-    positions = model.encoder_._layout()[0]
-    values = np.zeros((n, len(names) + 1))
-    errors = np.zeros_like(values)
-    values[:, positions], values[:, -1] = result.values, result.base
-    errors[:, positions] = result.standard_error
+    # one column per feature the model reads: a column the encoder left out plays no part
+    values = np.column_stack([result.values, result.base])
+    errors = np.column_stack([result.standard_error, np.zeros(n)])
     index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)
-    columns = [*names, BASE_COLUMN]
+    columns = [*model.feature_names_, BASE_COLUMN]
     out = Explanation(values, index=index, columns=columns)
     out.target = pd.Series(model.classes_[targets], index=index, name="target")
     out.output = output

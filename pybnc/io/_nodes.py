@@ -19,6 +19,42 @@ import numpy as np
 import scipy.sparse
 
 _ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search", "pybnc.selection")
+#: Parameters renamed for 1.0; files written before name the old ones.
+_RENAMED = {"params": "smoothing", "n_folds": "cv", "ess": "alpha"}
+#: The encoding options that were parameters of every classifier before 1.0 (now its ``encoder``'s).
+_ENCODING_OPTIONS = ("n_bins", "discretizer", "id_columns", "missing", "min_frequency", "categorical_features",
+                     "numeric_features")
+
+
+def current_parameters(cls, params: dict) -> dict:
+    """A model file's parameters of ``cls`` under this pybnc's names: ``params`` is
+    ``smoothing``, ``n_folds`` and the wrappers' ``k`` are ``cv``, ``ess`` is ``alpha``,
+    and the encoding options make the ``encoder`` (None where all are the defaults).
+
+    Examples
+    --------
+    >>> from pybnc import TANHC
+    >>> current_parameters(TANHC, {"k": 3, "params": "ms", "n_bins": 5, "missing": "sum"})
+    {'cv': 3, 'smoothing': 'ms', 'encoder': None}
+    """
+    from ..encode import Encoder
+
+    accepted = inspect.signature(cls.__init__).parameters
+    out, encoding = {}, {}
+    for key, value in params.items():
+        if key in accepted:
+            out[key] = value
+        elif key in _ENCODING_OPTIONS and "encoder" in accepted:
+            encoding[key] = value
+        elif key == "k" and "cv" in accepted:  # the wrappers' folds
+            out["cv"] = value
+        else:
+            out[_RENAMED.get(key, key)] = value
+    if encoding and "encoder" not in out:
+        defaults = Encoder().get_params()
+        changed = {k: v for k, v in encoding.items() if not (type(v) is type(defaults[k]) and v == defaults[k])}
+        out["encoder"] = Encoder(**changed) if changed else None
+    return out
 #: Deeper trees than this are refused (pybnc's own are under 10 levels).
 MAX_DEPTH = 64
 
@@ -60,10 +96,11 @@ def estimator_classes() -> dict:
 
 
 def helper_classes() -> dict:
-    """TableEncoder and every dataclass defined in a loaded pybnc module."""
-    from ..encode import TableEncoder
+    """Encoder and every dataclass defined in a loaded pybnc module."""
+    from ..encode import Encoder
 
-    found = {qualified(TableEncoder): TableEncoder}
+    # the encoder's name before 1.0
+    found = {qualified(Encoder): Encoder, "pybnc.encode.TableEncoder": Encoder}
     for modname, module in list(sys.modules.items()):
         if modname.split(".")[0] != "pybnc" or module is None:
             continue
@@ -235,6 +272,9 @@ class Reader:
             obj = cls.__new__(cls)
             for key, value in self._names(node, "attributes", cls, where).items():
                 setattr(obj, key, self.decode(value, f"{where}.{key}", depth + 1))
+            for key, parameter in inspect.signature(cls.__init__).parameters.items():
+                if key != "self" and key not in vars(obj):  # an option newer than the file: its default
+                    setattr(obj, key, parameter.default)
             return obj
         if kind == "estimator":
             return self.decode_estimator(node, where, depth)
@@ -347,8 +387,8 @@ class Reader:
     def decode_estimator(self, node, where, depth=0):
         cls = self._resolve(node, self.estimators, "estimator", where)
         where = f"{where}({cls.__name__})" if where != cls.__name__ else where
-        params = {k: self.decode(v, f"{where}.{k}", depth + 1)
-                  for k, v in _expect(node, "params", dict, where).items()}
+        params = current_parameters(cls, {k: self.decode(v, f"{where}.{k}", depth + 1)
+                                          for k, v in _expect(node, "params", dict, where).items()})
         try:
             model = cls(**params)
         except TypeError as exc:

@@ -64,7 +64,7 @@ class ParameterTables:
 
 def resolve_alpha(method: str, alpha) -> float:
     if method not in METHODS:
-        raise ValueError(f"params={method!r} is not one of {METHODS}.")
+        raise ValueError(f"smoothing={method!r} is not one of {METHODS}.")
     try:
         value = DEFAULT_ALPHA[method] if alpha is None else float(alpha)
     except (TypeError, ValueError):
@@ -133,7 +133,7 @@ def pseudo_counts(method: str, alpha: float, r, q, n_classes: int, marginal=None
         if r * q * n_classes == 0:  # a feature never observed: an empty table, nothing to spread over
             return 0.0, 0.0
         return alpha / (r * q * n_classes), alpha / (q * n_classes)
-    raise ValueError(f"params={method!r} has no Dirichlet pseudo-counts; it is one of 'mle', 'bayes', "
+    raise ValueError(f"smoothing={method!r} has no Dirichlet pseudo-counts; it is one of 'mle', 'bayes', "
                      "'friedman', 'ms'.")
 
 

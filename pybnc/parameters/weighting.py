@@ -37,10 +37,10 @@ Choices of pybnc (documented, tested)
 * WANBIA applies to any structure (bnclassify: naive Bayes only): ``theta`` is
   then ``P(x_i | pa_i, c)``. For naive Bayes this is exactly the vignette.
 * The probabilities WANBIA weighs are the estimator's own tables, so the optimiser
-  maximises the CLL of the model it returns. ``params="mle"`` gives the vignette's
+  maximises the CLL of the model it returns. ``smoothing="mle"`` gives the vignette's
   maximum-likelihood tables; a zero ML probability is floored at ``1e-300`` by
   :mod:`pybnc.parameters.learn` (``w * log 0`` would be NaN at ``w = 0``). The default
-  ``params="bayes"`` (alpha = 1) is what bnclassify's code uses when fitting the
+  ``smoothing="bayes"`` (alpha = 1) is what bnclassify's code uses when fitting the
   weights (``fit_wanbia_nb``: ``smooth = 1``).
 * Missing values, following the vignette ("replace by 1"): while fitting, a family
   with a missing member contributes 1. At prediction a missing feature's own table

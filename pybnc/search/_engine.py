@@ -141,7 +141,9 @@ class CVScorer:
     y : ndarray (n,) of class codes
     cardinalities : ndarray (d,)
     n_classes : int
-    n_folds : int
+    folds : int or ndarray (n,) of int
+        A number of stratified folds (:func:`stratified_folds`, drawn from ``rng``) or
+        the fold of each row, ``0 .. F - 1``.
     rng : numpy RandomState
     method, alpha : parameter learner, as :func:`pybnc.parameters.learn.learn_parameters`
 
@@ -157,13 +159,18 @@ class CVScorer:
     True
     """
 
-    def __init__(self, codes, y, cardinalities, n_classes, n_folds, rng, method, alpha):
+    def __init__(self, codes, y, cardinalities, n_classes, folds, rng, method, alpha):
         self.codes = np.asarray(codes)
         self.y = np.asarray(y, dtype=np.int64)
         self.cardinalities = np.asarray(cardinalities, dtype=np.int64)
-        self.n_classes, self.n_folds = int(n_classes), int(n_folds)
+        self.n_classes = int(n_classes)
         self.method, self.alpha = method, resolve_alpha(method, alpha)
-        self.fold = stratified_folds(self.y, self.n_folds, rng)
+        if np.ndim(folds) == 0:  # a number of folds, drawn as bnclassify draws them
+            self.n_folds = int(folds)
+            self.fold = stratified_folds(self.y, self.n_folds, rng)
+        else:  # each row's fold, given
+            self.fold = np.asarray(folds, dtype=np.int64)
+            self.n_folds = int(self.fold.max()) + 1
         self._fold_class = self.fold * self.n_classes + self.y  # the leading index of per-fold counts
         self._fold_major = self.y * self.n_folds + self.fold  # the same, class first (K, F, ...)
         self.fold_sizes = np.bincount(self.fold, minlength=self.n_folds).astype(np.float64)

@@ -21,50 +21,14 @@ from __future__ import annotations
 
 import sys
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._utils.progress import progress
-from ..encode import ENCODING_PARAMS_DOC
 from ..estimators.base import keep_arguments
-from ._engine import CVScorer
-
-_WRAPPER_DOC = """
-    k : int, default=5
-        Folds of the stratified cross-validation that scores each candidate
-        (bnclassify's ``k``). Drawn once per search as bnclassify's
-        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
-        fold ids), from ``random_state``: the same scheme, not R's random numbers.
-    epsilon : float, default=0.01
-        Minimum improvement in cross-validated accuracy to accept a move; the
-        search stops when the best candidate gains less.
-    params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
-        Parameter learner, during the search and for the final model. ``"bayes"``
-        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
-        cell of every table, the class prior included).
-    alpha : float, default=None
-        Smoothing strength (bnclassify's ``smooth``: ``params="bayes"``; the method's
-        default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's own
-        default ``smooth = 0`` is ``params="mle"``.
-    random_state : int, RandomState or None, default=None
-        Draws the folds and breaks ties between equally good moves; an int makes the
-        search deterministic.
-    verbose : int, default=1
-        0 silent; 1 a progress bar on terminals; 2 always a bar.
-""" + ENCODING_PARAMS_DOC
-
-_TRACE_DOC = """
-    search_trace_ : list of dict
-        One entry per accepted move, in order: ``step``, ``move`` (a readable
-        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
-        the first is ``"start"``. The last entry has ``move="stop"``, the
-        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
-        last round (``None`` if there was no candidate) and the ``reason``. If no
-        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
-        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
-        the model's cross-validated log-loss.
-"""
+from ._engine import CVScorer, stratified_folds
 
 
 # bnclassify's ``fast_equal``: |a - b| < sqrt(machine epsilon)
@@ -84,28 +48,43 @@ class StartModelWarning(UserWarning):
 
 
 class WrapperParams:
-    """The constructor shared by the wrappers whose arguments are exactly bnclassify's."""
+    """The constructor shared by the wrappers whose arguments are exactly bnclassify's
+    (its ``k``, the folds, is ``cv``; its ``smooth`` is ``alpha``)."""
 
-    def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, random_state=None, verbose=1,
-                 n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, cv=5, epsilon=0.01, smoothing="bayes", alpha=None, encoder=None, random_state=None,
+                 verbose=1):
         keep_arguments(self, locals())
 
 
-def validate_search(estimator, n_rows: int, n_folds: int, n_folds_name: str = "k"):
-    """Check the folds against the rows (the parameters' types and ranges are checked at
-    fit, ``_parameter_constraints``); returns the random generator."""
-    if n_folds > n_rows:
-        raise ValueError(f"{n_folds_name}={n_folds} folds need at least as many rows; X has {n_rows}. "
-                         f"Lower {n_folds_name}.")
-    return check_random_state(estimator.random_state)
+def search_folds(estimator, y: np.ndarray):
+    """The fold of each row of the search's cross-validation, from ``estimator.cv`` (a
+    number of stratified folds drawn as bnclassify draws them, or a scikit-learn
+    splitter, whose test sets must part the rows), and the search's random generator
+    (which drew them). The parameters' types are checked at fit."""
+    rng = check_random_state(estimator.random_state)
+    cv, n_rows = estimator.cv, y.shape[0]
+    if isinstance(cv, Integral):
+        if cv > n_rows:
+            raise ValueError(f"cv={cv} folds need at least as many rows; X has {n_rows}. Lower cv.")
+        return stratified_folds(y, int(cv), rng), rng
+    fold = np.full(n_rows, -1, dtype=np.int64)
+    for i, (_, test) in enumerate(cv.split(np.zeros((n_rows, 1)), y)):
+        if (fold[test] >= 0).any():
+            raise ValueError(f"cv={cv!r} puts a row in more than one test set; the search scores each row "
+                             "once, so it needs folds that part the rows (KFold, StratifiedKFold, an int).")
+        fold[test] = i
+    if (fold < 0).any():
+        raise ValueError(f"cv={cv!r} leaves {int((fold < 0).sum())} rows out of every test set; the search "
+                         "scores each row once, so it needs folds that part the rows (KFold, StratifiedKFold, "
+                         "an int).")
+    return fold, rng
 
 
-def make_scorer(estimator, codes, y, counts, n_folds: int, rng) -> CVScorer:
+def make_scorer(estimator, codes, y, counts, folds, rng) -> CVScorer:
     # Back-off tables (kDB's default) are scored by their Dirichlet estimates: the search
     # reads each candidate family's counts per fold, not a hierarchy of them.
-    method = "bayes" if estimator.params == "backoff" else estimator.params
-    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, n_folds, rng, method, estimator.alpha)
+    method = "bayes" if estimator.smoothing == "backoff" else estimator.smoothing
+    return CVScorer(codes, y, counts.cardinalities, counts.n_classes, folds, rng, method, estimator.alpha)
 
 
 def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str, init_loss=None):

@@ -20,7 +20,7 @@ Two models of ``P(x_members | c)`` (``join_smoothing`` of the estimators):
     column ``U`` (each has the prior's probability).
 
 Both give the same probabilities to every combination seen in training with
-``params="mle"``; with smoothing they differ, by more the more members a join has
+``smoothing="mle"``; with smoothing they differ, by more the more members a join has
 (the product spreads the prior over ``prod r`` cells once, the chain adds it at
 every table).
 

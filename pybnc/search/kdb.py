@@ -9,29 +9,15 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..counts.families import count_families
-from ..estimators._constraints import FOLDS, WRAPPER_CONSTRAINTS, params_options
-from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
+from ..estimators._constraints import WRAPPER_CONSTRAINTS, smoothing_options
+from ..estimators.augmented import AugmentedNaiveBayes
 from ..parameters.learn import METHODS
 from ..scores.information import class_mutual_information, pairwise_cmi
 from ..structure.dag import Structure
 from ..estimators import _discriminative
 from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
 from ..estimators.base import keep_arguments
-from ._greedy import _TRACE_DOC, _WRAPPER_DOC
 from .tan_hc import _ArcSearch, addable_arcs
-
-# The wrappers' argument docs without their ``k`` (here the number of parents), and kDB's
-# own default parameter learner.
-_SEARCH_ARGS_DOC = "\n    epsilon" + _WRAPPER_DOC.split("\n    epsilon", 1)[1].replace(
-    """    params : {"bayes", "mle", "friedman", "ms"}, default="bayes"
-        Parameter learner, during the search and for the final model.""",
-    """    params : {"backoff", "bayes", "mle", "friedman", "ms", "hdp"}, default="backoff"
-        Parameter learner of the final model (:mod:`pybnc.parameters.learn`): back-off
-        smoothing shrinks each table toward the table of one parent fewer, so that a
-        family with more configurations than rows does not overfit; ``hdp`` see above.
-        The hill-climbing scores its candidates with this learner (``bayes`` for
-        ``backoff``).""")
-
 
 def sahami_order(class_mi: np.ndarray) -> np.ndarray:
     """Features in decreasing ``I(X_i; C)`` (ties: lower index first): Sahami's order."""
@@ -101,17 +87,17 @@ def sahami_structure(counts, k: int) -> Structure:
 
 
 class KDB(_ArcSearch):
-    __doc__ = f"""k-dependence Bayesian classifier: every feature has the class and at most
+    """k-dependence Bayesian classifier: every feature has the class and at most
     ``k`` features as parents.
 
     ``search="sahami"`` is Sahami's (1996) construction from mutual information (see
     :func:`sahami_structure`); no cross-validation is involved. ``search="hc"`` is
     bnclassify's ``kdb``: from naive Bayes, add the arc that most raises the
-    stratified ``n_folds``-fold cross-validated accuracy while every feature keeps at
+    ``cv``-fold cross-validated accuracy while every feature keeps at
     most ``k`` feature parents and the graph stays acyclic, as long as it gains at
     least ``epsilon``. Of two reversed arcs between parentless features (equivalent
     networks) only one is scored. Rows with missing values are predicted (and, in
-    the search, scored) by exact variable elimination. ``params="hdp"`` (with
+    the search, scored) by exact variable elimination. ``smoothing="hdp"`` (with
     ``search="sahami"``) smooths every table by hierarchical Dirichlet processes
     (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`): 500 Gibbs iterations seeded by
     ``random_state``, progress shown as ``verbose`` says.
@@ -120,15 +106,67 @@ class KDB(_ArcSearch):
     ----------
     k : int, default=2
         Largest number of feature parents (bnclassify's ``kdbk``).
-    search : {{"sahami", "hc"}}, default="sahami"
-    n_folds : int, default=5
-        Folds of the cross-validation scoring ``search="hc"`` (bnclassify's ``k``);
-        the remaining search arguments are used by ``"hc"`` only.{_SEARCH_ARGS_DOC}
-    weighting : {{None, "discriminative"}}, default=None
+    search : {"sahami", "hc"}, default="sahami"
+    cv : int or cross-validation splitter, default=5
+        Folds of the cross-validation scoring ``search="hc"`` (bnclassify's ``k``): an
+        int draws that many stratified folds once per search, as bnclassify's
+        ``make_stratified_folds``, from ``random_state``; a scikit-learn splitter gives
+        the folds itself (its test sets must part the rows). ``cv``, ``epsilon`` and
+        ``random_state`` are used by ``"hc"`` only.
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    smoothing : {"backoff", "bayes", "mle", "friedman", "ms", "hdp"}, default="backoff"
+        Parameter learner of the final model (:mod:`pybnc.parameters.learn`): back-off
+        smoothing shrinks each table toward the table of one parent fewer, so that a
+        family with more configurations than rows does not overfit (the default because
+        every feature takes ``k`` parents whatever the data say; ``docs/user-guide.md``,
+        "Smoothing"); ``hdp`` see above. The hill-climbing scores its candidates with
+        this learner (``bayes`` for ``backoff``).
+    alpha : float, default=None
+        Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and of the bottom
+        table of ``"backoff"`` (default 1), ``N0`` of ``"friedman"`` (5), the equivalent
+        sample size ``lambda`` of ``"ms"`` (10).
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+    weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: one weight per table cell and class, learned for the
         conditional log-likelihood from the generative tables
-        (``docs/discriminative.md``).{_discriminative.DISCRIMINATIVE_DOC}{
-    _FITTED_DOC}{_TRACE_DOC}        Only with ``search="hc"``.
+        (``docs/discriminative.md``).
+    discriminative_penalty : float or None, default=None
+        With ``weighting="discriminative"``: ``lambda`` of the penalty
+        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model
+        (on the summed negative conditional log-likelihood; larger is closer to the
+        generative model). None: chosen on the training rows by held-out log-loss
+        (3-fold CV up to 3,000 rows, a 20 % hold-out beyond; out of core, where rows
+        cannot be held out, :func:`pybnc.parameters.discriminative.default_penalty`);
+        ``docs/discriminative.md``.
+    discriminative_max_iter : int, default=500
+        Most L-BFGS iterations of ``weighting="discriminative"`` (a
+        ``ConvergenceWarning`` says when they run out; the best weights found are kept).
+
+    Attributes
+    ----------
+    classes_, encoder_, structure_, arcs_, class_log_prior_, log_cpts_, feature_weights_
+        As :class:`pybnc.TAN` (and ``n_features_in_``, ``feature_names_in_``).
+
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
+        Only with ``search="hc"``.
 
     Examples
     --------
@@ -140,24 +178,20 @@ class KDB(_ArcSearch):
     """
 
     _desc = "kDB-HC"
-    _folds_name = "n_folds"
     # Sahami's structure from the pair counts, then a second pass for its families;
-    # params="hdp" (Petitjean et al. 2018) with search="sahami" only.
+    # smoothing="hdp" (Petitjean et al. 2018) with search="sahami" only.
     _capabilities = AugmentedNaiveBayes._capabilities.replace(passes=2, smooths_by_hdp=True, sample_weight="counts",
                                                               weightings=_discriminative.ONLY)
     _parameter_constraints = {
         **WRAPPER_CONSTRAINTS,
         "k": [Interval(Integral, 0, None, closed="left")],
         "search": [StrOptions({"sahami", "hc"})],
-        "n_folds": FOLDS,
-        "params": params_options(*METHODS, "hdp"),
+        "smoothing": smoothing_options(*METHODS, "hdp"),
         **DISCRIMINATIVE_WEIGHTING,
     }
 
-    def __init__(self, k=2, search="sahami", n_folds=5, epsilon=0.01, params="backoff", alpha=None,
-                 random_state=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
-                 weighting=None, discriminative_penalty=None,
+    def __init__(self, k=2, search="sahami", cv=5, epsilon=0.01, smoothing="backoff", alpha=None, encoder=None,
+                 random_state=None, verbose=1, weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
@@ -182,12 +216,12 @@ class KDB(_ArcSearch):
         if self.search == "sahami":
             return sahami_structure(counts, int(self.k))
         # back-off tables (the default) are scored by their Dirichlet estimates (make_scorer)
-        searched = WRAPPER_CONSTRAINTS["params"][0].options | {"backoff"}
-        if self.params not in searched:
-            raise ValueError(f"params={self.params!r} needs search='sahami': the hill-climbing scores candidate "
+        searched = WRAPPER_CONSTRAINTS["smoothing"][0].options | {"backoff"}
+        if self.smoothing not in searched:
+            raise ValueError(f"smoothing={self.smoothing!r} needs search='sahami': the hill-climbing scores candidate "
                              f"arcs by cross-validation with one of {sorted(searched)}.")
 
         def step(scorer, state, rng):
             return self._arc_candidates(scorer, state, addable_arcs(state.structure, int(self.k)))
 
-        return self._run_search(codes, y, counts, self.n_folds, step)
+        return self._run_search(codes, y, counts, step)

@@ -34,8 +34,7 @@ from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
-from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, hill_climb, make_scorer, named_trace, report_stop,
-                      validate_search)
+from ._greedy import hill_climb, make_scorer, named_trace, report_stop, search_folds
 from ._rows import fold_counts
 from .joins import JOIN_SMOOTHINGS, chain_levels, fit_chain, supernode_log_likelihood, table_factors
 
@@ -78,9 +77,8 @@ def fit_supernode(x: np.ndarray, y: np.ndarray, cards, n_classes: int, method: s
 class _SemiNaiveParams:
     """The constructor of FSSJ and BSEJ: bnclassify's arguments and ``join_smoothing``."""
 
-    def __init__(self, k=5, epsilon=0.01, params="bayes", alpha=None, join_smoothing="per_table",
-                 stopping="log_loss", random_state=None, verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None):
+    def __init__(self, cv=5, epsilon=0.01, smoothing="bayes", alpha=None, encoder=None, join_smoothing="per_table",
+                 stopping="log_loss", random_state=None, verbose=1):
         keep_arguments(self, locals())
 
 
@@ -111,8 +109,8 @@ class _SemiNaiveSearch(BaseBNC):
                 lambda: scorer.row_log_loss(state.total, plus, minus))
 
     def _fit_encoded(self, codes, y, counts):
-        rng = validate_search(self, codes.shape[0], self.k)
-        scorer = make_scorer(self, codes, y, counts, self.k, rng)
+        folds, rng = search_folds(self, y)
+        scorer = make_scorer(self, codes, y, counts, folds, rng)
         init = self._initial_supernodes(counts.n_features)
         total = scorer.prior_total() + sum_terms((scorer.join_contribution(s, self.join_smoothing) for s in init), 0.0)
         init_loss = scorer.row_log_loss(total) if self.stopping == "log_loss" else None
@@ -128,11 +126,11 @@ class _SemiNaiveSearch(BaseBNC):
             return f"{kind} " + " & ".join(label(s) if isinstance(s, tuple) else names[s] for s in nodes)
 
         self.search_trace_ = named_trace(trace, describe)
-        report_stop(self, self.search_trace_, self._start_model, self.k)
+        report_stop(self, self.search_trace_, self._start_model, scorer.n_folds)
         self._set_model(state.supernodes, codes, y, counts)
 
     def _set_model(self, supernodes, codes, y, counts):
-        method, alpha = self.params, resolve_alpha(self.params, self.alpha)
+        method, alpha = self.smoothing, resolve_alpha(self.smoothing, self.alpha)
         names = self.feature_names_
         self.supernodes_ = [tuple(names[i] for i in s) for s in supernodes]
         self.features_ = sorted((names[i] for s in supernodes for i in s), key=names.index)
@@ -189,10 +187,73 @@ class _SemiNaiveSearch(BaseBNC):
         return jll
 
 
-_SEMI_FITTED = """
+
+
+
+
+class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
+    """Forward sequential selection and joining (Pazzani 1996; bnclassify ``fssj``).
+
+    Starts from the class alone; each step either adds an unused feature as a new
+    supernode or joins it to an existing supernode. With ``stopping="epsilon"``
+    (bnclassify's rule) the move is the one that most raises the cross-validated
+    accuracy, while the gain is at least ``epsilon``; with the default
+    ``stopping="log_loss"`` (a departure from bnclassify and Pazzani 1996) it is the
+    one that most lowers the cross-validated log-loss without losing accuracy (or that
+    gains ``epsilon``), while there is one.
+
+    Parameters
+    ----------
+    cv : int or cross-validation splitter, default=5
+        Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
+        An int draws that many stratified folds once per search as bnclassify's
+        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
+        fold ids), from ``random_state``: the same scheme, not R's random numbers. A
+        scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
+        gives the folds itself; its test sets must part the rows.
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    smoothing : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model. ``"bayes"``
+        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
+        cell of every table, the class prior included).
+    alpha : float, default=None
+        Smoothing strength (bnclassify's ``smooth``, with ``smoothing="bayes"``; the
+        method's default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's
+        own default ``smooth = 0`` is ``smoothing="mle"``.
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    join_smoothing : {"per_table", "product"}, default="per_table"
+        How a join of features is smoothed. ``"per_table"`` is bnclassify's: the
+        members form a complete DAG, each with its own smoothed table given the earlier
+        members. ``"product"`` smooths the Cartesian product as one feature with
+        ``prod r_i`` levels (pybnc's earlier behaviour). They give different models
+        and different searches; see :mod:`pybnc.search.joins`.
+    stopping : {"log_loss", "epsilon"}, default="log_loss"
+        How a move is chosen and when the search stops. ``"epsilon"`` is bnclassify's
+        (and Pazzani's with ``epsilon=0``): the most accurate move (ties at random),
+        while it gains at least ``epsilon`` in CV accuracy. ``"log_loss"`` (pybnc's
+        default, a departure from bnclassify): a move is acceptable if it loses no CV
+        accuracy and lowers the CV log-loss (the same folds, the same rows), or gains
+        ``epsilon`` in accuracy; the acceptable move of lowest CV log-loss wins. On
+        small tables accuracy ties most moves, and bnclassify's rule either stops FSSJ
+        at the class alone (``epsilon=0.01``: 5-10 points below naive Bayes on
+        hepatitis, glass, cleve, lymph, primary-tumor) or walks the ties at random
+        (``epsilon=0``); see ``docs/search_learners.md``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+
     Attributes
     ----------
     classes_ : ndarray
+    encoder_ : Encoder
+        The fitted encoder.
     n_features_in_ : int
     supernodes_ : list of tuple of str
         The model's supernodes: each a tuple of the feature names it joins.
@@ -212,44 +273,17 @@ _SEMI_FITTED = """
         (configurations seen at fit, then one row for an unseen one); with
         ``"product"`` one table whose levels are the combinations seen at fit, then
         one column for each combination never seen.
-"""
 
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
 
-_SEMI_PARAMS_DOC = _WRAPPER_DOC.replace("""
-    random_state :""", """
-    join_smoothing : {"per_table", "product"}, default="per_table"
-        How a join of features is smoothed. ``"per_table"`` is bnclassify's: the
-        members form a complete DAG, each with its own smoothed table given the earlier
-        members. ``"product"`` smooths the Cartesian product as one feature with
-        ``prod r_i`` levels (pybnc's earlier behaviour). They give different models
-        and different searches; see :mod:`pybnc.search.joins`.
-    stopping : {"log_loss", "epsilon"}, default="log_loss"
-        How a move is chosen and when the search stops. ``"epsilon"`` is bnclassify's
-        (and Pazzani's with ``epsilon=0``): the most accurate move (ties at random),
-        while it gains at least ``epsilon`` in CV accuracy. ``"log_loss"`` (pybnc's
-        default, a departure from bnclassify): a move is acceptable if it loses no CV
-        accuracy and lowers the CV log-loss (the same folds, the same rows), or gains
-        ``epsilon`` in accuracy; the acceptable move of lowest CV log-loss wins. On
-        small tables accuracy ties most moves, and bnclassify's rule either stops FSSJ
-        at the class alone (``epsilon=0.01``: 5-10 points below naive Bayes on
-        hepatitis, glass, cleve, lymph, primary-tumor) or walks the ties at random
-        (``epsilon=0``); see ``docs/search_learners.md``.
-    random_state :""", 1)
-
-
-class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
-    __doc__ = f"""Forward sequential selection and joining (Pazzani 1996; bnclassify ``fssj``).
-
-    Starts from the class alone; each step either adds an unused feature as a new
-    supernode or joins it to an existing supernode. With ``stopping="epsilon"``
-    (bnclassify's rule) the move is the one that most raises the cross-validated
-    accuracy, while the gain is at least ``epsilon``; with the default
-    ``stopping="log_loss"`` (a departure from bnclassify and Pazzani 1996) it is the
-    one that most lowers the cross-validated log-loss without losing accuracy (or that
-    gains ``epsilon``), while there is one.
-
-    Parameters
-    ----------{_SEMI_PARAMS_DOC}{_SEMI_FITTED}{_TRACE_DOC}
     Examples
     --------
     >>> from pybnc import FSSJ
@@ -282,7 +316,7 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
 
 
 class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
-    __doc__ = f"""Backward sequential elimination and joining (Pazzani 1996; bnclassify ``bsej``).
+    """Backward sequential elimination and joining (Pazzani 1996; bnclassify ``bsej``).
 
     Starts from naive Bayes over all features; each step either removes a feature
     (from its supernode) or joins two supernodes into one. With ``stopping="epsilon"``
@@ -294,7 +328,87 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
     log-loss without losing accuracy (or that gains ``epsilon``), while there is one.
 
     Parameters
-    ----------{_SEMI_PARAMS_DOC}{_SEMI_FITTED}{_TRACE_DOC}
+    ----------
+    cv : int or cross-validation splitter, default=5
+        Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
+        An int draws that many stratified folds once per search as bnclassify's
+        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
+        fold ids), from ``random_state``: the same scheme, not R's random numbers. A
+        scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
+        gives the folds itself; its test sets must part the rows.
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    smoothing : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model. ``"bayes"``
+        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
+        cell of every table, the class prior included).
+    alpha : float, default=None
+        Smoothing strength (bnclassify's ``smooth``, with ``smoothing="bayes"``; the
+        method's default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's
+        own default ``smooth = 0`` is ``smoothing="mle"``.
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    join_smoothing : {"per_table", "product"}, default="per_table"
+        How a join of features is smoothed. ``"per_table"`` is bnclassify's: the
+        members form a complete DAG, each with its own smoothed table given the earlier
+        members. ``"product"`` smooths the Cartesian product as one feature with
+        ``prod r_i`` levels (pybnc's earlier behaviour). They give different models
+        and different searches; see :mod:`pybnc.search.joins`.
+    stopping : {"log_loss", "epsilon"}, default="log_loss"
+        How a move is chosen and when the search stops. ``"epsilon"`` is bnclassify's
+        (and Pazzani's with ``epsilon=0``): the most accurate move (ties at random),
+        while it gains at least ``epsilon`` in CV accuracy. ``"log_loss"`` (pybnc's
+        default, a departure from bnclassify): a move is acceptable if it loses no CV
+        accuracy and lowers the CV log-loss (the same folds, the same rows), or gains
+        ``epsilon`` in accuracy; the acceptable move of lowest CV log-loss wins. On
+        small tables accuracy ties most moves, and bnclassify's rule either stops FSSJ
+        at the class alone (``epsilon=0.01``: 5-10 points below naive Bayes on
+        hepatitis, glass, cleve, lymph, primary-tumor) or walks the ties at random
+        (``epsilon=0``); see ``docs/search_learners.md``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    encoder_ : Encoder
+        The fitted encoder.
+    n_features_in_ : int
+    supernodes_ : list of tuple of str
+        The model's supernodes: each a tuple of the feature names it joins.
+    features_ : list of str
+        Selected features (members of some supernode), in column order.
+    joins_ : list of tuple of str
+        The supernodes joining two or more features.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    supernode_indices_ : list of tuple of int
+        The supernodes by column index.
+    join_keys_ : list of list of ndarray
+        The combinations seen at fit, per supernode: the keys of each step of its
+        chain of joins (see :mod:`pybnc.search.joins`).
+    log_tables_ : list of list of ndarray
+        Per supernode, its log tables ``(n_classes, parent configurations, levels)``:
+        with ``join_smoothing="per_table"`` one per member given the earlier members
+        (configurations seen at fit, then one row for an unseen one); with
+        ``"product"`` one table whose levels are the combinations seen at fit, then
+        one column for each combination never seen.
+
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
+
     Examples
     --------
     >>> from pybnc import BSEJ

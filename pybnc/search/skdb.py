@@ -36,8 +36,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..counts.families import FamilyCounts, count_families
-from ..encode import with_encoding_params
-from ..estimators._constraints import ALPHA, ENCODING_CONSTRAINTS, POSITIVE_INT, params_options
+from ..estimators._constraints import ALPHA, ENCODER, POSITIVE_INT, smoothing_options
 from ..estimators.augmented import AugmentedNaiveBayes
 from ..estimators import _discriminative
 from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
@@ -56,10 +55,10 @@ MAX_FAMILY_CELLS = 1 << 22
 
 #: The parameters of SKDB (and of ESKDB's members).
 SKDB_CONSTRAINTS = {
-    **ENCODING_CONSTRAINTS,
+    **ENCODER,
     "k": [Interval(Integral, 0, None, closed="left")],
     "loss": [StrOptions(set(LOSSES))],
-    "params": params_options("bayes", "mle", "hdp"),
+    "smoothing": smoothing_options("bayes", "mle", "hdp"),
     "alpha": ALPHA,
     "hdp_iterations": POSITIVE_INT,
     "random_state": ["random_state"],
@@ -91,7 +90,6 @@ def select_candidate(losses: np.ndarray) -> tuple[int, int]:
     return s, (0 if s == 0 else k_sel)
 
 
-@with_encoding_params
 class SKDB(AugmentedNaiveBayes):
     """Selective k-dependence Bayesian classifier (Martínez et al., JMLR 2016).
 
@@ -113,7 +111,7 @@ class SKDB(AugmentedNaiveBayes):
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
         Leave-one-out loss that selects the model: root mean squared error of the
         true class probability (the paper's), log-loss or error rate.
-    params : {"bayes", "mle", "hdp"}, default="bayes"
+    smoothing : {"bayes", "mle", "hdp"}, default="bayes"
         Parameter learner of the fitted model: Dirichlet posterior mean with
         pseudo-count ``alpha``, relative frequencies, or hierarchical Dirichlet
         process smoothing (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`; the class first,
@@ -122,12 +120,15 @@ class SKDB(AugmentedNaiveBayes):
     alpha : float, default=None
         Pseudo-count of ``bayes`` (default 1), also of the selection with ``hdp``.
     hdp_iterations : int, default=500
-        Gibbs iterations of ``params="hdp"`` (the paper: 5000).
+        Gibbs iterations of ``smoothing="hdp"`` (the paper: 5000).
     random_state : int, RandomState or None, default=None
-        Seeds the Gibbs sampler of ``params="hdp"``.
+        Seeds the Gibbs sampler of ``smoothing="hdp"``.
     verbose : int, default=1
         Progress of the Gibbs sampler (see :mod:`pybnc._utils.progress`).
-    [encoding parameters]
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
     weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: the selected model's tables weighted, one weight per
         cell and class, for the conditional log-likelihood (``docs/discriminative.md``);
@@ -174,16 +175,15 @@ class SKDB(AugmentedNaiveBayes):
                                                               weightings=_discriminative.ONLY)
     _parameter_constraints = {**SKDB_CONSTRAINTS, **DISCRIMINATIVE_WEIGHTING}
 
-    def __init__(self, k=5, loss="rmse", params="bayes", alpha=None, hdp_iterations=500, random_state=None,
-                 verbose=1, n_bins=5, discretizer="mdl",
-                 id_columns="drop", missing="sum", min_frequency=1, categorical_features=None, numeric_features=None,
+    def __init__(self, k=5, loss="rmse", smoothing="bayes", alpha=None, hdp_iterations=500, random_state=None,
+                 verbose=1, encoder=None,
                  weighting=None, discriminative_penalty=None,
                  discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
         keep_arguments(self, locals())
 
     @property
-    def _selection_params(self) -> str:
-        return "bayes" if self.params == "hdp" else self.params
+    def _selection_smoothing(self) -> str:
+        return "bayes" if self.smoothing == "hdp" else self.smoothing
 
     # -- the three passes ---------------------------------------------------------------
     def _fit_encoded(self, codes, y, counts):
@@ -213,7 +213,7 @@ class SKDB(AugmentedNaiveBayes):
     def _passes_from_order(self, counts, order, ranked_parents):
         """Passes 2 (family counts) and 3 (leave-one-out losses) over the rows, then the
         selected model (a generator driven by :func:`~pybnc.estimators.base.run_passes`)."""
-        alpha = resolve_alpha(self._selection_params, self.alpha)
+        alpha = resolve_alpha(self._selection_smoothing, self.alpha)
         self.order_ = np.asarray(order)
         self.ranked_parents_ = cap_parents(ranked_parents, counts.cardinalities, counts.n_classes)
         families = [self.ranked_parents_[i] + (int(i),) for i in self.order_]
@@ -245,11 +245,11 @@ class SKDB(AugmentedNaiveBayes):
             else:  # not in the model: uniform for every class, no effect on the posterior
                 tables.append(np.zeros((n_classes, int(cards[i]))))
         in_order = [int(i) for i in self.order_]
-        if self.params == "hdp":
+        if self.smoothing == "hdp":
             prior, by_position = self._hdp_tables(counts, tables, [ranked[i] for i in in_order])
         else:
-            prior = class_log_prior(counts.class_counts, self.params, alpha)
-            by_position = [conditional_log_table(ranked_to_sorted(t, ranked[i]), self.params, alpha)
+            prior = class_log_prior(counts.class_counts, self.smoothing, alpha)
+            by_position = [conditional_log_table(ranked_to_sorted(t, ranked[i]), self.smoothing, alpha)
                            for t, i in zip(tables, in_order)]
         log_cpts = [None] * len(cards)
         for i, table in zip(in_order, by_position):

@@ -8,10 +8,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..estimators._constraints import WRAPPER_CONSTRAINTS
-from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes
+from ..estimators.augmented import AugmentedNaiveBayes
 from ..structure.dag import Structure
-from ._greedy import (_TRACE_DOC, _WRAPPER_DOC, WrapperParams, hill_climb, make_scorer, named_trace, pick_best,
-                      report_stop, validate_search)
+from ._greedy import WrapperParams, hill_climb, make_scorer, named_trace, pick_best, report_stop, search_folds
 
 
 class SearchState(NamedTuple):
@@ -93,9 +92,9 @@ class _ArcSearch(AugmentedNaiveBayes):
         return [self._arc_move(scorer, state, {i: state.structure.parents[i] + (j,)}, ("arc", j, i))
                 for j, i in arcs if seen[j] and seen[i]]
 
-    def _run_search(self, codes, y, counts, n_folds, step) -> Structure:
-        rng = validate_search(self, codes.shape[0], n_folds, self._folds_name)
-        scorer = make_scorer(self, codes, y, counts, n_folds, rng)
+    def _run_search(self, codes, y, counts, step) -> Structure:
+        folds, rng = search_folds(self, y)
+        scorer = make_scorer(self, codes, y, counts, folds, rng)
         start = Structure.naive_bayes(counts.n_features)
         total = scorer.total_for(start)
         state, trace = hill_climb(SearchState(start, total), scorer.accuracy(total),
@@ -103,15 +102,15 @@ class _ArcSearch(AugmentedNaiveBayes):
         names = self.feature_names_
         self.search_trace_ = named_trace(
             trace, lambda m: m if isinstance(m, str) else f"add arc {names[m[1]]} -> {names[m[2]]}")
-        report_stop(self, self.search_trace_, "naive Bayes", n_folds)
+        report_stop(self, self.search_trace_, "naive Bayes", scorer.n_folds)
         return state.structure
 
 
 class TANHC(WrapperParams, _ArcSearch):
-    __doc__ = f"""Tree-augmented naive Bayes by hill climbing (Keogh & Pazzani 2002; bnclassify ``tan_hc``).
+    """Tree-augmented naive Bayes by hill climbing (Keogh & Pazzani 2002; bnclassify ``tan_hc``).
 
     Starts from naive Bayes and repeatedly adds the augmenting arc that most raises
-    the stratified ``k``-fold cross-validated accuracy, as long as it gains at least
+    the ``cv``-fold cross-validated accuracy, as long as it gains at least
     ``epsilon``; every feature keeps at most one feature parent and the arcs stay
     acyclic. Of two reversed arcs between parentless features (equivalent networks)
     only one is scored. Candidates are scored incrementally from cached per-fold
@@ -119,7 +118,50 @@ class TANHC(WrapperParams, _ArcSearch):
     missing values are scored exactly.
 
     Parameters
-    ----------{_WRAPPER_DOC}{_FITTED_DOC}{_TRACE_DOC}
+    ----------
+    cv : int or cross-validation splitter, default=5
+        Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
+        An int draws that many stratified folds once per search as bnclassify's
+        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
+        fold ids), from ``random_state``: the same scheme, not R's random numbers. A
+        scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
+        gives the folds itself; its test sets must part the rows.
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    smoothing : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model. ``"bayes"``
+        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
+        cell of every table, the class prior included).
+    alpha : float, default=None
+        Smoothing strength (bnclassify's ``smooth``, with ``smoothing="bayes"``; the
+        method's default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's
+        own default ``smooth = 0`` is ``smoothing="mle"``.
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+
+    Attributes
+    ----------
+    classes_, encoder_, structure_, arcs_, class_log_prior_, log_cpts_, feature_weights_
+        As :class:`pybnc.TAN` (and ``n_features_in_``, ``feature_names_in_``).
+
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
+
     Examples
     --------
     >>> from pybnc import TANHC
@@ -131,18 +173,17 @@ class TANHC(WrapperParams, _ArcSearch):
     """
 
     _desc = "TAN-HC"
-    _folds_name = "k"
     _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
         def step(scorer, state, rng):
             return self._arc_candidates(scorer, state, addable_arcs(state.structure, 1))
 
-        return self._run_search(codes, y, counts, self.k, step)
+        return self._run_search(codes, y, counts, step)
 
 
 class TANHCSP(WrapperParams, _ArcSearch):
-    __doc__ = f"""Tree-augmented naive Bayes by super-parent hill climbing (Keogh & Pazzani 2002;
+    """Tree-augmented naive Bayes by super-parent hill climbing (Keogh & Pazzani 2002;
     bnclassify ``tan_hcsp``).
 
     Each step first picks the *super-parent*: the feature that, made the parent of
@@ -151,7 +192,50 @@ class TANHCSP(WrapperParams, _ArcSearch):
     features and accepts the best if it gains at least ``epsilon``.
 
     Parameters
-    ----------{_WRAPPER_DOC}{_FITTED_DOC}{_TRACE_DOC}
+    ----------
+    cv : int or cross-validation splitter, default=5
+        Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
+        An int draws that many stratified folds once per search as bnclassify's
+        ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
+        fold ids), from ``random_state``: the same scheme, not R's random numbers. A
+        scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
+        gives the folds itself; its test sets must part the rows.
+    epsilon : float, default=0.01
+        Minimum improvement in cross-validated accuracy to accept a move; the
+        search stops when the best candidate gains less.
+    smoothing : {"bayes", "mle", "friedman", "ms"}, default="bayes"
+        Parameter learner, during the search and for the final model. ``"bayes"``
+        with ``alpha=a`` is bnclassify's ``smooth = a`` (the same pseudo-count in every
+        cell of every table, the class prior included).
+    alpha : float, default=None
+        Smoothing strength (bnclassify's ``smooth``, with ``smoothing="bayes"``; the
+        method's default when ``None``: 1 for bayes, 5 friedman, 10 ms). bnclassify's
+        own default ``smooth = 0`` is ``smoothing="mle"``.
+    encoder : Encoder, default=None
+        How the table is coded (bins, identifiers, missing values, rare levels; see
+        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        copy is ``encoder_``.
+    random_state : int, RandomState or None, default=None
+        Draws the folds and breaks ties between equally good moves; an int makes the
+        search deterministic.
+    verbose : int, default=1
+        0 silent; 1 a progress bar on terminals; 2 always a bar.
+
+    Attributes
+    ----------
+    classes_, encoder_, structure_, arcs_, class_log_prior_, log_cpts_, feature_weights_
+        As :class:`pybnc.TAN` (and ``n_features_in_``, ``feature_names_in_``).
+
+    search_trace_ : list of dict
+        One entry per accepted move, in order: ``step``, ``move`` (a readable
+        description), ``cv_accuracy`` after the move and ``n_candidates`` scored;
+        the first is ``"start"``. The last entry has ``move="stop"``, the
+        ``cv_accuracy`` of the returned model, the ``best_candidate`` accuracy of the
+        last round (``None`` if there was no candidate) and the ``reason``. If no
+        move was accepted, a :class:`~pybnc.search.StartModelWarning` says so.
+        With ``stopping="log_loss"`` (FSSJ, BSEJ) every entry also has ``cv_log_loss``,
+        the model's cross-validated log-loss.
+
     Examples
     --------
     >>> from pybnc import TANHCSP
@@ -163,7 +247,6 @@ class TANHCSP(WrapperParams, _ArcSearch):
     """
 
     _desc = "TAN-HCSP"
-    _folds_name = "k"
     _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
@@ -186,4 +269,4 @@ class TANHCSP(WrapperParams, _ArcSearch):
             best = superparents[pick_best(scores, rng)]
             return self._arc_candidates(scorer, state, [(best, c) for c in sp_children[best]])
 
-        return self._run_search(codes, y, counts, self.k, step)
+        return self._run_search(codes, y, counts, step)

@@ -33,7 +33,7 @@ from .._utils.progress import progress
 from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
-from ..encode import ENCODING_CONSTRAINTS, TableEncoder
+from ..encode import Encoder
 from ..encode.table import rare_levels_mask
 from ..encode.labels import class_codes
 from ..estimators._fitted_state import InconsistentState
@@ -152,11 +152,12 @@ class AutoBNC(BaseBNC):
         Seeds the folds and the candidates' own randomness.
     verbose : int, default=1
         Progress over the folds of every round (see :mod:`pybnc._utils.progress`).
-    id_columns : {"drop", "error", "keep"}, default="drop"
-    categorical_features, numeric_features : list of str, default=None
-        Passed to every default candidate (see the encoding parameters of
-        :class:`pybnc.NaiveBayes`); the discretiser and the treatment of missing values
-        are chosen.
+    encoder : Encoder, default=None
+        The encoding options of every default candidate (identifiers, categorical and
+        numeric columns, rare levels; see :class:`pybnc.encode.Encoder`); None:
+        ``Encoder()``. Its ``discretizer``, ``n_bins`` and ``missing`` are chosen: each
+        candidate's encoder is a copy of it with the ones it tries. Candidates given in
+        ``candidates`` keep their own encoders.
 
     Attributes
     ----------
@@ -227,12 +228,11 @@ class AutoBNC(BaseBNC):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        **{name: ENCODING_CONSTRAINTS[name] for name in ("id_columns", "categorical_features", "numeric_features")},
+        "encoder": [Encoder, None],
     }
 
     def __init__(self, candidates=None, scoring="log_loss", rule="one_se", cv=5, ensemble=25, calibrate=True,
-                 time_budget=None, n_jobs=None, random_state=None, verbose=1, id_columns="drop",
-                 categorical_features=None, numeric_features=None):
+                 time_budget=None, n_jobs=None, random_state=None, verbose=1, encoder=None):
         self.candidates = candidates
         self.calibrate = calibrate
         self.scoring = scoring
@@ -243,9 +243,7 @@ class AutoBNC(BaseBNC):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-        self.id_columns = id_columns
-        self.categorical_features = categorical_features
-        self.numeric_features = numeric_features
+        self.encoder = encoder
 
     # -- fit ---------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)  # the candidates check their own parameters
@@ -277,8 +275,7 @@ class AutoBNC(BaseBNC):
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         fold_seed, candidate_seed = (int(s) for s in rng.randint(2**31 - 1, size=2))
-        shared = {"id_columns": self.id_columns, "categorical_features": self.categorical_features,
-                  "numeric_features": self.numeric_features}
+        shared = self.encoder  # the user's encoding options, the discretiser and missing values chosen
         largest = int(np.bincount(y_codes).max())
         n_splits = min(int(self.cv), largest) if given is None else len(given)
         if self.candidates is None:
@@ -343,9 +340,8 @@ class AutoBNC(BaseBNC):
 
     def _table_facts(self, X, y_codes, n_classes) -> TableFacts:
         # missing as a level shows which columns have missing values; the bins do not matter here
-        encoder = TableEncoder(discretizer="uniform", missing="category", id_columns=self.id_columns,
-                               categorical_features=self.categorical_features,
-                               numeric_features=self.numeric_features)
+        encoder = (Encoder() if self.encoder is None else clone(self.encoder)).set_params(
+            discretizer="uniform", missing="category").set_output(transform="default")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the refitted choice warns about the columns itself
             codes = encoder.fit_transform(X, y_codes)
@@ -647,6 +643,8 @@ def _changed_params(estimator) -> dict:
     defaults = type(estimator)().get_params(deep=False)
     out = {}
     for key, value in estimator.get_params(deep=False).items():
+        if key == "encoder":  # the candidate's encoding has columns of its own
+            continue
         default = defaults.get(key)
         try:
             same = type(value) is type(default) and bool(value == default)

@@ -9,7 +9,7 @@ round's choice is kept for the next rounds.
 Where at least :data:`RARE_SHARE` of the categorical columns' levels are seen fewer than
 :data:`RARE_MIN_FREQUENCY` times in the training rows (columns of codes, names or dates
 kept as text), every candidate groups those levels into one (``min_frequency``,
-:class:`~pybnc.encode.TableEncoder`; each fold groups its own). A level seen once or
+:class:`~pybnc.encode.Encoder`; each fold groups its own). A level seen once or
 twice gives its table rows whose estimates are mostly the prior, and a column of
 hundreds of them makes every table over it hundreds of times larger; grouped, the tables
 are small and a row with a rare level reads what the rare levels had in common. Nested
@@ -35,7 +35,7 @@ ran on the large tables (79.07 / 0.4240, and the fit time of the levels as they 
 No shared table has a third of its levels rare.
 
 Round 2, the learners under that encoding: AODE, kDB with k = 2 (Dirichlet
-smoothing) and k = 1, 2, 3 with back-off smoothing (``params="backoff"``: each table
+smoothing) and k = 1, 2, 3 with back-off smoothing (``smoothing="backoff"``: each table
 shrunk towards the table with one parent fewer, which keeps the higher k from
 overfitting), SKDB (the features and k up to 5 chosen by leave-one-out), and the
 discriminative variants (``weighting="discriminative"``) of naive Bayes, TAN, AODE and
@@ -109,6 +109,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..averaging import AODE, BaggedBNC
+from ..encode import Encoder
 from ..estimators import TAN, NaiveBayes
 from ..estimators.capabilities import capabilities
 from ..search import KDB, SKDB
@@ -234,9 +235,9 @@ def _named(learner: str, encoding: dict) -> str:
     return f"{learner} {tag}" if tag else learner
 
 
-def _with(estimator, encoding: dict, shared: dict):
-    params = estimator.get_params(deep=False)
-    return estimator.set_params(**{k: v for k, v in {**encoding, **shared}.items() if k in params})
+def _with(estimator, encoding: dict, shared):
+    """``estimator`` with the user's encoder ``shared`` (None: the default) set to ``encoding``."""
+    return estimator.set_params(encoder=(Encoder() if shared is None else clone(shared)).set_params(**encoding))
 
 
 def discriminative(estimator):
@@ -248,26 +249,26 @@ def discriminative(estimator):
     return variant if capabilities(variant).discriminative_weights else None
 
 
-def round_one(facts: TableFacts, shared: dict) -> list:
+def round_one(facts: TableFacts, shared) -> list:
     """Naive Bayes and TAN under every encoding of :func:`encodings`."""
     out = []
     for e, encoding in enumerate(encodings(facts)):
         # an encoding other than the default is a little less simple, so the rule keeps the default
-        for learner, estimator, rank in (("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0)):
+        for learner, estimator, rank in (("NB", NaiveBayes(smoothing="bayes"), 0.0), ("TAN", TAN(smoothing="bayes"), 1.0)):
             out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared),
                                  rank + 0.01 * e, 1, dict(encoding)))
     return out
 
 
-def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int) -> list:
+def round_two(facts: TableFacts, encoding: dict, shared, random_state: int) -> list:
     """The learners of round 2 under ``encoding``, with their discriminative variants."""
     learners = [
-        ("AODE", AODE(params="bayes"), 2.0),
-        ("KDB(k=1) backoff", KDB(k=1, params="backoff", verbose=0), 2.0),
-        ("KDB(k=2)", KDB(k=2, params="bayes", verbose=0), 3.0),
-        ("KDB(k=2) backoff", KDB(k=2, params="backoff", verbose=0), 3.0),
-        ("SKDB(k=5)", SKDB(k=5, params="bayes", verbose=0), 3.0),
-        ("KDB(k=3) backoff", KDB(k=3, params="backoff", verbose=0), 4.0),
+        ("AODE", AODE(smoothing="bayes"), 2.0),
+        ("KDB(k=1) backoff", KDB(k=1, smoothing="backoff", verbose=0), 2.0),
+        ("KDB(k=2)", KDB(k=2, smoothing="bayes", verbose=0), 3.0),
+        ("KDB(k=2) backoff", KDB(k=2, smoothing="backoff", verbose=0), 3.0),
+        ("SKDB(k=5)", SKDB(k=5, smoothing="bayes", verbose=0), 3.0),
+        ("KDB(k=3) backoff", KDB(k=3, smoothing="backoff", verbose=0), 4.0),
     ]
     out = []
     for learner, estimator, rank in learners:
@@ -276,13 +277,13 @@ def round_two(facts: TableFacts, encoding: dict, shared: dict, random_state: int
     bins = proportional_bins(facts)
     if bins:
         fine = {**encoding, "discretizer": "quantile", "n_bins": bins}
-        out.append(Candidate(_named("AODE", fine), _with(AODE(params="bayes"), fine, shared), 2.05, 2, fine))
+        out.append(Candidate(_named("AODE", fine), _with(AODE(smoothing="bayes"), fine, shared), 2.05, 2, fine))
     if facts.n_rows <= BAGGING_MAX_ROWS and len(facts.cardinalities) <= BAGGING_MAX_COLUMNS:
         for learner, estimator, rank in (("TAN bagged", TAN(), 1.5), ("AODE bagged", AODE(), 2.5)):
             bagged = BaggedBNC(_with(estimator, encoding, shared), n_estimators=BAGGING_MEMBERS,
                                random_state=random_state)
             out.append(Candidate(_named(learner, encoding), bagged, rank, 2, dict(encoding)))
-    for learner, estimator, rank in [("NB", NaiveBayes(params="bayes"), 0.0), ("TAN", TAN(params="bayes"), 1.0),
+    for learner, estimator, rank in [("NB", NaiveBayes(smoothing="bayes"), 0.0), ("TAN", TAN(smoothing="bayes"), 1.0),
                                      *learners]:
         variant = discriminative(_with(estimator, encoding, shared)) if learner in DISCRIMINATIVE_LEARNERS else None
         if variant is None or (learner == "AODE" and facts.n_rows * len(facts.cardinalities) ** 2

@@ -62,7 +62,7 @@ def column_report(X: pd.DataFrame, y, **encoder_params) -> dict:
         The class, for the supervised discretiser (``"mdl"``).
     **encoder_params
         The classifiers' encoding parameters (``discretizer``, ``n_bins``, ...), as
-        :class:`pybnc.encode.TableEncoder` takes them.
+        :class:`pybnc.encode.Encoder` takes them.
 
     Returns
     -------
@@ -88,7 +88,7 @@ def column_report(X: pd.DataFrame, y, **encoder_params) -> dict:
     """
     import warnings
 
-    from ..encode import TableEncoder
+    from ..encode import Encoder
     from ..encode import column_report as encoder_report
 
     y_codes = pd.factorize(np.asarray(y, dtype=object))[0]
@@ -106,7 +106,7 @@ def column_report(X: pd.DataFrame, y, **encoder_params) -> dict:
         params = {**encoder_params, "numeric_features": [X.columns[j] for j in binned]}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            encoder = TableEncoder(**params).fit(X.iloc[:, binned], y_codes)
+            encoder = Encoder(**params).fit(X.iloc[:, binned], y_codes)
         for j, cuts in zip(binned, encoder.cut_points_):
             cuts = [] if cuts is None else [float(c) for c in cuts]
             rows[j].update({"as": f"{len(cuts) + 1} bin{'s' if cuts else ''}", "cuts": cuts})
