@@ -41,7 +41,7 @@ def test_compare_prints_scores_and_tan_arcs():
 
 def test_compare_from_csv_with_hyperparameters(workdir):
     res = run("compare", "--csv", "car.csv", "--target", "class", "--models", "nb,tan",
-              "--folds", "3", "--params", "ms", "--alpha", "5", "--set", "criterion=bic", "-q")
+              "--folds", "3", "--smoothing", "ms", "--alpha", "5", "--set", "criterion=bic", "-q")
     assert res.exit_code == 0, res.output
     assert "car: 1728 rows, 6 features, 4 classes" in res.output
 
@@ -71,7 +71,7 @@ def test_experiment_writes_results_and_win_tie_loss(workdir):
 
 
 def test_fit_predict_info_roundtrip(workdir):
-    res = run("fit", "--csv", "car.csv", "--target", "class", "--model", "tan", "--params", "ms",
+    res = run("fit", "--csv", "car.csv", "--target", "class", "--model", "tan", "--smoothing", "ms",
               "--alpha", "10", "-o", "model.pbnc")
     assert res.exit_code == 0, res.output
     assert "5 arcs" in res.output
@@ -87,7 +87,7 @@ def test_fit_predict_info_roundtrip(workdir):
     res = run("info", "model.pbnc", "--dataset", "car")
     assert res.exit_code == 0, res.output
     assert f"{ref.n_parameters()}" in res.output
-    assert f"{ref.bic(X, y):.4f}" in res.output and "params='ms'" in res.output
+    assert f"{ref.bic(X, y):.4f}" in res.output and "smoothing='ms'" in res.output
 
 
 def test_a_workbook_in_and_predictions_out_as_a_workbook(workdir):
@@ -245,7 +245,7 @@ def test_feature_lists_are_given_comma_separated(workdir):
         res = run("fit", "--file", "car.csv", "--target", "class", "--model", "nb", "--set",
                   f"categorical_features={given}", "-o", "m.pybnc")
         assert res.exit_code == 0, res.stderr
-        assert pybnc.load("m.pybnc").categorical_features == ["buying", "doors"]
+        assert pybnc.load("m.pybnc").encoder.categorical_features == ["buying", "doors"]
 
 
 @pytest.mark.parametrize("frame, message", [

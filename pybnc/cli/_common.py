@@ -27,6 +27,9 @@ def model_class(name: str):
 
 #: Hyperparameters that take a list of column names: given on the command line as ``a,b``.
 LIST_PARAMS = ("categorical_features", "numeric_features")
+#: The options of the models' :class:`~pybnc.encode.Encoder` (``--set n_bins=10``).
+ENCODING_OPTIONS = ("n_bins", "discretizer", "missing", "id_columns", "min_frequency", "categorical_features",
+                    "numeric_features")
 
 
 def _parse_value(text: str, key: str = ""):
@@ -40,9 +43,11 @@ def _parse_value(text: str, key: str = ""):
     return {"true": True, "false": False, "none": None}.get(text.lower(), text)
 
 
-def build_models(names: str, params=None, alpha=None, options=(), seed=None, quiet=False) -> dict:
+def build_models(names: str, smoothing=None, alpha=None, options=(), seed=None, quiet=False, cv=None) -> dict:
     """``{short name: estimator}`` from ``"nb,tan"``, with hyperparameters set where the
-    estimator has them (an option no model accepts is an error). ``seed`` becomes the
+    estimator has them (an option no model accepts is an error); the encoding options
+    (``n_bins``, ``discretizer``, ``missing``, ...) are set on its ``encoder``, and
+    ``cv`` (the inner folds) on every model that cross-validates. ``seed`` becomes the
     ``random_state`` of randomised learners (wrappers' inner folds) unless set
     explicitly, so that equal seeds give equal results. A model with ``n_jobs`` (auto,
     eskdb) uses every core unless ``--set n_jobs=...`` says otherwise: its results do
@@ -50,7 +55,7 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
     keys = [n.strip().lower() for n in names.split(",") if n.strip()]
     if not keys:
         raise click.BadParameter("give at least one model, e.g. --models nb,tan.")
-    settings = {k: v for k, v in (("params", params), ("alpha", alpha)) if v is not None}
+    settings = {k: v for k, v in (("smoothing", smoothing), ("alpha", alpha), ("cv", cv)) if v is not None}
     for option in options:
         if "=" not in option:
             raise click.BadParameter(f"{option!r} is not KEY=VALUE (e.g. criterion=bic).",
@@ -60,8 +65,11 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
     models, used = {}, set()
     for key in keys:
         model = model_class(key)()
-        accepted = {k: v for k, v in settings.items() if k in model.get_params()}
-        used |= set(accepted)
+        have = model.get_params()
+        accepted = {k: v for k, v in settings.items() if k in have}
+        if "encoder" in have:  # the encoding options are the encoder's
+            accepted.update({f"encoder__{k}": v for k, v in settings.items() if k in ENCODING_OPTIONS})
+        used |= {k.removeprefix("encoder__") for k in accepted}
         defaults = {"random_state": seed, "verbose": 0 if quiet else None, "n_jobs": -1}
         for k, v in defaults.items():
             if v is not None and k in model.get_params() and k not in settings:
@@ -189,13 +197,20 @@ def quiet_option(f):
 
 
 def model_options(f):
-    """``--params``, ``--alpha`` and repeated ``--set KEY=VALUE`` hyperparameters."""
+    """``--smoothing``, ``--alpha``, ``--cv`` and repeated ``--set KEY=VALUE`` hyperparameters."""
     f = click.option("--set", "options", multiple=True, metavar="KEY=VALUE",
-                     help="Any other hyperparameter, e.g. --set criterion=bic, --set categorical_features=age,zip "
-                          "(repeatable). Models with n_jobs (auto, eskdb) use every core unless --set n_jobs=1.")(f)
+                     help="Any other hyperparameter, e.g. --set criterion=bic; the encoding options ("
+                          + ", ".join(ENCODING_OPTIONS) + ") go to the models' encoder, e.g. --set n_bins=10, "
+                          "--set categorical_features=age,zip (repeatable). Models with n_jobs (auto, eskdb) use "
+                          "every core unless --set n_jobs=1.")(f)
+    f = click.option("--cv", type=click.IntRange(min=2),
+                     help="Inner cross-validation folds of the models that cross-validate (tanhc, tanhcsp, fssj, "
+                          "bsej, kdb with --set search=hc, auto); default: each model's, 5.")(f)
     f = click.option("--alpha", type=float, help="Smoothing strength of the parameter learner.")(f)
-    return click.option("--params", type=click.Choice(["bayes", "mle", "friedman", "ms"]),
-                        help="Parameter learner (default: the model's own, 'bayes').")(f)
+    return click.option("--smoothing", type=click.Choice(["bayes", "backoff", "mle", "friedman", "ms", "hdp"]),
+                        help="Parameter learner, on the models that take it (default: each model's own, by the "
+                             "rule of docs/user-guide.md: 'backoff' for tan and kdb, 'hdp' for eskdb, else "
+                             "'bayes').")(f)
 
 
 def mean_std(values) -> str:

@@ -66,7 +66,7 @@ def _print_arcs(name, model, out):
 @_SEED
 @model_options
 @quiet_option
-def compare(data, models, folds, seed, params, alpha, options, quiet):
+def compare(data, models, folds, seed, smoothing, alpha, cv, options, quiet):
     """Compare classifiers by stratified k-fold cross-validation.
 
     Prints accuracy and log-loss (mean ± std over the folds) and the mean time to
@@ -82,7 +82,7 @@ def compare(data, models, folds, seed, params, alpha, options, quiet):
     from ..evaluation import cross_validate
 
     X, y, name = load_data(data)
-    estimators = build_models(models, params, alpha, options, seed, quiet)
+    estimators = build_models(models, smoothing, alpha, options, seed, quiet, cv)
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, dataset=name,
                              verbose=verbosity(quiet))
     out = console()
@@ -105,7 +105,7 @@ def compare(data, models, folds, seed, params, alpha, options, quiet):
 @model_options
 @_OUTPUT
 @quiet_option
-def cv_command(data, models, folds, seed, fractions, params, alpha, options, output, quiet):
+def cv_command(data, models, folds, seed, fractions, smoothing, alpha, cv, options, output, quiet):
     """Cross-validate several models on the same folds and write every fold's scores.
 
     Columns: dataset, model, fold, train_fraction, accuracy, log_loss, log_score,
@@ -120,7 +120,7 @@ def cv_command(data, models, folds, seed, fractions, params, alpha, options, out
     from ..evaluation import cross_validate
 
     X, y, name = load_data(data)
-    estimators = build_models(models, params, alpha, options, seed, quiet)
+    estimators = build_models(models, smoothing, alpha, options, seed, quiet, cv)
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, train_fractions=_fractions(fractions), dataset=name,
                              verbose=verbosity(quiet))
     write_table(results, output)
@@ -141,7 +141,7 @@ def cv_command(data, models, folds, seed, fractions, params, alpha, options, out
               help="Score of the win/tie/loss table.")
 @_OUTPUT
 @quiet_option
-def experiment(names, models, folds, seed, fractions, params, alpha, options, metric, output, quiet):
+def experiment(names, models, folds, seed, fractions, smoothing, alpha, cv, options, metric, output, quiet):
     """Run datasets × models × folds × training fractions, as in the papers' tables.
 
     Writes the long results file, prints mean ± std per dataset, model and
@@ -157,7 +157,7 @@ def experiment(names, models, folds, seed, fractions, params, alpha, options, me
     from ..evaluation import compare_to_baseline, cross_validate
 
     datasets = [n.strip() for n in names.split(",") if n.strip()]
-    estimators = build_models(models, params, alpha, options, seed, quiet)
+    estimators = build_models(models, smoothing, alpha, options, seed, quiet, cv)
     frac = _fractions(fractions)
     loaded = {name: load_dataset(name) for name in datasets}  # unknown names fail before any work
     parts = []

@@ -22,9 +22,9 @@ _SEED = click.option("--seed", default=0, show_default=True, type=int,
                      help="random_state of randomised learners (the wrappers' inner folds).")
 
 
-def _fit(data, model_name, params, alpha, options, seed):
+def _fit(data, model_name, smoothing, alpha, cv, options, seed):
     X, y, name = load_data(data)
-    model = build_models(model_name, params, alpha, options, seed)[model_name.strip().lower()]
+    model = build_models(model_name, smoothing, alpha, options, seed, cv=cv)[model_name.strip().lower()]
     return model.fit(X, y), X, y, name
 
 
@@ -35,15 +35,15 @@ def _fit(data, model_name, params, alpha, options, seed):
 @_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Model file to write (conventionally NAME.pbnc).")
-def fit(data, model_name, params, alpha, options, seed, output):
+def fit(data, model_name, smoothing, alpha, cv, options, seed, output):
     """Fit a classifier on all rows and save it with pybnc.save.
 
     \b
     Examples:
       pybnc fit --dataset car --model tan -o car-tan.pbnc
-      pybnc fit --file data.csv --target class --model tan --params ms --alpha 10 -o model.pbnc
+      pybnc fit --file data.csv --target class --model tan --smoothing ms --alpha 10 -o model.pbnc
     """
-    model, X, _, name = _fit(data, model_name, params, alpha, options, seed)
+    model, X, _, name = _fit(data, model_name, smoothing, alpha, cv, options, seed)
     save_model(model, output)
     extra = f", {len(model.arcs_)} arcs" if capabilities(model).one_network else ""
     click.echo(f"Saved {type(model).__name__} fitted on {name} ({len(X)} rows, "
@@ -51,11 +51,14 @@ def fit(data, model_name, params, alpha, options, seed, output):
 
 
 def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
+    """The model's input columns of ``frame`` (other columns, such as the class, left out);
+    a column the encoder left out (an identifier) may be absent: the model never reads it."""
     names = list(getattr(model, "feature_names_in_", model.feature_names_))
-    missing = [c for c in names if c not in frame.columns]
+    dropped = set(getattr(model.encoder_, "dropped_columns_", ()))
+    missing = [c for c in names if c not in frame.columns and c not in dropped]
     if missing:
         raise click.UsageError(f"{source} lacks the model's feature column(s) {missing}.")
-    return frame[names]
+    return frame[[c for c in names if c in frame.columns]]
 
 
 @cli.command()
@@ -153,7 +156,7 @@ def info(model_file, data):
 @_SEED
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Image file (png, svg, pdf: by extension).")
-def plot(model_file, data, model_name, params, alpha, options, seed, output):
+def plot(model_file, data, model_name, smoothing, alpha, cv, options, seed, output):
     """Draw a classifier's network (class node on top, augmenting arcs between features).
 
     Either fit a model on data (--dataset or --file/--target, with --model) or
@@ -179,7 +182,7 @@ def plot(model_file, data, model_name, params, alpha, options, seed, output):
             raise click.UsageError("give either a model file or data to fit, not both.")
         model = load_model(model_file)
     else:
-        model = _fit(data, model_name, params, alpha, options, seed)[0]
+        model = _fit(data, model_name, smoothing, alpha, cv, options, seed)[0]
     drawn = plot_network(model)
     figure = drawn if hasattr(drawn, "savefig") else getattr(drawn, "figure", None) or plt.gcf()
     figure.savefig(output, bbox_inches="tight")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils.progress import report_progress
+from ..encode import Encoder
 from ..estimators.capabilities import capabilities
 from ..registry import BY_SHORT_NAME, MODELS
 from . import columns, compare, network
@@ -121,8 +122,8 @@ def model_keys(chosen) -> list:
 
 
 def build(model_key: str, discretizer: str | None = None, n_bins: int | None = None):
-    """A fresh estimator from a command-line short name, quiet and seeded, cutting float
-    columns as asked."""
+    """A fresh estimator from a command-line short name, quiet and seeded, its encoder
+    cutting float columns as asked."""
     import click
 
     from ..cli._common import build_models
@@ -131,8 +132,8 @@ def build(model_key: str, discretizer: str | None = None, n_bins: int | None = N
         model = build_models(model_key, seed=0, quiet=True)[model_key.strip().lower()]
     except click.ClickException as exc:
         raise UserError(exc.format_message()) from None
-    encoding = {"discretizer": discretizer, "n_bins": n_bins}
-    return model.set_params(**{k: v for k, v in encoding.items() if v and k in model.get_params()})
+    encoding = {f"encoder__{k}": v for k, v in {"discretizer": discretizer, "n_bins": n_bins}.items() if v}
+    return model.set_params(**encoding) if encoding and "encoder" in model.get_params() else model
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -296,11 +297,8 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
 def report_columns(X: pd.DataFrame, y, discretizer: str | None = None, n_bins: int | None = None) -> dict:
     """:func:`pybnc.web.columns.column_report` with naive Bayes's encoding parameters,
     and the discretiser and bin count chosen on the form."""
-    params = build(BASELINE).get_params()
-    encoding = {k: params[k] for k in ("n_bins", "discretizer", "missing", "categorical_features",
-                                       "numeric_features", "id_columns") if k in params}
-    encoding.update({k: v for k, v in {"discretizer": discretizer, "n_bins": n_bins}.items() if v})
-    return columns.column_report(X, y, **encoding)
+    encoder = build(BASELINE, discretizer, n_bins).get_params()["encoder"] or Encoder()
+    return columns.column_report(X, y, **encoder.get_params())
 
 
 def _fit_in_memory(X: pd.DataFrame, y: pd.Series, notes: list, report: dict):

@@ -115,9 +115,10 @@ def predict_table(model, frame: pd.DataFrame, target: str | None) -> tuple:
     """
     names = list(getattr(model, "feature_names_in_", model.feature_names_))
     notes = []
-    absent = [c for c in names if c not in frame.columns]
+    dropped = set(getattr(model.encoder_, "dropped_columns_", ()))  # never read: absent says nothing
+    absent = [c for c in names if c not in frame.columns and c not in dropped]
     extra = [c for c in frame.columns if c not in names and c != target]
-    if len(absent) == len(names):
+    if len(absent) == len(names) - len(dropped):
         raise ValueError(f"The file has none of the model's feature columns ({_few(names)}); its "
                          f"columns are {_few(list(frame.columns))}.")
     if absent:
