@@ -2,7 +2,7 @@
 to R bnclassify's.
 
 For every seed ``s``: ``StratifiedKFold(10, shuffle=True, random_state=s)`` outer
-folds, wrappers with ``k=5`` inner folds, ``params="bayes"``, ``alpha=1`` (bnclassify's
+folds, wrappers with ``cv=5`` inner folds, ``smoothing="bayes"``, ``alpha=1`` (bnclassify's
 ``smooth = 1``) and ``random_state=s``; each entry is the mean over the seeds of the
 10-fold mean accuracy, with the lowest and highest seed. Both ``epsilon=0`` and the
 default ``epsilon=0.01`` are run: at 0.01 several searches stop at their start on

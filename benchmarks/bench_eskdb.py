@@ -105,13 +105,13 @@ def main():
     parser.add_argument("--wide-rows", type=int, default=2000)
     parser.add_argument("--wide-columns", type=int, default=500)
     args = parser.parse_args()
-    print(f"ESKDB(n_estimators={args.members}, k={args.k}, params={args.params!r}"
+    print(f"ESKDB(n_estimators={args.members}, k={args.k}, smoothing={args.params!r}"
           + (f", hdp_iterations={args.iterations}" if args.params == "hdp" else "") + ", random_state=0); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
     print("| table | member_bins | fit (CPU s) | members' preparation (CPU s) | predict_proba (CPU s) |\n"
           "|---|---|---|---|---|")
     for name, X, y in tables(args.tables.split(","), args.wide_rows, args.wide_columns):
-        kw = dict(n_estimators=args.members, k=args.k, params=args.params, hdp_iterations=args.iterations,
+        kw = dict(n_estimators=args.members, k=args.k, smoothing=args.params, hdp_iterations=args.iterations,
                   random_state=0, verbose=0)
         shared_fit = None
         for bins in ("shared", "sampled"):

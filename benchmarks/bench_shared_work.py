@@ -4,13 +4,13 @@
   (``cross_validate``, 5 folds) with each training fold encoded once per encoder and
   shared (``fast=True``, the default) against each model encoding its fold itself
   (``fast=False``);
-* **back-off on many-levelled parents**: ``KDB(k=2, params="backoff")`` with its large,
+* **back-off on many-levelled parents**: ``KDB(k=2, smoothing="backoff")`` with its large,
   sparse families scored at their non-empty cells (the default) against every cell
   (``pybnc.parameters.back_off._SPARSE_FROM_CELLS`` raised past every table);
 * **exact inference with missing values**: a fitted kDB's ``log P(x, c)`` of rows with
   missing values, trusting its declared distributions (the default) against summing
   every table over its child first (``tables_are_probabilities=False``);
-* **Dirichlet tables of many-levelled parents**: ``KDB(k=2, params="bayes")`` with its large families
+* **Dirichlet tables of many-levelled parents**: ``KDB(k=2, smoothing="bayes")`` with its large families
   estimated at their seen parent configurations (the default) against every cell
   (``pybnc.parameters.learn._SPARSE_FROM_CELLS`` raised past every table);
 * **the compiled products of a discriminative fit**: ``AODE(weighting="discriminative")``

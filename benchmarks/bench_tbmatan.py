@@ -62,7 +62,7 @@ def measure(name, model, X, y, n_predict, repeats=1):
 def model_label(model):
     label = type(model).__name__
     if isinstance(model, TAN):
-        label += f"({model.params})"
+        label += f"({model.smoothing})"
     return label
 
 

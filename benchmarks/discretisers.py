@@ -21,6 +21,7 @@ import pandas as pd
 
 from pybnc import TAN, NaiveBayes
 from pybnc.datasets import load_dataset
+from pybnc.encode import Encoder
 from pybnc.evaluation import compare_to_baseline, cross_validate
 
 DATASETS = ["breast", "cleve", "crx", "glass", "hepatitis", "iris", "pima", "letter", "adult"]
@@ -39,7 +40,7 @@ def run(datasets, seeds) -> pd.DataFrame:
         except FileNotFoundError as err:
             print(f"skipped {name}: {err}")
             continue
-        models = {f"{m}/{d}": Model(**params) for m, Model in MODELS.items() for d, params in DISCRETISERS.items()}
+        models = {f"{m}/{d}": Model(encoder=Encoder(**params)) for m, Model in MODELS.items() for d, params in DISCRETISERS.items()}
         for seed in seeds:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -51,7 +51,7 @@ def scores(X, y) -> dict:
         models = {f"forest on {name}": (RandomForestClassifier(300, n_jobs=2, random_state=0), rows)
                   for name, rows in ways.items()}
         for k in KDB_PARENTS:  # the networks read the raw table and cut it as the forest's bins
-            models[f"kDB(k={k}) on {BINS}"] = (KDB(k=k, smoothing="backoff", verbose=0, **ENCODINGS[BINS]),
+            models[f"kDB(k={k}) on {BINS}"] = (KDB(k=k, smoothing="backoff", verbose=0, encoder=Encoder(**ENCODINGS[BINS])),
                                                (X.iloc[train], X.iloc[test]))
         for name, (model, (fit_rows, test_rows)) in models.items():
             with warnings.catch_warnings():

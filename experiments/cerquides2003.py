@@ -5,7 +5,7 @@ Protocol (paper §5): equal-frequency discretisation of continuous attributes in
 each model trained on 10 %, 50 % and 100 % of every training fold (a stratified
 subsample shared by all models), error rate and LogScore (eq. 30, the *sum* of
 ``-ln P(true class)`` over the test fold), paired t-test at 5 % over the folds.
-Models: TAN+MS (``TAN(params="ms")``, lambda = 10), TBMATAN and SSTBMATAN (K = 5).
+Models: TAN+MS (``TAN(smoothing="ms")``, lambda = 10), TBMATAN and SSTBMATAN (K = 5).
 Unlike the paper, TBMATAN runs on every dataset (it is exact in float64 here).
 
 The paper does not give its fold seeds, so the whole protocol is repeated for
@@ -39,15 +39,16 @@ from pybnc.averaging import SSTBMATAN, TBMATAN
 from pybnc.datasets import load_dataset
 from pybnc.evaluation.metrics import error_rate, log_score
 from pybnc.evaluation.stats import significant_wins
+from pybnc.encode import Encoder
 
 PAPER_DATASETS = ["adult", "breast", "car", "chess", "cleve", "crx", "flare", "glass", "hepatitis",
                   "iris", "letter", "mushroom", "nursery", "pima", "soybean", "votes"]
 FRACTIONS = (0.1, 0.5, 1.0)
 MODELS = {
     # The paper's discretisation (5 equal-frequency bins), not pybnc's default (MDL).
-    "TBMATAN": lambda: TBMATAN(ess=10, discretizer="quantile", n_bins=5),
-    "SSTBMATAN": lambda: SSTBMATAN(ess=10, decades=5, discretizer="quantile", n_bins=5),
-    "TAN+MS": lambda: TAN(params="ms", alpha=10, discretizer="quantile", n_bins=5),
+    "TBMATAN": lambda: TBMATAN(alpha=10, encoder=Encoder(discretizer="quantile", n_bins=5)),
+    "SSTBMATAN": lambda: SSTBMATAN(alpha=10, decades=5, encoder=Encoder(discretizer="quantile", n_bins=5)),
+    "TAN+MS": lambda: TAN(smoothing="ms", alpha=10, encoder=Encoder(discretizer="quantile", n_bins=5)),
 }
 
 # The paper's Tables 2 and 3: wins of the row model over the column model, per fraction.

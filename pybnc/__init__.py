@@ -7,6 +7,7 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters.learn` (log table
 """
 
 from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN
+from .encode import Encoder
 from .estimators import FAN, TAN, NaiveBayes
 from .estimators.capabilities import Capabilities, capabilities
 from .io import load, save
@@ -16,4 +17,4 @@ from .selection import AutoBNC
 __version__ = "0.1.0"
 
 __all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB", "AutoBNC",
-           "capabilities", "Capabilities", "save", "load", "__version__"]
+           "Encoder", "capabilities", "Capabilities", "save", "load", "__version__"]

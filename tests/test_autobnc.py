@@ -441,7 +441,7 @@ def test_discriminative_candidates_carry_fixed_penalties():
     if discriminative(NaiveBayes()) is None:
         pytest.skip("this installation has no weighting='discriminative'")
     facts = TableFacts(n_rows=100, n_classes=2, cardinalities=(3, 3), has_numeric=False, has_missing=False)
-    candidates = round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {}, random_state=0)
+    candidates = round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, None, random_state=0)
     weighted = [c for c in candidates if getattr(c.estimator, "weighting", None) == "discriminative"]
     plain = {c.name: c.complexity for c in candidates if c not in weighted}
     names = {c.name for c in weighted}
@@ -465,7 +465,7 @@ def test_the_discriminative_aode_is_offered_while_its_design_is_small():
     def offered(n_rows, n_columns):
         facts = TableFacts(n_rows=n_rows, n_classes=2, cardinalities=(5,) * n_columns, has_numeric=True,
                            has_missing=False)
-        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {},
+        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, None,
                                            random_state=0)]
         assert "KDB(k=2) discriminative(1)" in names
         return "AODE discriminative(0.01)" in names
@@ -606,10 +606,11 @@ def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_table
     wine = facts(3918, 11)  # wine quality (white), an outer training fold
     assert proportional_bins(wine) == 63
     encoding = {"discretizer": "mdl", "n_bins": 5, "missing": "category"}
-    fine = [c for c in round_two(wine, encoding, {}, random_state=0) if c.name.startswith("AODE quantile(")]
+    fine = [c for c in round_two(wine, encoding, None, random_state=0) if c.name.startswith("AODE quantile(")]
     assert [c.name for c in fine] == ["AODE quantile(63) missing=category"]
     params = fine[0].estimator.get_params()
-    assert (params["discretizer"], params["n_bins"], params["missing"]) == ("quantile", 63, "category")
+    assert (params["encoder__discretizer"], params["encoder__n_bins"], params["encoder__missing"]) == ("quantile", 63,
+                                                                                          "category")
     assert fine[0].encoding == {"discretizer": "quantile", "n_bins": 63, "missing": "category"}
 
     assert proportional_bins(facts(381, 3)) == 20 and proportional_bins(facts(380, 3)) == 0  # sqrt 19.52, 19.49
@@ -617,5 +618,5 @@ def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_table
     # the pair tables of satellite's shape (5,148 rows, 36 numeric columns, 6 classes) are too large
     assert (36 * 72) ** 2 * 6 > PROPORTIONAL_MAX_CELLS and proportional_bins(facts(5148, 36, 6)) == 0
     assert proportional_bins(facts(3918, 11, categorical=(2500, 2500))) == 0  # wine beside 5,000 levels
-    names = [c.name for c in round_two(facts(5148, 36, 6), encoding, {}, random_state=0)]
+    names = [c.name for c in round_two(facts(5148, 36, 6), encoding, None, random_state=0)]
     assert not any(name.startswith("AODE quantile(") for name in names)

@@ -71,7 +71,7 @@ def test_autobnc_offers_bagged_candidates_on_small_tables_only():
     def bagged(n_rows, n_columns):
         facts = TableFacts(n_rows=n_rows, n_classes=2, cardinalities=(3,) * n_columns, has_numeric=False,
                            has_missing=False)
-        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, {}, 0)]
+        names = [c.name for c in round_two(facts, {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}, None, 0)]
         return [n for n in names if "bagged" in n]
 
     assert bagged(500, 20) == ["TAN bagged", "AODE bagged"]

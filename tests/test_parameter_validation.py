@@ -7,7 +7,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
 from pybnc import TAN, TBMATAN
-from pybnc.encode import ENCODING_CONSTRAINTS, ENCODING_PARAMS, Encoder
+from pybnc.encode import ENCODING_CONSTRAINTS, Encoder
 from pybnc.registry import MODELS
 from pybnc.evaluation import cross_validate
 from pybnc.streaming import fit_blocks
@@ -37,11 +37,9 @@ CASES = [(entry.cls, name, value) for entry in MODELS for name in entry.cls().ge
 @pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.short_name)
 def test_every_parameter_has_constraints(entry):
     assert set(entry.cls._parameter_constraints) == set(entry.cls().get_params())
-    for name in ENCODING_PARAMS:  # declared once, shared by every classifier
-        if entry.short_name == "auto" and name in ("n_bins", "discretizer", "missing", "min_frequency"):
-            assert name not in entry.cls._parameter_constraints  # AutoBNC chooses these
-            continue
-        assert entry.cls._parameter_constraints[name] is ENCODING_CONSTRAINTS[name]
+    # the encoding options are declared once, the encoder's; every classifier takes one
+    assert Encoder._parameter_constraints is ENCODING_CONSTRAINTS
+    assert entry.cls._parameter_constraints["encoder"] == [Encoder, None]
 
 
 @pytest.mark.parametrize("cls, name, value", CASES, ids=[f"{c.__name__}-{n}-{type(v).__name__}" for c, n, v in CASES])
@@ -55,7 +53,7 @@ def test_a_wrong_value_raises_invalid_parameter_error_at_fit(cls, name, value):
 def test_streaming_and_cross_validation_check_the_parameters_too():
     with pytest.raises(InvalidParameterError, match="'criterion' parameter of TAN"):
         TAN(criterion="gini").partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(InvalidParameterError, match="'ess' parameter of TBMATAN must be a float in the range"):
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter of TBMATAN must be a float in the range"):
         fit_blocks(TBMATAN(alpha=-1.0), [(X, y)], classes=[0, 1])
     with pytest.raises(InvalidParameterError, match="'alpha' parameter of TAN"):
         cross_validate({"tan": TAN(alpha="one")}, X, y, cv=2, verbose=0)
@@ -64,5 +62,5 @@ def test_streaming_and_cross_validation_check_the_parameters_too():
 def test_the_encoder_checks_its_parameters_with_the_same_constraints():
     with pytest.raises(InvalidParameterError, match="'discretizer' parameter of Encoder"):
         Encoder(discretizer="kmeans").fit(X)
-    with pytest.raises(InvalidParameterError, match="'n_bins' parameter of TAN must be an int in the range"):
+    with pytest.raises(InvalidParameterError, match="'n_bins' parameter of Encoder must be an int in the range"):
         TAN(encoder=Encoder(n_bins=1)).fit(X, y)

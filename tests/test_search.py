@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.model_selection import PredefinedSplit
 
 from pybnc.counts.tables import count
 from pybnc.inference.forest import joint_log_likelihood
@@ -412,13 +413,13 @@ BNCLASSIFY_CAR = {
 
 
 @pytest.mark.parametrize("learner", [TANHC, TANHCSP])
-def test_search_reproduces_bnclassify_with_the_same_folds(learner, monkeypatch):
+def test_search_reproduces_bnclassify_with_the_same_folds(learner):
     from pybnc.datasets import load_dataset
-    import pybnc.search._engine as engine
 
-    monkeypatch.setattr(engine, "stratified_folds", lambda y, k, rng: np.arange(len(y)) % k)
     X, y = load_dataset("car")
-    model = learner(k=5, epsilon=0, alpha=1, random_state=0, verbose=0).fit(X, y)
+    # the folds bnclassify was given, row i in fold i % 5, passed as a splitter
+    model = learner(cv=PredefinedSplit(np.arange(len(y)) % 5), epsilon=0, alpha=1, random_state=0,
+                    verbose=0).fit(X, y)
     scores, arcs = BNCLASSIFY_CAR[learner]
     assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
     assert set(model.arcs_) == arcs
@@ -439,13 +440,12 @@ BNCLASSIFY_BSEJ = {
 
 
 @pytest.mark.parametrize("dataset", sorted(BNCLASSIFY_BSEJ))
-def test_bsej_reproduces_bnclassify_with_the_same_folds(dataset, monkeypatch):
+def test_bsej_reproduces_bnclassify_with_the_same_folds(dataset):
     from pybnc.datasets import load_dataset
-    import pybnc.search._engine as engine
 
-    monkeypatch.setattr(engine, "stratified_folds", lambda y, k, rng: np.arange(len(y)) % k)
     X, y = load_dataset(dataset)
-    model = BSEJ(cv=5, epsilon=0, alpha=1, stopping="epsilon", random_state=0, verbose=0).fit(X, y)
+    model = BSEJ(cv=PredefinedSplit(np.arange(len(y)) % 5), epsilon=0, alpha=1, stopping="epsilon", random_state=0,
+                 verbose=0).fit(X, y)
     scores, supernodes = BNCLASSIFY_BSEJ[dataset]
     assert [t["cv_accuracy"] for t in model.search_trace_[:-1]] == pytest.approx(scores, rel=0, abs=1e-12)
     assert sorted(model.supernodes_) == sorted(supernodes)
@@ -526,9 +526,10 @@ def test_search_reaching_accuracy_one_does_not_warn():
     assert model.search_trace_[-1]["reason"] == "the accuracy is 1"
 
 
-@pytest.mark.parametrize("kwargs, message", [({"k": 1}, r"'k' parameter of TANHC must be an int in the range \[2, inf\)"),
+@pytest.mark.parametrize("kwargs, message", [({"cv": 1}, r"'cv' parameter of TANHC must be an int in the range \[2, "
+                                                         r"inf\)"),
                                              ({"epsilon": -0.1}, "'epsilon' parameter of TANHC"),
-                                             ({"k": 1000}, "Lower k")])
+                                             ({"cv": 1000}, "Lower cv")])
 def test_clear_errors(kwargs, message):
     X, y = _xor_frame(n=48)
     with pytest.raises(ValueError, match=message):

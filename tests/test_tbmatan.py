@@ -472,7 +472,7 @@ def test_sklearn_contract_and_validation():
         warnings.simplefilter("ignore", UserWarning)
         proba = TBMATAN().fit(X, y).predict_proba(X)
     assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0)
-    with pytest.raises(ValueError, match="ess"):
+    with pytest.raises(ValueError, match="alpha"):
         TBMATAN(alpha=0).fit(X, y)
     with pytest.raises(ValueError, match="max_missing_combinations"):
         TBMATAN(max_missing_combinations=0).fit(X, y)

@@ -34,7 +34,7 @@ def _parameters(cls) -> list:
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_one_vocabulary(cls):
     names = set(_parameters(cls))
-    assert "encoder" in names
+    assert "encoder" in names and pybnc.Encoder is Encoder
     assert not names & ENCODING_OPTIONS, "the encoding options are the encoder's"
     assert not names & {"params", "n_folds", "ess", "folds", "n_splits"}
     assert ("k" in names) == (cls in PARENT_COUNT)

@@ -322,7 +322,8 @@ class AODE(BaseBNC):
     _capabilities = Capabilities(learns_from_counts=True, passes=1, sums_missing_exactly=False,
                                  averages_structures=True, sample_weight="counts", weightings=_discriminative.ONLY)
     _parameter_constraints = {**ENCODER, "min_count": [Interval(Real, 0, None, closed="left")],
-                              "smoothing": smoothing_options("bayes", "mle"), "alpha": ALPHA, **DISCRIMINATIVE_WEIGHTING}
+                              "smoothing": smoothing_options("bayes", "mle"), "alpha": ALPHA,
+                              **DISCRIMINATIVE_WEIGHTING}
 
     def __init__(self, min_count=30, smoothing="bayes", alpha=None, encoder=None,
                  weighting=None, discriminative_penalty=None,

@@ -250,11 +250,11 @@ class BaggedBNC(_PosteriorMean):
 
     Examples
     --------
-    >>> from pybnc import TAN
+    >>> from pybnc import TAN, Encoder
     >>> from pybnc.averaging import BaggedBNC
     >>> from pybnc.datasets import load_dataset
     >>> X, y = load_dataset("glass")
-    >>> model = BaggedBNC(TAN(discretizer="quantile"), n_estimators=10, random_state=0).fit(X, y)
+    >>> model = BaggedBNC(TAN(encoder=Encoder(discretizer="quantile")), n_estimators=10, random_state=0).fit(X, y)
     >>> len(model.estimators_), float(model.weights_[0])
     (10, 0.1)
     >>> bool(abs(model.predict_proba(X[:1]).sum() - 1) < 1e-12)

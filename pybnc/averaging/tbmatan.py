@@ -205,7 +205,7 @@ class TBMATAN(BaseBNC):
     Notes
     -----
     The paper cuts continuous attributes into 5 equal-frequency bins; pass
-    ``discretizer="quantile", n_bins=5`` to follow its protocol
+    ``encoder=Encoder(discretizer="quantile", n_bins=5)`` to follow its protocol
     (docs/cerquides2003.md). The default is MDL, as for every pybnc classifier.
 
     Examples

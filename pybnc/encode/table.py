@@ -545,7 +545,7 @@ class Encoder(TransformerMixin, BaseEstimator):
     def _check_not_empty(self) -> None:
         if not self.columns_:
             raise ValueError(f"Every column of X was left out as an identifier ({self.dropped_columns_[:5]}); "
-                             "pass id_columns='keep' to use them, or give the model real features.")
+                             "pass encoder=Encoder(id_columns='keep') to use them, or give the model real features.")
 
     def _store(self, missing_codes, positions, n_input_columns: int, numbered: list, unique_numbers=(),
                rare_levels=None) -> None:
@@ -553,12 +553,12 @@ class Encoder(TransformerMixin, BaseEstimator):
         kind of decision."""
         warn_columns("Integer columns with more than " f"{INTEGER_AS_NUMBER_ABOVE} distinct values are taken as "
                      "numbers (discretised): {columns}. To keep one as categories, list it in "
-                     "categorical_features=[...] or give it the pandas 'category' dtype.", numbered, 5)
+                     "Encoder(categorical_features=[...]) or give it the pandas 'category' dtype.", numbered, 5)
         warn_columns("Integer columns with a distinct value in nearly every row are taken as numbers, not as "
                      "row identifiers: {columns}. If one is an identifier (a sample or customer number), drop "
                      "it or name it 'id' so that id_columns applies.", unique_numbers, 5)
         warn_columns("Left out of the model as row identifiers (nearly one distinct value per row): {columns}. "
-                     "Pass id_columns='keep' to use such columns, or 'error' to refuse such tables.",
+                     "Pass encoder=Encoder(id_columns='keep') to use such columns, or 'error' to refuse such tables.",
                      self.dropped_columns_, 5)
         self.cardinalities_ = np.array([len(c) for c in self.categories_], dtype=np.int64)
         self.missing_codes_ = np.array(missing_codes, dtype=np.int64)

@@ -254,7 +254,8 @@ def round_one(facts: TableFacts, shared) -> list:
     out = []
     for e, encoding in enumerate(encodings(facts)):
         # an encoding other than the default is a little less simple, so the rule keeps the default
-        for learner, estimator, rank in (("NB", NaiveBayes(smoothing="bayes"), 0.0), ("TAN", TAN(smoothing="bayes"), 1.0)):
+        for learner, estimator, rank in (("NB", NaiveBayes(smoothing="bayes"), 0.0),
+                                         ("TAN", TAN(smoothing="bayes"), 1.0)):
             out.append(Candidate(_named(learner, encoding), _with(estimator, encoding, shared),
                                  rank + 0.01 * e, 1, dict(encoding)))
     return out
