@@ -151,7 +151,7 @@ def test_missing_values_that_carry_the_class_are_made_a_level():
     model = AutoBNC(ensemble=0, random_state=0, verbose=0).fit(X, y)
     table = pd.DataFrame(model.cv_results_)
     assert set(table["missing"]) == {"sum", "category"}
-    assert model.best_estimator_.missing == "category"
+    assert model.best_estimator_.encoder.missing == "category"
     assert table.loc[table["chosen"], "mean_test_accuracy"].item() > 0.9
     summed = table[(table["missing"] == "sum") & (table["round"] == 1)]["mean_test_accuracy"].max()
     assert summed < 0.7

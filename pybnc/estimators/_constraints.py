@@ -22,8 +22,8 @@ from ..parameters.learn import METHODS
 ALPHA = [Interval(Real, 0, None, closed="left"), None]
 #: A number of something that must be at least one.
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
-#: ``cv``: a number of stratified folds, or a scikit-learn splitter.
-CV = [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])]
+#: ``cv``: a number of stratified folds, a scikit-learn splitter or a list of ``(train, test)`` folds.
+CV = [Interval(Integral, 2, None, closed="left"), list, tuple, HasMethods(["split", "get_n_splits"])]
 #: ``encoder``: the nested encoder (None: ``Encoder()``).
 ENCODER = {"encoder": [Encoder, None]}
 

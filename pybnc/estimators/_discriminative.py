@@ -91,12 +91,12 @@ def _weigh_in_memory(estimator, problem, codes, y) -> tuple:
     return fit, validation
 
 
-def naive_bayes_tables(counts, params: str, alpha) -> list:
+def naive_bayes_tables(counts, smoothing: str, alpha) -> list:
     """``log P(x_i | c)`` of every feature, shape ``(K, r_i)``: the back-off cells read where a
     parent is missing (the estimator's own learner when it is a Dirichlet one, else ``bayes``)."""
-    method = params if params in METHODS and params != "backoff" else "bayes"
+    method = smoothing if smoothing in METHODS and smoothing != "backoff" else "bayes"
     tables = learn_parameters(Structure.naive_bayes(counts.n_features), counts, method,
-                              alpha if method == params else None)
+                              alpha if method == smoothing else None)
     return [t[:, 0, :] for t in tables.log_cpts]
 
 

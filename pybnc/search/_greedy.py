@@ -27,7 +27,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._utils.progress import progress
-from ..estimators.base import keep_arguments
+from ..counts.weights import check_sample_weight, repeat_rows, take_rows
+from ..estimators.base import _check_table, keep_arguments
+from ..estimators.capabilities import capabilities
 from ._engine import CVScorer, stratified_folds
 
 
@@ -59,8 +61,9 @@ class WrapperParams:
 def search_folds(estimator, y: np.ndarray):
     """The fold of each row of the search's cross-validation, from ``estimator.cv`` (a
     number of stratified folds drawn as bnclassify draws them, or a scikit-learn
-    splitter, whose test sets must part the rows), and the search's random generator
-    (which drew them). The parameters' types are checked at fit."""
+    splitter or a list of ``(train, test)`` row positions, whose test sets must part the
+    rows), and the search's random generator (which drew them). The parameters' types
+    are checked at fit."""
     rng = check_random_state(estimator.random_state)
     cv, n_rows = estimator.cv, y.shape[0]
     if isinstance(cv, Integral):
@@ -68,7 +71,7 @@ def search_folds(estimator, y: np.ndarray):
             raise ValueError(f"cv={cv} folds need at least as many rows; X has {n_rows}. Lower cv.")
         return stratified_folds(y, int(cv), rng), rng
     fold = np.full(n_rows, -1, dtype=np.int64)
-    for i, (_, test) in enumerate(cv.split(np.zeros((n_rows, 1)), y)):
+    for i, (_, test) in enumerate(cv.split(np.zeros((n_rows, 1)), y) if hasattr(cv, "split") else cv):
         if (fold[test] >= 0).any():
             raise ValueError(f"cv={cv!r} puts a row in more than one test set; the search scores each row "
                              "once, so it needs folds that part the rows (KFold, StratifiedKFold, an int).")
@@ -78,6 +81,25 @@ def search_folds(estimator, y: np.ndarray):
                          "scores each row once, so it needs folds that part the rows (KFold, StratifiedKFold, "
                          "an int).")
     return fold, rng
+
+
+class FoldsFollowTheRows:
+    """``fit`` of the learners that take ``cv``: given as a list of ``(train, test)`` row
+    positions with integer ``sample_weight`` (learned as repeated rows), each copy of a
+    row goes to its row's folds, as it would in a fit on the repeated rows."""
+
+    def fit(self, X, y, sample_weight=None):
+        cv = getattr(self, "cv", None)
+        if sample_weight is None or not isinstance(cv, (list, tuple)) or capabilities(self).sample_weight != "repeats":
+            return super().fit(X, y, sample_weight)
+        X = _check_table(X)
+        rows = repeat_rows(check_sample_weight(sample_weight, X.shape[0]), type(self).__name__)
+        # the positions of each fold among the repeated rows
+        self.cv = [(np.flatnonzero(np.isin(rows, train)), np.flatnonzero(np.isin(rows, test))) for train, test in cv]
+        try:
+            return super().fit(take_rows(X, rows), np.asarray(y)[rows])
+        finally:
+            self.cv = cv
 
 
 def make_scorer(estimator, codes, y, counts, folds, rng) -> CVScorer:

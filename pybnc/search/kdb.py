@@ -107,12 +107,13 @@ class KDB(_ArcSearch):
     k : int, default=2
         Largest number of feature parents (bnclassify's ``kdbk``).
     search : {"sahami", "hc"}, default="sahami"
-    cv : int or cross-validation splitter, default=5
+    cv : int, cross-validation splitter or list of (train, test), default=5
         Folds of the cross-validation scoring ``search="hc"`` (bnclassify's ``k``): an
         int draws that many stratified folds once per search, as bnclassify's
         ``make_stratified_folds``, from ``random_state``; a scikit-learn splitter gives
-        the folds itself (its test sets must part the rows). ``cv``, ``epsilon`` and
-        ``random_state`` are used by ``"hc"`` only.
+        the folds itself, as does a list of ``(train, test)`` row positions (the test
+        sets must part the rows). ``cv``, ``epsilon`` and ``random_state`` are used by
+        ``"hc"`` only.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.

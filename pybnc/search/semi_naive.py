@@ -34,7 +34,7 @@ from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
-from ._greedy import hill_climb, make_scorer, named_trace, report_stop, search_folds
+from ._greedy import FoldsFollowTheRows, hill_climb, make_scorer, named_trace, report_stop, search_folds
 from ._rows import fold_counts
 from .joins import JOIN_SMOOTHINGS, chain_levels, fit_chain, supernode_log_likelihood, table_factors
 
@@ -82,7 +82,7 @@ class _SemiNaiveParams:
         keep_arguments(self, locals())
 
 
-class _SemiNaiveSearch(BaseBNC):
+class _SemiNaiveSearch(FoldsFollowTheRows, BaseBNC):
     """Shared search and model of FSSJ and BSEJ."""
 
     # supernodes have no parents: class and level counts only
@@ -204,13 +204,14 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
 
     Parameters
     ----------
-    cv : int or cross-validation splitter, default=5
+    cv : int, cross-validation splitter or list of (train, test), default=5
         Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
         An int draws that many stratified folds once per search as bnclassify's
         ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
         fold ids), from ``random_state``: the same scheme, not R's random numbers. A
         scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
-        gives the folds itself; its test sets must part the rows.
+        gives the folds itself, as does a list of ``(train, test)`` row positions; the
+        test sets must part the rows.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.
@@ -329,13 +330,14 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
 
     Parameters
     ----------
-    cv : int or cross-validation splitter, default=5
+    cv : int, cross-validation splitter or list of (train, test), default=5
         Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
         An int draws that many stratified folds once per search as bnclassify's
         ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
         fold ids), from ``random_state``: the same scheme, not R's random numbers. A
         scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
-        gives the folds itself; its test sets must part the rows.
+        gives the folds itself, as does a list of ``(train, test)`` row positions; the
+        test sets must part the rows.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.

@@ -10,7 +10,8 @@ import numpy as np
 from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.augmented import AugmentedNaiveBayes
 from ..structure.dag import Structure
-from ._greedy import WrapperParams, hill_climb, make_scorer, named_trace, pick_best, report_stop, search_folds
+from ._greedy import (FoldsFollowTheRows, WrapperParams, hill_climb, make_scorer, named_trace, pick_best,
+                      report_stop, search_folds)
 
 
 class SearchState(NamedTuple):
@@ -56,7 +57,7 @@ def addable_arcs(structure: Structure, max_parents: int) -> list:
     return arcs
 
 
-class _ArcSearch(AugmentedNaiveBayes):
+class _ArcSearch(FoldsFollowTheRows, AugmentedNaiveBayes):
     """Shared machinery of the arc-adding wrappers (TAN-HC, TAN-HCSP, kDB-HC)."""
 
     _desc = "search"
@@ -119,13 +120,14 @@ class TANHC(WrapperParams, _ArcSearch):
 
     Parameters
     ----------
-    cv : int or cross-validation splitter, default=5
+    cv : int, cross-validation splitter or list of (train, test), default=5
         Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
         An int draws that many stratified folds once per search as bnclassify's
         ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
         fold ids), from ``random_state``: the same scheme, not R's random numbers. A
         scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
-        gives the folds itself; its test sets must part the rows.
+        gives the folds itself, as does a list of ``(train, test)`` row positions; the
+        test sets must part the rows.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.
@@ -193,13 +195,14 @@ class TANHCSP(WrapperParams, _ArcSearch):
 
     Parameters
     ----------
-    cv : int or cross-validation splitter, default=5
+    cv : int, cross-validation splitter or list of (train, test), default=5
         Folds of the cross-validation that scores each candidate (bnclassify's ``k``).
         An int draws that many stratified folds once per search as bnclassify's
         ``make_stratified_folds`` draws them (per class, a shuffled repetition of the
         fold ids), from ``random_state``: the same scheme, not R's random numbers. A
         scikit-learn splitter (``StratifiedKFold(10, shuffle=True, random_state=0)``)
-        gives the folds itself; its test sets must part the rows.
+        gives the folds itself, as does a list of ``(train, test)`` row positions; the
+        test sets must part the rows.
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.
