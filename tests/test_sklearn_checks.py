@@ -3,7 +3,8 @@
 pybnc skips no check; one fails by design (``_expected_failures`` says why). scikit-learn itself skips its array-API check
 (``check_array_api_input``) unless ``SCIPY_ARRAY_API=1`` is set; pybnc encodes every
 input into integer codes with numpy and does not claim array-API support.
-Every estimator class (and the weighted variants) is listed in ESTIMATORS below.
+Every estimator class (and the weighted variants) is listed in ESTIMATORS below, and the
+encoder, :class:`pybnc.Encoder`, a transformer.
 """
 
 import pytest
@@ -11,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pybnc import (AODE, ESKDB, AnDE, AutoBNC, BSEJ, FAN, FSSJ, KDB, MANB, SKDB, SSTBMATAN, TAN, TANHC, TANHCSP, TBMATAN,
                    NaiveBayes)
+from pybnc.encode import Encoder
 from pybnc.selection import AveragedBNC
 from pybnc.averaging import BaggedBNC
 
@@ -55,6 +57,9 @@ ESTIMATORS = [
     KDB(weighting="discriminative", discriminative_penalty=0.1, verbose=0),
     AODE(weighting="discriminative", min_count=0),
     AnDE(weighting="discriminative"),
+    # the encoder every classifier holds, a transformer of its own
+    Encoder(),
+    Encoder(discretizer="quantile", missing="category"),
 ]
 
 
@@ -65,6 +70,9 @@ def _expected_failures(estimator):
         # AWNB's trees learn on random subsamples drawn by row position: the check shuffles the
         # weighted rows, so the repeated and the weighted fits draw other rows (equal in law only).
         return {"check_sample_weight_equivalence_on_dense_data": "AWNB subsamples rows by position"}
+    if isinstance(estimator, Encoder):
+        # its output is the codes the classifiers count, int32 whatever the input's dtype
+        return {"check_transformer_preserve_dtypes": "the codes are int32 by design"}
     if isinstance(estimator, BaggedBNC):
         # the same reason: its bootstrap samples are drawn by row position
         return {"check_sample_weight_equivalence_on_dense_data": "BaggedBNC bootstraps rows by position"}

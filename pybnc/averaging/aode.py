@@ -285,7 +285,7 @@ class AODE(BaseBNC):
         Pseudo-count for ``bayes`` (default 1).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: AODE in the ALR^n form (:mod:`pybnc.averaging.alr`): one

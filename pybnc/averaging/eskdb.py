@@ -137,7 +137,7 @@ class ESKDB(BaseBNC):
         Progress over the members (see :mod:`pybnc._utils.progress`).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
 
     Attributes

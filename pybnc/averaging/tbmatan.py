@@ -183,7 +183,7 @@ class TBMATAN(BaseBNC):
         many "not applicable" columns removes most of the nodes.
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
 
     Attributes

@@ -27,7 +27,7 @@ def model_class(name: str):
 
 #: Hyperparameters that take a list of column names: given on the command line as ``a,b``.
 LIST_PARAMS = ("categorical_features", "numeric_features")
-#: The options of the models' :class:`~pybnc.encode.Encoder` (``--set n_bins=10``).
+#: The options of the models' :class:`~pybnc.Encoder` (``--set n_bins=10``).
 ENCODING_OPTIONS = ("n_bins", "discretizer", "missing", "id_columns", "min_frequency", "categorical_features",
                     "numeric_features")
 

@@ -102,7 +102,7 @@ def _column_midpoints(ordered: np.ndarray, positions: np.ndarray, column: np.nda
 
 def numeric_columns(values: np.ndarray, discretizer: str, n_bins: int, y_codes=None, weights=None) -> list:
     """``(codes, levels, cuts)`` of every float column of ``values`` (n_rows, n_columns;
-    NaN missing, nothing infinite), as :class:`~pybnc.encode.Encoder` codes one:
+    NaN missing, nothing infinite), as :class:`~pybnc.Encoder` codes one:
     at most ``n_bins`` distinct values are its levels (``cuts`` None); more are cut by
     ``discretizer``, the levels then being the intervals' labels (filled in by the caller).
 

@@ -6,10 +6,12 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
+from ..counts.weights import check_sample_weight, take_rows
 from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
 from ._columns import (
@@ -93,6 +95,46 @@ def as_frame(X, column_major: bool = True) -> pd.DataFrame:
         # discretised as it is from a DataFrame instead of being taken for text levels.
         frame = frame.infer_objects()
     return frame
+
+
+def check_table(X):
+    """Reject what cannot be a table (sparse, a Series, a dict, not 2-D, empty, columns
+    named twice); return a DataFrame or a 2-D array."""
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            "pybnc needs a dense table: sparse input is not supported. "
+            "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
+        )
+    if isinstance(X, pd.Series):
+        raise ValueError(
+            f"X is a pandas Series ({X.name!r}, {len(X)} values), not a table. Pass a DataFrame: one row of a "
+            "table as X.iloc[[i]] (double brackets), a Series holding one row as row.to_frame().T, one column as "
+            "X[[name]]."
+        )
+    if isinstance(X, dict):
+        raise ValueError("X is a dict; pass pd.DataFrame(X) (columns by name, values as lists).")
+    if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
+        X = as_array(X)
+        if np.iscomplexobj(X):
+            raise ValueError("Complex data not supported: pass real or categorical columns.")
+        if X.ndim != 2:
+            raise ValueError(
+                f"Expected a 2-D table (n_samples, n_features), got an array of shape {X.shape}. "
+                "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+                "feature or array.reshape(1, -1) if it contains a single sample."
+            )
+    columns = getattr(X, "columns", None)
+    if isinstance(columns, pd.Index) and columns.has_duplicates:
+        twice = list(dict.fromkeys(columns[columns.duplicated()]))
+        raise ValueError(f"X has more than one column named {', '.join(map(repr, twice[:5]))}; a model matches "
+                         "columns by name. Rename them, for example X.columns = [f'{c}_{i}' for i, c in "
+                         "enumerate(X.columns)], or drop the copies with X.loc[:, ~X.columns.duplicated()].")
+    shape = X.shape
+    if shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+    if shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+    return X
 
 
 def interval_labels(cuts: np.ndarray) -> np.ndarray:
@@ -409,10 +451,16 @@ class Encoder(TransformerMixin, BaseEstimator):
         (positive, one per row; :mod:`pybnc.counts.weights`): the cut points and the
         identifier rule read the rows' weights, as if each row were repeated its weight
         times."""
+        X = check_table(X)
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        if weights is not None and not (weights > 0).all():  # a row of weight 0 is a row absent
+            kept = np.flatnonzero(weights > 0)
+            self.fit_transform(take_rows(X, kept), None if y is None else np.asarray(y)[kept], weights[kept])
+            return self.transform(X)
         integer = _is_integer_matrix(X)  # coded whole, row-major: no column-major copy
         frame = as_frame(X, column_major=not integer)
         y_codes = _class_codes(y, frame.shape[0])
-        self._weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self._weights = weights
         try:
             codes = self._learn_integer_matrix(X, frame, y_codes) if integer else None
             if codes is None:
@@ -700,6 +748,7 @@ class Encoder(TransformerMixin, BaseEstimator):
         """The codes of table ``X`` (its columns as at fit), shape ``(n_rows, len(columns_))``,
         ``int32``, ``-1`` for a missing value (or one never seen at fit)."""
         check_is_fitted(self, "columns_")
+        X = check_table(X)
         positions, width, missing_codes = self._layout()
         rare = self._rare_levels()
         if _is_integer_matrix(X) and X.shape[1] == width and all(k == "categorical" for k in self.kinds_) \
@@ -711,8 +760,8 @@ class Encoder(TransformerMixin, BaseEstimator):
         frame = as_frame(X)
         if frame.shape[1] != width:
             raise ValueError(
-                f"X has {frame.shape[1]} columns but the model was fitted on {width} "
-                f"({self.columns_[:5]}{'...' if len(self.columns_) > 5 else ''})."
+                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting {width} features as "
+                f"input (it codes {self.columns_[:5]}{'...' if len(self.columns_) > 5 else ''})."
             )
         codes = np.empty((len(frame), len(self.columns_)), dtype=np.int32)
         foreign, examples = [], []

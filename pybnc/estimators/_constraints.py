@@ -5,7 +5,7 @@ Every classifier lists each of its parameters in ``_parameter_constraints``
 ``partial_fit``, :mod:`pybnc.streaming` and cross-validation check them before
 anything is read, so a wrong value raises scikit-learn's ``InvalidParameterError``
 (a ``ValueError`` and a ``TypeError``) naming the parameter and what it may be. The
-encoding options are the nested :class:`~pybnc.encode.Encoder`'s parameters
+encoding options are the nested :class:`~pybnc.Encoder`'s parameters
 (``encoder``), validated by its own fit.
 """
 

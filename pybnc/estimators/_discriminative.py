@@ -27,20 +27,6 @@ from ..parameters.learn import METHODS, learn_parameters
 from ..parameters.network_weights import network_cells, network_design, network_scores
 from ..structure import Structure
 
-DISCRIMINATIVE_DOC = """
-    discriminative_penalty : float or None, default=None
-        With ``weighting="discriminative"``: ``lambda`` of the penalty
-        ``lambda / 2 * ||w - 1||^2`` that holds the weights near the generative model
-        (on the summed negative conditional log-likelihood; larger is closer to the
-        generative model). None: chosen on the training rows by held-out log-loss
-        (3-fold CV up to 3,000 rows, a 20 % hold-out beyond; out of core, where rows
-        cannot be held out, :func:`pybnc.parameters.discriminative.default_penalty`);
-        ``docs/discriminative.md``.
-    discriminative_max_iter : int, default=500
-        Most L-BFGS iterations of ``weighting="discriminative"`` (a
-        ``ConvergenceWarning`` says when they run out; the best weights found are kept).
-"""
-
 
 def wanted(estimator) -> bool:
     return getattr(estimator, "weighting", None) == "discriminative"
@@ -225,5 +211,5 @@ def alr_jll(estimator, n: int, codes) -> np.ndarray:
                                                          _pair_ok(estimator, n))
 
 
-__all__ = ["DISCRIMINATIVE_DOC", "DEFAULT_MAX_ITER", "ONLY", "wanted", "refine", "weigh_network",
+__all__ = ["DEFAULT_MAX_ITER", "ONLY", "wanted", "refine", "weigh_network",
            "weigh_network_in_passes", "network_jll", "weigh_alr", "weigh_alr_in_passes", "alr_jll"]

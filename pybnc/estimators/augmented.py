@@ -238,7 +238,7 @@ class NaiveBayes(AugmentedNaiveBayes):
         of ``"ms"`` (10).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
         Feature weights used as exponents of the tables: AWNB (Hall 2007; tree
@@ -331,7 +331,7 @@ class TAN(AugmentedNaiveBayes):
         sample size ``lambda`` of ``"ms"`` (10).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
         Feature weights used as exponents of the tables: AWNB (Hall 2007) or WANBIA
@@ -412,7 +412,7 @@ class FAN(AugmentedNaiveBayes):
         sample size ``lambda`` of ``"ms"`` (10).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     weighting : {None, "awnb", "wanbia", "discriminative"}, default=None
         Feature weights used as exponents of the tables: AWNB (Hall 2007) or WANBIA

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _get_feature_names, check_is_fitted
@@ -38,48 +37,9 @@ from ..counts.tables import Counts, count, remap_counts
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder, EncodingWarning, grow_encoder
 from ..encode.labels import check_labels as _check_labels
-from ..encode.table import as_array
+from ..encode.table import check_table as _check_table
 from ..encode.labels import class_codes as _class_codes
 from .capabilities import Capabilities, block_refusal, capabilities
-
-
-def _check_table(X):
-    """Reject what cannot be a table; return a DataFrame or a 2-D array."""
-    if scipy.sparse.issparse(X):
-        raise TypeError(
-            "pybnc needs a dense table: sparse input is not supported. "
-            "Convert it with X.toarray() (features are categorical codes, rarely sparse)."
-        )
-    if isinstance(X, pd.Series):
-        raise ValueError(
-            f"X is a pandas Series ({X.name!r}, {len(X)} values), not a table. Pass a DataFrame: one row of a "
-            "table as X.iloc[[i]] (double brackets), a Series holding one row as row.to_frame().T, one column as "
-            "X[[name]]."
-        )
-    if isinstance(X, dict):
-        raise ValueError("X is a dict; pass pd.DataFrame(X) (columns by name, values as lists).")
-    if not isinstance(X, pd.DataFrame) and not hasattr(X, "to_pandas"):
-        X = as_array(X)
-        if np.iscomplexobj(X):
-            raise ValueError("Complex data not supported: pass real or categorical columns.")
-        if X.ndim != 2:
-            raise ValueError(
-                f"Expected a 2-D table (n_samples, n_features), got an array of shape {X.shape}. "
-                "Reshape your data either using array.reshape(-1, 1) if your data has a single "
-                "feature or array.reshape(1, -1) if it contains a single sample."
-            )
-    columns = getattr(X, "columns", None)
-    if isinstance(columns, pd.Index) and columns.has_duplicates:
-        twice = list(dict.fromkeys(columns[columns.duplicated()]))
-        raise ValueError(f"X has more than one column named {', '.join(map(repr, twice[:5]))}; a model matches "
-                         "columns by name. Rename them, for example X.columns = [f'{c}_{i}' for i, c in "
-                         "enumerate(X.columns)], or drop the copies with X.loc[:, ~X.columns.duplicated()].")
-    shape = X.shape
-    if shape[0] == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
-    if shape[1] == 0:
-        raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
-    return X
 
 
 LOG_PROBA_FLOOR = np.log(1e-300)
@@ -186,7 +146,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def set_params(self, **params):
         """Set parameters, as scikit-learn's ``set_params``; ``encoder__<option>`` while
-        ``encoder`` is None sets it on a default :class:`~pybnc.encode.Encoder` (so that
+        ``encoder`` is None sets it on a default :class:`~pybnc.Encoder` (so that
         ``GridSearchCV(TAN(), {"encoder__n_bins": [3, 5]})`` works)."""
         if getattr(self, "encoder", False) is None and "encoder" not in params \
                 and any(key.startswith("encoder__") for key in params):

@@ -4,7 +4,7 @@ A model file is a zip archive holding ``model.json`` (a header and a typed tree 
 every fitted attribute) and one ``.npy`` file per numeric array. Loading parses
 JSON and reads arrays without unpickling; the only classes ever instantiated are
 pybnc estimators (subclasses of :class:`~pybnc.estimators.base.BaseBNC` defined in
-pybnc), :class:`~pybnc.encode.Encoder`, dataclasses defined in pybnc (such as
+pybnc), :class:`~pybnc.Encoder`, dataclasses defined in pybnc (such as
 :class:`~pybnc.structure.Structure`) and scipy sparse matrices. So a model file runs
 no code of its own when loaded.
 

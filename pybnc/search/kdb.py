@@ -130,7 +130,7 @@ class KDB(_ArcSearch):
         sample size ``lambda`` of ``"ms"`` (10).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     random_state : int, RandomState or None, default=None
         Draws the folds and breaks ties between equally good moves; an int makes the

@@ -225,7 +225,7 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
         own default ``smooth = 0`` is ``smoothing="mle"``.
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     join_smoothing : {"per_table", "product"}, default="per_table"
         How a join of features is smoothed. ``"per_table"`` is bnclassify's: the
@@ -351,7 +351,7 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
         own default ``smooth = 0`` is ``smoothing="mle"``.
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     join_smoothing : {"per_table", "product"}, default="per_table"
         How a join of features is smoothed. ``"per_table"`` is bnclassify's: the

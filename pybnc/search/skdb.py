@@ -127,7 +127,7 @@ class SKDB(AugmentedNaiveBayes):
         Progress of the Gibbs sampler (see :mod:`pybnc._utils.progress`).
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     weighting : {None, "discriminative"}, default=None
         ``"discriminative"``: the selected model's tables weighted, one weight per

@@ -141,7 +141,7 @@ class TANHC(WrapperParams, _ArcSearch):
         own default ``smooth = 0`` is ``smoothing="mle"``.
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     random_state : int, RandomState or None, default=None
         Draws the folds and breaks ties between equally good moves; an int makes the
@@ -216,7 +216,7 @@ class TANHCSP(WrapperParams, _ArcSearch):
         own default ``smooth = 0`` is ``smoothing="mle"``.
     encoder : Encoder, default=None
         How the table is coded (bins, identifiers, missing values, rare levels; see
-        :class:`pybnc.encode.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
+        :class:`pybnc.Encoder`); None: ``Encoder()``. Cloned at fit; the fitted
         copy is ``encoder_``.
     random_state : int, RandomState or None, default=None
         Draws the folds and breaks ties between equally good moves; an int makes the

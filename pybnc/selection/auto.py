@@ -154,7 +154,7 @@ class AutoBNC(BaseBNC):
         Progress over the folds of every round (see :mod:`pybnc._utils.progress`).
     encoder : Encoder, default=None
         The encoding options of every default candidate (identifiers, categorical and
-        numeric columns, rare levels; see :class:`pybnc.encode.Encoder`); None:
+        numeric columns, rare levels; see :class:`pybnc.Encoder`); None:
         ``Encoder()``. Its ``discretizer``, ``n_bins`` and ``missing`` are chosen: each
         candidate's encoder is a copy of it with the ones it tries. Candidates given in
         ``candidates`` keep their own encoders.

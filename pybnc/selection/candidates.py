@@ -9,7 +9,7 @@ round's choice is kept for the next rounds.
 Where at least :data:`RARE_SHARE` of the categorical columns' levels are seen fewer than
 :data:`RARE_MIN_FREQUENCY` times in the training rows (columns of codes, names or dates
 kept as text), every candidate groups those levels into one (``min_frequency``,
-:class:`~pybnc.encode.Encoder`; each fold groups its own). A level seen once or
+:class:`~pybnc.Encoder`; each fold groups its own). A level seen once or
 twice gives its table rows whose estimates are mostly the prior, and a column of
 hundreds of them makes every table over it hundreds of times larger; grouped, the tables
 are small and a row with a rare level reads what the rare levels had in common. Nested

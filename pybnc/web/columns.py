@@ -62,7 +62,7 @@ def column_report(X: pd.DataFrame, y, **encoder_params) -> dict:
         The class, for the supervised discretiser (``"mdl"``).
     **encoder_params
         The classifiers' encoding parameters (``discretizer``, ``n_bins``, ...), as
-        :class:`pybnc.encode.Encoder` takes them.
+        :class:`pybnc.Encoder` takes them.
 
     Returns
     -------
