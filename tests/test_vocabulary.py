@@ -151,3 +151,13 @@ def test_cv_takes_a_splitter_and_scores_its_folds_exactly():
         TANHC(cv=ShuffleSplit(3, test_size=0.5, random_state=0), verbose=0).fit(X, y)
     with pytest.raises(ValueError, match=r"'cv' parameter of KDB must be"):
         KDB(search="hc", cv=1, verbose=0).fit(X, y)
+
+
+def test_a_model_whose_cv_is_a_splitter_is_refused_by_save_naming_the_fix(tmp_path):
+    X, y = load_dataset("iris")
+    model = TANHC(cv=KFold(3), verbose=0).fit(X, y)
+    with pytest.raises(TypeError, match=r"Cannot save TANHC.cv: it is a splitter .*set_params\(cv=list"):
+        pybnc.save(model, tmp_path / "m.pybnc")
+    pybnc.save(model.set_params(cv=list(KFold(3).split(X, y))), tmp_path / "m.pybnc")
+    again = pybnc.load(tmp_path / "m.pybnc")
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))

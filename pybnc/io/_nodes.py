@@ -203,6 +203,12 @@ class Writer:
 
     def encode_estimator(self, model, where: str) -> dict:
         params = model.get_params(deep=False)
+        splitter = next((k for k, v in params.items() if hasattr(v, "split") and hasattr(v, "get_n_splits")), None)
+        if splitter is not None:  # read by fit only: a number of folds or the folds themselves can be stored
+            raise TypeError(f"Cannot save {where}.{splitter}: it is a splitter ({params[splitter]!r}), which the "
+                            "pybnc model format does not store (it would have to run code to rebuild it). It is "
+                            f"read by fit only: save model.set_params({splitter}=list(splitter.split(X, y))), or "
+                            f"{splitter}=<number of folds>, which predicts the same.")
         fitted = {k: v for k, v in vars(model).items() if k not in params}
         return {"type": "estimator", "class": qualified(type(model)),
                 "params": self._attributes(params, where), "attributes": self._attributes(fitted, where)}
