@@ -38,14 +38,13 @@ from __future__ import annotations
 import itertools
 import threading
 import warnings
-
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 import pandas as pd
 from scipy.special import gammaln
 
+from .._utils.validation import Interval
 from .._utils.logsumexp import logsumexp
 from ..counts.tables import Counts, one_hot_offsets, segment_sums
 from ..encode import with_encoding_params

@@ -156,7 +156,7 @@ def column_report(X, y=None, **encoder_params) -> pd.DataFrame:
             row["n_distinct"] = int(col.nunique())
         except TypeError:  # lists or dicts: the encoder says so below
             row["n_distinct"] = -1
-        single = TableEncoder(**{**encoder.__dict__,
+        single = TableEncoder(**{**vars(encoder),
                                  "categorical_features": [name] if name in categorical else None,
                                  "numeric_features": [name] if name in numeric else None})
         try:

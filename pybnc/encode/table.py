@@ -6,8 +6,8 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
+from .._utils.validation import Interval, StrOptions, validate_parameter_constraints
 from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
 from ._columns import (

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._utils.validation import Interval, StrOptions
 from ..encode import ENCODING_CONSTRAINTS
 from ..parameters.learn import METHODS
 

@@ -6,7 +6,8 @@ class); validation, encoding, ``predict``, ``predict_proba`` and
 ``predict_log_proba`` are written once here.
 
 The protected hooks, the only doors between classes (composite models, streaming and
-cross-validation use them, never another class's fields):
+cross-validation use them, never another class's fields), are listed by the protocols of
+:mod:`pybnc.estimators.protocol`; the main ones:
 
 ``_fit_coded(encoding, codes, y, counts)``
     The one path from a coded table to a fitted model: ``fit`` takes it after
@@ -30,10 +31,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _check_feature_names, _get_feature_names, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
+from .._utils.validation import feature_names, fit_context, validate_parameter_constraints
 from ..counts.tables import Counts, count, remap_counts
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import ENCODING_PARAMS, EncodingWarning, TableEncoder, grow_encoder
@@ -109,13 +111,13 @@ class Encoding:
     @classmethod
     def of(cls, X, classes, encoder) -> "Encoding":
         """The encoding ``encoder`` learned from table ``X`` (the names of its columns)."""
-        return cls(classes, encoder, X.shape[1], _get_feature_names(X))
+        return cls(classes, encoder, X.shape[1], feature_names(X))
 
     @classmethod
     def of_model(cls, model, encoder=None) -> "Encoding":
         """A fitted model's encoding (with another fitted ``encoder`` of the same columns)."""
         return cls(model.classes_, model.encoder_ if encoder is None else encoder, model.n_features_in_,
-                   model.__dict__.get("feature_names_in_"))
+                   getattr(model, "feature_names_in_", None))
 
 
 def keep_arguments(estimator, arguments: dict) -> None:
@@ -164,6 +166,12 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             # a fit of its own may read more than the coded table: cross-validation refits it
             cls._capabilities = cls._capabilities.replace(learns_from_codes=False)
 
+    def _validate_params(self) -> None:
+        """Check every parameter against :attr:`_parameter_constraints` (a wrong one raises
+        :class:`~pybnc._utils.validation.InvalidParameterError` naming it and what it may be)."""
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
+                                       caller_name=type(self).__name__)
+
     def _refine_capabilities(self, declared: Capabilities) -> Capabilities:
         """The class's capabilities as this instance's parameters change them (a
         subclass whose parameters change them overrides this, the one place that says so)."""
@@ -192,7 +200,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         :meth:`_weighted_rows`); returns codes, class codes, counts."""
         X = _check_table(X)
         y = _check_labels(y, X.shape[0])
-        names = _get_feature_names(X)
+        names = feature_names(X)
         classes, y_codes = _class_codes(y)
         if classes.shape[0] < 2:
             raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
@@ -227,12 +235,47 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return X, y, (None if (weights == 1).all() else weights)
 
     def _take_encoding(self, encoding: Encoding) -> None:
-        """Adopt a learned encoding: classes, encoder and the input columns."""
+        """Adopt a learned encoding: classes, encoder and the input columns (on a state
+        that :meth:`_forget_fit` cleared, so no former fit's column names remain)."""
         self.classes_, self.encoder_, self.n_features_in_ = encoding.classes, encoding.encoder, encoding.n_features_in
-        if encoding.feature_names_in is None:
-            self.__dict__.pop("feature_names_in_", None)
-        else:
+        if encoding.feature_names_in is not None:
             self.feature_names_in_ = encoding.feature_names_in
+
+    # -- the fitted state ---------------------------------------------------------------
+    #: The fitted attributes that blocks add to (``partial_fit``, the passes out of core): a
+    #: learning step keeps them and re-learns every other fitted attribute.
+    _running_state = ("classes_", "encoder_", "n_features_in_", "feature_names_in_", "counts_")
+
+    def _forget_fit(self, keep=()) -> None:
+        """Remove every fitted attribute (public names ending in ``_``) but those in ``keep``.
+
+        The fitted state is what one fit wrote: each fit starts here, so it replaces the
+        whole state and no attribute of a former fit (another weighting, other columns)
+        survives it. The one place that removes fitted attributes.
+        """
+        params = self.get_params(deep=False)
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("_")]:
+            if name not in keep and name not in params:
+                delattr(self, name)
+
+    def _begin_fit(self) -> None:
+        """Check the parameters and forget the former fit: the start of every fit that does
+        not go through :meth:`fit` (:func:`pybnc.streaming.fit_blocks`, ``fit_dask``)."""
+        self._validate_params()
+        self._forget_fit()
+
+    def _start_fit(self, encoding: Encoding, counts: Counts | None = None) -> None:
+        """Start a fit from a learned ``encoding`` (and the ``counts`` of a first pass over
+        the rows, out of core): the former fit forgotten."""
+        self._forget_fit()
+        self._take_encoding(encoding)
+        if counts is not None:
+            self.counts_ = counts
+
+    def _code_block(self, X, y) -> tuple:
+        """A block's codes and class codes under the fitted encoding (the passes after the first)."""
+        codes = self.encoder_.transform(self._align(X))
+        return codes, self._encode_labels(y, codes.shape[0])
 
     def _encode(self, X) -> np.ndarray:
         X = self._align(X)  # first: it raises NotFittedError before encoder_ is looked up
@@ -286,7 +329,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return [str(c) for c in self.encoder_.columns_]
 
     # -- the contract -------------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``.
 
@@ -295,6 +338,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         weights are learned is :attr:`Capabilities.sample_weight
         <pybnc.estimators.capabilities.Capabilities>` (``docs/sample-weights.md``).
         """
+        self._forget_fit()
         X, y, weights = self._weighted_rows(X, y, sample_weight)
         codes, y_codes, counts = self._encode_fit(X, y, weights)
         return self._fit_coded(None, codes, y_codes, counts, weights)
@@ -305,11 +349,10 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         model holds already) is what the encoder learned; ``weights`` (positive, or None)
         those the counts were counted with; returns ``self``."""
         if encoding is not None:
-            self._take_encoding(encoding)
+            self._start_fit(encoding)
         if weights is not None:
             return self._fit_weighted(codes, y_codes, counts, weights)
         self.counts_ = counts.to_keep()  # kept so that partial_fit can continue from here
-        self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
         return self
 
@@ -321,7 +364,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         if capabilities(self).sample_weight != "counts":
             raise TypeError(f"{type(self).__name__} reads its rows, not only their weighted counts: it learns "
                             "sample weights as repeated rows (fit(X, y, sample_weight=w) does so).")
-        self.__dict__.pop("family_counts_", None)
         self._absorb_block(codes, y_codes, None, first=True, weights=weights)
         if capabilities(self).learns_from_counts:
             self._fit_from_counts(counts)
@@ -337,7 +379,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return True
 
     @available_if(_has_partial_fit)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of rows to the running counts and re-learn the model from them.
 
@@ -394,6 +436,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         added (the encoder grown if need be)."""
         X, y, weights = self._weighted_rows(X, y, sample_weight)
         if not hasattr(self, "counts_"):
+            self._forget_fit()  # the first block starts a fit
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit: every class "
@@ -403,7 +446,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             if self.classes_.shape[0] < 2:
                 raise ValueError(f"classes holds {list(self.classes_)}; a classifier needs at least 2 classes.")
             y_codes = self._encode_labels(y, X.shape[0])
-            names = _get_feature_names(X)
+            names = feature_names(X)
             self._take_encoding(Encoding(self.classes_, self._encoder().fit(X, y_codes, weights), X.shape[1], names))
             running, moves = None, None
         else:
@@ -430,7 +473,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.
-        ``families`` (:class:`~pybnc.counts.families.FamilyCounts`) holds what a second pass counted."""
+        ``families`` (:class:`~pybnc.counts.families.FamilyCounts`) holds what a second pass counted.
+        Every fitted attribute but the running state (:attr:`_running_state`) is learned afresh."""
+        self._forget_fit(keep=self._running_state)
         self.counts_ = counts
         if families is not None:
             self.family_counts_ = families

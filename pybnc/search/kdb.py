@@ -6,8 +6,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._utils.validation import Interval, StrOptions
 from ..counts.families import count_families
 from ..estimators._constraints import FOLDS, WRAPPER_CONSTRAINTS, params_options
 from ..estimators.augmented import _FITTED_DOC, AugmentedNaiveBayes

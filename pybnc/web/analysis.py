@@ -277,7 +277,7 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
                           f"and tempers its probabilities by T = {getattr(model, 'temperature_', 1.0):.2f} "
                           "(learned from the same folds); what is shown here is that learner.")
         return view
-    codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
+    codes = model._encode(X) if hasattr(model, "encoder_") else None
     view = {"name": type(model).__name__,
             "arcs": [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None,
             "supernodes": ([tuple(map(str, node)) for node in model.supernodes_]
