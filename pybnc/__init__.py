@@ -6,14 +6,13 @@ scores), :mod:`pybnc.structure` (DAGs), :mod:`pybnc.parameters.learn` (log table
 :mod:`pybnc.inference.forest` (joint log-likelihood), then the estimators.
 """
 
+from ._version import __version__
 from .averaging import AODE, ESKDB, MANB, AnDE, SSTBMATAN, TBMATAN
 from .estimators import FAN, TAN, NaiveBayes
 from .estimators.capabilities import Capabilities, capabilities
 from .io import load, save
 from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 from .selection import AutoBNC
-
-__version__ = "0.1.0"
 
 __all__ = ["NaiveBayes", "TAN", "FAN", "MANB", "AODE", "AnDE", "ESKDB", "TBMATAN", "SSTBMATAN", "TANHC", "TANHCSP", "FSSJ", "BSEJ", "KDB", "SKDB", "AutoBNC",
            "capabilities", "Capabilities", "save", "load", "__version__"]

@@ -129,3 +129,20 @@ def test_the_vendored_parameter_checks_speak_as_scikit_learns():
     with pytest.raises(ValueError, match=r"The 'alpha' parameter of TAN must be a float in the range \[0.0, inf\) "
                                          r"or None. Got -1 instead."):
         TAN(alpha=-1).fit(pd.DataFrame({"a": ["x", "y"]}), [0, 1])
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_the_model_files_types_are_an_explicit_list():
+    import inspect
+
+    from pybnc.io import estimator_classes
+
+    concrete = {c for c in _subclasses(BaseBNC) if c.__module__.startswith("pybnc.") and not inspect.isabstract(c)
+                and not c.__name__.startswith("_") and c.__name__ != "AugmentedNaiveBayes"}
+    assert concrete == set(estimator_classes().values())
+    assert "sys.modules" not in (SOURCE / "io" / "_nodes.py").read_text()

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..registry import BY_SHORT_NAME
+from ..registry import configured
 from ..registry import model as registered_model
 
 MODEL_HELP = "Short names: " + ", ".join(BY_SHORT_NAME) + "."
@@ -59,14 +60,8 @@ def build_models(names: str, params=None, alpha=None, options=(), seed=None, qui
         settings[key.strip()] = _parse_value(value.strip(), key.strip())
     models, used = {}, set()
     for key in keys:
-        model = model_class(key)()
-        accepted = {k: v for k, v in settings.items() if k in model.get_params()}
-        used |= set(accepted)
-        defaults = {"random_state": seed, "verbose": 0 if quiet else None, "n_jobs": -1}
-        for k, v in defaults.items():
-            if v is not None and k in model.get_params() and k not in settings:
-                accepted[k] = v
-        models[key] = model.set_params(**accepted)
+        used |= set(model_class(key)().get_params()) & set(settings)
+        models[key] = configured(key, settings, seed, quiet)
     unused = set(settings) - used
     if unused:
         raise click.BadParameter(f"no chosen model has the parameter(s) {sorted(unused)}.")

@@ -42,7 +42,10 @@ from ..encode import ENCODING_PARAMS, EncodingWarning, TableEncoder, grow_encode
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import as_array
 from ..encode.labels import class_codes as _class_codes
+from ..inference.posterior import LOG_PROBA_FLOOR, log_posterior  # noqa: F401 - the estimators' own
+from ._fitted_state import check_fitted_state
 from .capabilities import Capabilities, block_refusal, capabilities
+from .explain import explain as _explain
 
 
 def _check_table(X):
@@ -82,20 +85,6 @@ def _check_table(X):
     if shape[1] == 0:
         raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
     return X
-
-
-LOG_PROBA_FLOOR = np.log(1e-300)
-
-
-def log_posterior(jll: np.ndarray) -> np.ndarray:
-    """Normalise joint log-likelihoods ``(n, K)`` into log class posteriors.
-
-    Floored at ``log(1e-300)`` so that ``exp`` never underflows to an exact 0 and
-    ``log(predict_proba)`` stays equal to ``predict_log_proba``.
-    """
-    top = jll.max(axis=1, keepdims=True)
-    log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
-    return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
 
 
 @dataclass(frozen=True)
@@ -319,8 +308,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         of its own overrides this, calls ``super()._check_fitted_state()`` first and
         checks the rest with :func:`pybnc.estimators._fitted_state.fitted_array`.
         """
-        from ._fitted_state import check_fitted_state
-
         check_fitted_state(self)
 
     @property
@@ -562,9 +549,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         >>> bool(abs(values.sum(axis=1).iloc[0] - np.log(p / (1 - p))) < 1e-9), values.method
         (True, 'exact')
         """
-        from .explain import explain
-
-        return explain(self, X, target, output, method, max_evals, random_state, verbose)
+        return _explain(self, X, target, output, method, max_evals, random_state, verbose)
 
     def _explain_rows(self, X):
         """``(coded, observed)``: the rows of ``X`` as :meth:`_masked_jll` reads them, and

@@ -10,15 +10,13 @@ builds anything from it; see ``docs/model-format.md``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 import keyword
-import sys
 
 import numpy as np
 import scipy.sparse
 
-_ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search", "pybnc.selection")
+from ._types import ESTIMATORS, HELPERS
+
 #: Deeper trees than this are refused (pybnc's own are under 10 levels).
 MAX_DEPTH = 64
 
@@ -28,49 +26,21 @@ def qualified(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _all_subclasses(cls):
-    seen, stack = [], [cls]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.append(sub)
-                stack.append(sub)
-    return seen
-
-
 def estimator_classes() -> dict:
-    """The pybnc estimator classes a model file may name, by qualified name.
-
-    Every subclass of ``BaseBNC`` defined in a ``pybnc`` module (including the
-    abstract ones, which :func:`load` refuses to instantiate only if they cannot be).
+    """The pybnc estimator classes a model file may name, by qualified name
+    (:data:`pybnc.io._types.ESTIMATORS`).
 
     Examples
     --------
     >>> "pybnc.estimators.augmented.TAN" in estimator_classes()
     True
     """
-    from ..estimators.base import BaseBNC
-
-    for name in _ESTIMATOR_PACKAGES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional package that is not there yet
-            pass
-    return {qualified(c): c for c in _all_subclasses(BaseBNC) if c.__module__.split(".")[0] == "pybnc"}
+    return {qualified(c): c for c in ESTIMATORS}
 
 
 def helper_classes() -> dict:
-    """TableEncoder and every dataclass defined in a loaded pybnc module."""
-    from ..encode import TableEncoder
-
-    found = {qualified(TableEncoder): TableEncoder}
-    for modname, module in list(sys.modules.items()):
-        if modname.split(".")[0] != "pybnc" or module is None:
-            continue
-        for obj in list(vars(module).values()):
-            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == modname:
-                found[qualified(obj)] = obj
-    return found
+    """TableEncoder and the dataclasses of a fitted state (:data:`pybnc.io._types.HELPERS`)."""
+    return {qualified(c): c for c in HELPERS}
 
 
 # -- encoding: Python value -> JSON node (+ arrays) ------------------------------------------

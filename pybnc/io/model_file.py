@@ -25,6 +25,10 @@ import warnings
 import zipfile
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._version import __version__
+from ..estimators._fitted_state import InconsistentState, check_fitted_model
 
 from ._archive import MAX_COMPRESSION_RATIO, MAX_MODEL_BYTES, Archive
 from ._nodes import Malformed, Reader, Writer, estimator_classes
@@ -67,10 +71,6 @@ def save(model, path) -> None:
     >>> bool((again.predict_proba(X) == model.predict_proba(X)).all())
     True
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from .. import __version__
-
     if type(model) not in estimator_classes().values():
         raise TypeError(
             f"pybnc.save stores pybnc classifiers only, got {type(model).__module__}."
@@ -184,8 +184,6 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     >>> type(pybnc.load(io.BytesIO(buffer.getvalue()))).__name__
     'NaiveBayes'
     """
-    from ..estimators._fitted_state import InconsistentState, check_fitted_model
-
     source = _source(path)
     try:
         archive, header = _open(path, max_bytes, max_ratio)

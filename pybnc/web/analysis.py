@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._utils.progress import report_progress
 from ..estimators.capabilities import capabilities
-from ..registry import BY_SHORT_NAME, MODELS
+from ..registry import BY_SHORT_NAME, MODELS, configured
 from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).
@@ -123,14 +123,10 @@ def model_keys(chosen) -> list:
 def build(model_key: str, discretizer: str | None = None, n_bins: int | None = None):
     """A fresh estimator from a command-line short name, quiet and seeded, cutting float
     columns as asked."""
-    import click
-
-    from ..cli._common import build_models
-
     try:
-        model = build_models(model_key, seed=0, quiet=True)[model_key.strip().lower()]
-    except click.ClickException as exc:
-        raise UserError(exc.format_message()) from None
+        model = configured(model_key, seed=0, quiet=True)
+    except KeyError as exc:
+        raise UserError(exc.args[0]) from None
     encoding = {"discretizer": discretizer, "n_bins": n_bins}
     return model.set_params(**{k: v for k, v in encoding.items() if v and k in model.get_params()})
 
