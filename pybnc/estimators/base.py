@@ -24,7 +24,6 @@ cross-validation use them, never another class's fields), are listed by the prot
 
 from __future__ import annotations
 
-import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
+from .._utils.warn import warn
 from .._utils.validation import feature_names, fit_context, validate_parameter_constraints
 from ..counts.tables import Counts, count, remap_counts
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
@@ -279,9 +279,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             if set(names) <= set(X.columns) and list(X.columns) != names:
                 extra = [c for c in X.columns if c not in set(names)]
                 if extra:
-                    warnings.warn(f"X has columns the model was not fitted on: {extra[:10]}"
-                                  f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are "
-                                  "ignored.", EncodingWarning, stacklevel=4)
+                    warn(f"X has columns the model was not fitted on: {extra[:10]}"
+                         f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are "
+                         "ignored.", EncodingWarning)
                 X = X[names]  # same columns in another order: match them by name
         _check_feature_names(self, X, reset=False)
         if X.shape[1] != self.n_features_in_:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.warn import warn
 from .._utils.logsumexp import logsumexp
 from .._utils.progress import progress
 from ..inference.posterior import log_posterior
@@ -246,5 +247,5 @@ def _warn_once(model, caught) -> None:
         key = (w.category, re.sub(r"\d+", "#", text))  # one per kind, whatever the batch's row count
         if key not in said:
             said.add(key)
-            warnings.warn(f"explain(): while leaving features out, {type(model).__name__} warned: {text} "
-                          "The values are those of the game the model answered.", w.category, stacklevel=3)
+            warn(f"explain(): while leaving features out, {type(model).__name__} warned: {text} "
+                 "The values are those of the game the model answered.", w.category)
