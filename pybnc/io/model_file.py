@@ -112,6 +112,16 @@ def _source(path) -> str:
     return repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "the file object"
 
 
+def _what_to_do(header) -> str:
+    """The advice after a file's content was refused: which pybnc wrote it, and what to do."""
+    written = header.get("pybnc_version") if isinstance(header, dict) else None
+    if not isinstance(written, str) or written == __version__:
+        return "Fit the model again and save it with pybnc.save(model, path)."
+    return (f"The file was written by pybnc {written[:40]} (model format {header.get('format_version')}), this is "
+            f"pybnc {__version__}: fit the model again with this version and save it with pybnc.save(model, "
+            f"path), or read the file with pybnc {written[:40]} (pip install pybnc=={written[:40]}).")
+
+
 def _open(path, max_bytes, max_ratio):
     """The checked archive and its parsed header (format and version checked)."""
     source = _source(path)
@@ -185,6 +195,7 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     'NaiveBayes'
     """
     source = _source(path)
+    header = None
     try:
         archive, header = _open(path, max_bytes, max_ratio)
         with archive:
@@ -201,8 +212,7 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
     except (Malformed, InconsistentState) as exc:
-        raise ValueError(f"{source} is not a valid pybnc model file: {exc}. Save the model again "
-                         "with pybnc.save(model, path).") from exc
+        raise ValueError(f"{source} is not a valid pybnc model file: {exc}. {_what_to_do(header)}") from exc
     except MemoryError as exc:  # arrays within the caps that still do not fit in this machine's memory
         raise ValueError(f"{source}: the model's arrays do not fit in memory ({str(exc)[:200]}). Load it on a "
                          "machine with more memory.") from exc
