@@ -569,6 +569,12 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         two-class model apart."""
         return None
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``),
+        scikit-learn's score of a classifier (``GridSearchCV`` maximises it unless told
+        another ``scoring``, such as ``"neg_log_loss"``)."""
+        return super().score(X, y, sample_weight=sample_weight)
+
     def predict(self, X) -> np.ndarray:
         """Most probable class of each row (ties go to the first class in ``classes_``).
 
