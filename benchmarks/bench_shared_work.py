@@ -22,7 +22,7 @@
   default) against sorted (``np.unique``, the method before);
 * **n log n of whole counts**: ``TAN`` on a table like arrhythmia (452 x 160 numeric,
   13 classes, equal-frequency 10 bins: reduced pair counts) with the pairs' ``n log n`` read from a
-  table of the integers (the default) against computed (``pybnc.scores.information._LOOKUP_FROM``
+  table of the integers (the default) against computed (``pybnc.scores._xlogx.LOOKUP_FROM``
   raised past every array);
 * **pair information from the rows**: ``TAN`` with equal-frequency 10 bins on a wide table
   (200 x 2,000 numeric) and on arrhythmia's shape (above), each pair's ``I(X_i; X_j | C)``
@@ -58,7 +58,7 @@ import pybnc.parameters.back_off as back_off
 import pybnc.parameters.discriminative as discriminative
 import pybnc.averaging.alr as alr
 import pybnc.parameters.learn as learn
-import pybnc.scores.information as information
+import pybnc.scores._xlogx as xlogx_module
 import pybnc.scores.pair_rows as pair_rows
 import pybnc.inference.elimination as elimination
 from _turns import taking_turns, timed
@@ -187,7 +187,7 @@ def whole_counts_row(repeats: int) -> None:
         _switched_row("TAN fit, 452 x 160 numeric, 13 classes, quantile(10) (reduced pairs, as arrhythmia's), "
                       "n log n computed before", repeats,
                       lambda: TAN(encoder=Encoder(discretizer="quantile", n_bins=10)).fit(X, y).predict_proba(X),
-                      information, "_LOOKUP_FROM", 1 << 62)
+                      xlogx_module, "LOOKUP_FROM", 1 << 62)
     finally:
         pair_rows.cheaper_from_rows = counts_path
 

@@ -39,7 +39,9 @@ templates_path = ["_templates"]
 # API pages: one per public object, generated from its docstring.
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": False}
+# inherited members are chosen by the class template (docs/_templates/autosummary/class.rst): a
+# default here would override its list
+autodoc_default_options = {"members": True, "show-inheritance": False}
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

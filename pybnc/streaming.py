@@ -91,7 +91,7 @@ def fit_blocks(model, blocks, target=None, classes=None, weight=None):
     >>> int(model.counts_.n_rows), model.encoder_.categories_[0].tolist()
     (4, ['x', 'y', 'z'])
     """
-    model._validate_params()
+    model._begin_fit()
     found = capabilities(model)
     refusal = block_refusal(model, one_pass=False)
     if refusal:
@@ -107,8 +107,6 @@ def fit_blocks(model, blocks, target=None, classes=None, weight=None):
             "chunksize=100_000)."
         )
     source = blocks if callable(blocks) else (lambda: blocks)
-    for name in ("counts_", "family_counts_"):  # start afresh, as fit does
-        model.__dict__.pop(name, None)
     started = weighted = False
     for block in source():
         X, y, w = _split(block, target, weight)
@@ -134,8 +132,7 @@ def fit_blocks(model, blocks, target=None, classes=None, weight=None):
             X, y, w = _positive_rows(*_split(block, target, weight))
             if len(y) == 0:
                 continue
-            codes = model.encoder_.transform(model._align(X))
-            y_codes = model._encode_labels(y, codes.shape[0])
+            codes, y_codes = model._code_block(X, y)
             yield (codes, y_codes) if not weighted else (codes, y_codes, np.ones(len(y)) if w is None else w)
 
     run_passes(model._learn_in_passes(model.counts_), read)
@@ -229,7 +226,7 @@ def fit_dask(model, ddf, target, classes=None, weight=None, **compute_kwargs):
     """
     import dask
 
-    model._validate_params()
+    model._begin_fit()
     refusal = block_refusal(model, one_pass=False)
     if refusal:
         raise TypeError(refusal)
@@ -270,9 +267,7 @@ def fit_dask(model, ddf, target, classes=None, weight=None, **compute_kwargs):
     pairs = capabilities(model).pair_counts
     parts = [count_part(p, encoder, classes, target, pairs, weight) for p in partitions]
     (counts,) = dask.compute(_tree_sum(parts, dask.delayed(lambda a, b: a + b)), **compute_kwargs)
-    model._take_encoding(Encoding.of(X_meta, classes, encoder))
-    model.counts_ = counts
-    model.__dict__.pop("family_counts_", None)
+    model._start_fit(Encoding.of(X_meta, classes, encoder), counts)
     code_part = dask.delayed(_code_partition)
     add = dask.delayed(lambda a, b: a + b)
 

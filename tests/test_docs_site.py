@@ -37,3 +37,21 @@ def test_every_public_name_has_an_api_page(site):
 def test_every_user_guide_page_is_in_the_site(site):
     pages = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
     assert [p for p in pages if not (site / f"{p}.html").is_file()] == []
+
+
+def test_a_classifiers_page_documents_its_inherited_methods(site):
+    import re
+
+    page = (site / "generated" / "pybnc.TAN.html").read_text()
+    documented = set(re.findall(r'id="pybnc\.TAN\.([a-z_]+)"', page))
+    assert {"fit", "partial_fit", "predict", "predict_proba", "predict_log_proba", "explain", "plot", "score",
+            "get_params", "set_params"} <= documented
+    assert not documented & {"set_fit_request", "get_metadata_routing"}  # scikit-learn's routing machinery
+
+
+def test_the_explanation_has_a_page_with_its_methods_not_pandas(site):
+    import re
+
+    page = (site / "generated" / "pybnc.estimators.explain.Explanation.html").read_text()
+    documented = set(re.findall(r'id="pybnc\.estimators\.explain\.Explanation\.([a-z_]+)"', page))
+    assert documented == {"feature_values", "importance", "plot"}

@@ -4,7 +4,7 @@ wrong value raises InvalidParameterError naming the parameter, before the table 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
+from pybnc._utils.validation import InvalidParameterError, validate_parameter_constraints
 
 from pybnc import TAN, TBMATAN
 from pybnc.encode import ENCODING_CONSTRAINTS, Encoder

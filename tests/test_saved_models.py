@@ -60,3 +60,15 @@ def test_a_parameter_fit_would_refuse_is_refused_at_load(tmp_path):
     with pytest.raises(ValueError, match=r"not a valid pybnc model file: TAN.get_params\(\): The 'criterion' "
                                          r"parameter of TAN must be a str among"):
         pybnc.load(target)
+
+
+def test_a_file_of_another_version_that_cannot_load_names_that_version_and_what_to_do(tmp_path):
+    def renamed(header):  # an earlier version's parameter name, as a rename between versions leaves it
+        header["pybnc_version"] = "0.0.9"
+        params = header["estimator"]["params"]
+        params["old_name"] = params.pop("alpha")
+
+    with pytest.raises(ValueError, match=r"TAN does not accept the saved parameters .*written by pybnc 0\.0\.9 "
+                                         r"\(model format \d+\), this is pybnc .*fit the model again with this "
+                                         r"version .*pip install pybnc==0\.0\.9"):
+        pybnc.load(_changed_copy(tmp_path, renamed))

@@ -12,6 +12,8 @@ multiply-adds per evaluation, at BLAS speed.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .._utils.blas import one_blas_thread
@@ -64,8 +66,7 @@ class PairBlock:
         return sum(rows.size for rows in self.anchors) * self.width
 
     def on(self, active: np.ndarray, n_cells: int) -> "PairBlock":
-        bound = object.__new__(PairBlock)
-        bound.__dict__.update(self.__dict__)
+        bound = copy.copy(self)  # shallow: the arrays are shared, not copied
         bound.active = active
         return bound
 

@@ -30,14 +30,15 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
+from .._utils.validation import Interval
 from .._utils.blas import one_blas_thread
 from ..counts.tables import column_features, moved_columns, one_hot_offsets
 from ..estimators import _discriminative
 from ..estimators._fitted_state import fitted_array
 from ..estimators.base import keep_arguments
 from ..parameters.learn import resolve_alpha
+from . import alr_weights
 from .aode import AODE, child_log_estimate, log_estimate, log_mean_exp, observed_onehot
 
 # Largest (K, W, W, W) three-way table accepted (float64 cells: 2 GiB).
@@ -230,6 +231,8 @@ class AnDE(AODE):
     """
 
     _parameter_constraints = {**AODE._parameter_constraints, "n": [Interval(Integral, 1, 2, closed="both")]}
+    #: the three-way counts (n = 2) grow block by block, as the counts do
+    _running_state = (*AODE._running_state, "triple_counts_")
 
     def __init__(self, n=2, min_count=30, smoothing="bayes", alpha=None, encoder=None,
                  weighting=None, discriminative_penalty=None,
@@ -248,8 +251,6 @@ class AnDE(AODE):
 
     def _fit_tables(self, counts, triples):
         self._fit_super_parents(counts)
-        for name in ("triple_counts_", "log_pair_", "log_pair_child_", "pair_ok_"):
-            self.__dict__.pop(name, None)
         if triples is None:
             return
         alpha = resolve_alpha(self.smoothing, self.alpha)
@@ -264,7 +265,7 @@ class AnDE(AODE):
             return
         cards = self.encoder_.cardinalities_
         block = count_triples(codes, y, cards, len(self.classes_), weights)
-        running = None if first else self.__dict__.get("triple_counts_")
+        running = None if first else getattr(self, "triple_counts_", None)
         if running is not None and moves is not None:
             cols = moved_columns(moves, cards)
             padded = np.zeros_like(block)
@@ -274,6 +275,7 @@ class AnDE(AODE):
 
     def _fit_from_counts(self, counts, families=None):
         """From the running counts and the three-way counts absorbed block by block."""
+        self._forget_fit(keep=self._running_state)
         self.counts_ = counts
         self._fit_tables(counts, self.triple_counts_ if self.n == 2 else None)
 
@@ -286,7 +288,7 @@ class AnDE(AODE):
             triples = yield lambda codes, y, weights=None: count_triples(codes, y, cards, n_classes, weights)
         self._fit_tables(counts, triples)
         if _discriminative.wanted(self):
-            yield from _discriminative.weigh_alr_in_passes(self, self.n, counts)
+            yield from alr_weights.weigh_alr_in_passes(self, self.n, counts)
 
     def _check_fitted_state(self):
         super()._check_fitted_state()

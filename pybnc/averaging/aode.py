@@ -38,8 +38,8 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
+from .._utils.validation import Interval
 from .._utils.blas import one_blas_thread
 from ..counts.tables import Counts, one_hot_offsets
 from ..estimators import _discriminative
@@ -50,6 +50,7 @@ from ..estimators.capabilities import Capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.learn import learn_parameters, log_ratio, pseudo_counts, resolve_alpha
 from ..structure import Structure
+from . import alr_weights
 
 # Bound on the (K, rows, W) block of super-parent sums held at once (float64 cells).
 _BLOCK_CELLS = 1 << 21
@@ -345,19 +346,17 @@ class AODE(BaseBNC):
         """``weighting="discriminative"``: the ALR^n weights, from the rows in memory (a fit
         from counts alone has none: out of core, :meth:`_learn_in_passes` reads them)."""
         if _discriminative.wanted(self) and codes.shape[0]:
-            _discriminative.weigh_alr(self, self._n_parents, counts, codes, y)
+            alr_weights.weigh_alr(self, self._n_parents, counts, codes, y)
 
     def _learn_in_passes(self, counts):
         """Out of core: the tables from the counts, then (``weighting="discriminative"``) the
         weights, one pass over the blocks per evaluation."""
         yield from super()._learn_in_passes(counts)
         if _discriminative.wanted(self):
-            yield from _discriminative.weigh_alr_in_passes(self, self._n_parents, counts)
+            yield from alr_weights.weigh_alr_in_passes(self, self._n_parents, counts)
 
     def _fit_super_parents(self, counts):
         """The one-dependence estimators' tables and naive Bayes's (AnDE's fallback too)."""
-        for name in ("n_iter_", "discriminative_fit_"):  # a former discriminative fit's
-            self.__dict__.pop(name, None)
         alpha = resolve_alpha(self.smoothing, self.alpha)
         self.log_joint_, self.log_child_ = super_parent_log_tables(counts, self.smoothing, alpha)
         value_counts = counts.levels.sum(axis=0)
@@ -374,7 +373,7 @@ class AODE(BaseBNC):
 
     def _jll_encoded(self, codes):
         if _discriminative.wanted(self):
-            return _discriminative.alr_jll(self, self._n_parents, codes)
+            return alr_weights.alr_jll(self, self._n_parents, codes)
         return self._generative_jll(codes)
 
     def _masked_jll(self, coded, rows, keep):

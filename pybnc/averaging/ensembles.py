@@ -18,11 +18,11 @@ from numbers import Integral
 
 import numpy as np
 from joblib import delayed
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.workers import fit_workers, parallel_map
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode.labels import class_codes
@@ -179,7 +179,7 @@ class AveragedBNC(_PosteriorMean):
                                       for m in members)
         return declared.replace(sample_weight="counts" if exact or self.estimators is None else "repeats")
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the members check their own parameters
+    @fit_context(skip_nested_validation=False)  # the members check their own parameters
     def fit(self, X, y, sample_weight=None):
         """Fit every member on ``X`` and ``y`` (with ``sample_weight``, passed to each); returns ``self``."""
         X = _check_table(X)
@@ -192,7 +192,7 @@ class AveragedBNC(_PosteriorMean):
                 or not weights.sum() > 0:
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
-        _check_feature_names(self, X, reset=True)
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_, n_features_in_
         with fit_workers(self.n_jobs):  # within AutoBNC's fit, its workers
             fitted = parallel_map((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
         self._adopt(fitted, weights, X)
@@ -270,7 +270,7 @@ class BaggedBNC(_PosteriorMean):
         self.n_estimators = n_estimators
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the members check their own parameters
+    @fit_context(skip_nested_validation=False)  # the members check their own parameters
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` copies of ``estimator``, each on a stratified bootstrap
         sample of ``X`` and ``y``; returns ``self``.
@@ -288,7 +288,7 @@ class BaggedBNC(_PosteriorMean):
         classes, y_codes = class_codes(y)
         if classes.shape[0] < 2:
             raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
-        _check_feature_names(self, X, reset=True)
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_, n_features_in_
         rng = check_random_state(self.random_state)
         weighs_counts = capabilities(base).sample_weight == "counts"
         seeded = "random_state" in base.get_params(deep=False)

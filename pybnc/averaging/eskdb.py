@@ -33,10 +33,9 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
 
+from .._utils.validation import StrOptions, fit_context
 from .._utils.progress import progress
 from ..estimators._fitted_state import InconsistentState, check_structure, check_tables, fitted_array, fitted_list
 from ..estimators.base import BaseBNC, Encoding, keep_arguments
@@ -98,8 +97,8 @@ def with_cut_points(encoder, cuts: list):
     return out
 
 
-def _fit_member(member, encoding, codes, counts, order, ranked, y):
-    return member._fit_ranked(encoding, codes, y, counts, order, ranked)
+def _fit_member(member, encoding, codes, counts, order, ranked, y, chains, lookups):
+    return member._fit_ranked(encoding, codes, y, counts, order, ranked, chains, lookups)
 
 
 class ESKDB(BaseBNC):
@@ -184,7 +183,7 @@ class ESKDB(BaseBNC):
     _parameter_constraints = {**SKDB_CONSTRAINTS, "n_estimators": POSITIVE_INT,
                               "member_bins": [StrOptions(set(MEMBER_BINS))], "n_jobs": [Integral, None]}
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Learn the members from a table ``X`` and labels ``y``; returns ``self``.
 
@@ -235,9 +234,7 @@ class ESKDB(BaseBNC):
         chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1)) \
             if self.smoothing == "hdp" else None
         lookups = LookupCache()
-        for member, *_ in members:  # read by SKDB._hdp_tables and SKDB._loo_cache
-            member._shared_chains, member._shared_lookups = chains, lookups
-        jobs = (delayed(_fit_member)(*member, y) for member in members)
+        jobs = (delayed(_fit_member)(*member, y, chains, lookups) for member in members)
         # threads: the chains release the GIL and share their cache; a backend chosen by
         # the caller (processes, Dask) runs the members as well, each smoothing its own
         runner = Parallel(n_jobs=self.n_jobs, return_as="generator", prefer="threads")

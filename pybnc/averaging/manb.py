@@ -39,9 +39,9 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 from scipy.special import gammaln, log_expit
 
+from .._utils.validation import Interval
 from ..counts.tables import Counts
 from ..estimators.augmented import NaiveBayes
 from ..estimators._constraints import ENCODER

@@ -13,8 +13,8 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
+from .._utils.validation import Interval
 from ..estimators.base import keep_arguments
 from .tbmatan import TBMATAN
 

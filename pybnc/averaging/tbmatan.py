@@ -37,15 +37,14 @@ from __future__ import annotations
 
 import itertools
 import threading
-import warnings
-
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 import pandas as pd
 from scipy.special import gammaln
 
+from .._utils.warn import warn
+from .._utils.validation import Interval
 from .._utils.logsumexp import logsumexp
 from ..counts.tables import Counts, one_hot_offsets, segment_sums
 from ..estimators._fitted_state import InconsistentState, fitted_array
@@ -335,14 +334,13 @@ class TBMATAN(BaseBNC):
                 why = (f" {new} of their {cells} missing cells hold categories not seen in training, which are "
                        "treated as missing" + (" (the input itself has no missing cell there)." if new == cells
                                                else "."))
-            warnings.warn(
+            warn(
                 f"{int(approximate.sum())} row(s) have more than max_missing_combinations="
                 f"{self.max_missing_combinations} combinations of missing values; they were "
                 "approximated by treating each missing feature as a leaf of every tree."
                 f"{why} Raise max_missing_combinations for the exact sum (cost grows with the "
                 "combinations, about a millisecond per thousand on a 2-core machine for 20 features).",
                 UserWarning,
-                stacklevel=3,
             )
         return jll
 

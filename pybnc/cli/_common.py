@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..registry import BY_SHORT_NAME
+from ..registry import configured
 from ..registry import model as registered_model
 
 MODEL_HELP = "Short names: " + ", ".join(BY_SHORT_NAME) + "."
@@ -64,17 +65,9 @@ def build_models(names: str, smoothing=None, alpha=None, options=(), seed=None, 
         settings[key.strip()] = _parse_value(value.strip(), key.strip())
     models, used = {}, set()
     for key in keys:
-        model = model_class(key)()
-        have = model.get_params()
-        accepted = {k: v for k, v in settings.items() if k in have}
-        if "encoder" in have:  # the encoding options are the encoder's
-            accepted.update({f"encoder__{k}": v for k, v in settings.items() if k in ENCODING_OPTIONS})
-        used |= {k.removeprefix("encoder__") for k in accepted}
-        defaults = {"random_state": seed, "verbose": 0 if quiet else None, "n_jobs": -1}
-        for k, v in defaults.items():
-            if v is not None and k in model.get_params() and k not in settings:
-                accepted[k] = v
-        models[key] = model.set_params(**accepted)
+        models[key] = configured(key, settings, seed, quiet)
+        have = models[key].get_params()
+        used |= {k for k in settings if k in have or f"encoder__{k}" in have}
     unused = set(settings) - used
     if unused:
         raise click.BadParameter(f"no chosen model has the parameter(s) {sorted(unused)}.")

@@ -9,7 +9,7 @@ import warnings
 
 import click
 
-from .. import __version__
+from .._version import __version__
 
 
 def _one_line(text: str) -> str:

@@ -167,12 +167,12 @@ class Counts(ClassTotals):
         picks."""
         if self.layout != "rows":
             return self
-        stored = self.__dict__.get("_stored")
+        stored = getattr(self, "_stored", None)
         if stored is None:
             codes, y = self._rows
             stored = _count(codes, y, self.cardinalities, self.n_classes, True, "auto", None)
             stored.shared_statistics = self.shared_statistics
-            self.__dict__["_stored"] = stored
+            self._stored = stored
         return stored
 
     def saved_form(self) -> "Counts":

@@ -25,10 +25,11 @@ from __future__ import annotations
 import datetime
 import decimal
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
+
+from .._utils.warn import warn
 
 #: Integer columns with more distinct values than this are treated as numbers.
 INTEGER_AS_NUMBER_ABOVE = 20
@@ -46,13 +47,13 @@ class EncodingWarning(UserWarning):
     left out, an integer column taken as a number, values that became missing."""
 
 
-def warn_columns(message: str, names, stacklevel: int = 4) -> None:
+def warn_columns(message: str, names) -> None:
     """One warning for the whole call, naming every column concerned (``{columns}`` in
     ``message``)."""
     names = list(names)
     if names:
         shown = ", ".join(repr(n) for n in names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        warnings.warn(message.replace("{columns}", shown), EncodingWarning, stacklevel=stacklevel)
+        warn(message.replace("{columns}", shown), EncodingWarning)
 
 
 def too_many_levels(name, n_levels: int, limit: int, n_present: int) -> ValueError:

@@ -34,6 +34,7 @@ from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
+    validate_data,
 )
 
 __all__ = [
@@ -500,9 +501,6 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         tags.transformer_tags.preserves_dtype = []
         return tags
 
-    def _more_tags(self):  # scikit-learn < 1.6
-        return {"allow_nan": True, "requires_y": self._needs_y, "preserves_dtype": []}
-
 
 def _validate(estimator, X, reset, skip_check_array=False, dtype=None):
     """Set or check n_features_in_ / feature_names_in_; check arrays."""
@@ -511,12 +509,6 @@ def _validate(estimator, X, reset, skip_check_array=False, dtype=None):
         kwargs["skip_check_array"] = True
     else:
         kwargs["dtype"] = dtype
-    try:
-        from sklearn.utils.validation import validate_data
-    except ImportError:  # scikit-learn < 1.6 spells it differently
-        if not skip_check_array:
-            kwargs["force_all_finite"] = False
-        return estimator._validate_data(X, **kwargs)
     if not skip_check_array:
         kwargs["ensure_all_finite"] = False
     return validate_data(estimator, X, **kwargs)

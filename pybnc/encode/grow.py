@@ -243,7 +243,7 @@ def finish_encoder(encoder: Encoder, X_meta: pd.DataFrame, found: dict, classes=
         positions.append(pos)
     warn_columns(f"Columns with more than {MDL_MAX_DISTINCT:,} distinct values: {{columns}}. fit_dask chose "
                  f"their MDL cut points among {MDL_CANDIDATES - 1} approximate quantiles of each column (bin "
-                 "edges), not among all the midpoints between distinct values as fit does.", binned, 4)
+                 "edges), not among all the midpoints between distinct values as fit does.", binned)
     encoder._store(missing_codes, positions, X_meta.shape[1], numbered)
     encoder._check_not_empty()
     return encoder

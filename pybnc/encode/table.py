@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.validation import Interval, StrOptions, validate_parameter_constraints
 from ..counts.weights import check_sample_weight, take_rows
 from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
@@ -601,13 +601,13 @@ class Encoder(TransformerMixin, BaseEstimator):
         kind of decision."""
         warn_columns("Integer columns with more than " f"{INTEGER_AS_NUMBER_ABOVE} distinct values are taken as "
                      "numbers (discretised): {columns}. To keep one as categories, list it in "
-                     "Encoder(categorical_features=[...]) or give it the pandas 'category' dtype.", numbered, 5)
+                     "Encoder(categorical_features=[...]) or give it the pandas 'category' dtype.", numbered)
         warn_columns("Integer columns with a distinct value in nearly every row are taken as numbers, not as "
                      "row identifiers: {columns}. If one is an identifier (a sample or customer number), drop "
-                     "it or name it 'id' so that id_columns applies.", unique_numbers, 5)
+                     "it or name it 'id' so that id_columns applies.", unique_numbers)
         warn_columns("Left out of the model as row identifiers (nearly one distinct value per row): {columns}. "
                      "Pass encoder=Encoder(id_columns='keep') to use such columns, or 'error' to refuse such tables.",
-                     self.dropped_columns_, 5)
+                     self.dropped_columns_)
         self.cardinalities_ = np.array([len(c) for c in self.categories_], dtype=np.int64)
         self.missing_codes_ = np.array(missing_codes, dtype=np.int64)
         self.positions_ = np.array(positions, dtype=np.int64)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from .._utils.validation import HasMethods, Interval, StrOptions
 from ..encode import Encoder
 from ..parameters.learn import METHODS
 

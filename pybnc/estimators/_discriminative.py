@@ -1,7 +1,7 @@
 """``weighting="discriminative"``: the estimators' side of the discriminative learners.
 
 The pure learners are :mod:`pybnc.parameters.network_weights` (networks) and
-:mod:`pybnc.averaging.alr` (AODE, AnDE); here they are called (on the rows in memory,
+:mod:`pybnc.averaging.alr` (AODE, AnDE, whose side is :mod:`pybnc.averaging.alr_weights`); here they are called (on the rows in memory,
 the penalty given or chosen on held-out training rows by
 :mod:`pybnc.estimators._penalty_choice`; or pass by pass over blocks out of core:
 :func:`pybnc.parameters.discriminative_passes.fit_weights_in_passes`) and the results kept as
@@ -44,7 +44,7 @@ def refine(declared):
                             sample_weight="repeats")
 
 
-def _penalty(estimator, counts, kind: str) -> float:
+def chosen_penalty(estimator, counts, kind: str) -> float:
     value = estimator.discriminative_penalty
     return default_penalty(counts.n_rows, kind) if value is None else float(value)
 
@@ -53,17 +53,16 @@ def _network_kind(estimator) -> str:
     return "network" if estimator.structure_.arcs else "naive_bayes"
 
 
-def _keep_fit(estimator, fit, validation=None) -> None:
+def keep_fit(estimator, fit, validation=None) -> None:
     """The fit (:class:`~pybnc.parameters.discriminative.DiscriminativeFit`), ``n_iter_`` and,
     when the penalty was chosen by held-out rows, their losses."""
     estimator.discriminative_fit_ = fit
     estimator.n_iter_ = int(fit.n_iter)
-    estimator.__dict__.pop("discriminative_validation_", None)
     if validation is not None:
         estimator.discriminative_validation_ = validation
 
 
-def _weigh_in_memory(estimator, problem, codes, y) -> tuple:
+def weigh_in_memory(estimator, problem, codes, y) -> tuple:
     """The weights on the rows in memory (identical rows merged), the penalty given or chosen
     on held-out training rows (:mod:`pybnc.estimators._penalty_choice`)."""
     from ._penalty_choice import choose_penalty
@@ -108,7 +107,7 @@ def _keep_network(estimator, back_off, features) -> None:
 
 def _network_problem(model, codes, y, weight):
     """The discriminative problem of a (fold's) generative network: the cells' log values,
-    the rows' designs and a scorer of held-out rows (see :func:`_weigh_in_memory`)."""
+    the rows' designs and a scorer of held-out rows (see :func:`weigh_in_memory`)."""
     back_off, kept = _network(model, model.counts_, model._weighted_features())
     values, layout = network_cells(model.structure_, model.class_log_prior_, model.log_cpts_, back_off, kept,
                                    gathered=True)
@@ -125,10 +124,10 @@ def weigh_network(estimator, counts, codes, y) -> None:
     """Discriminative weights on a fitted network's tables (rows in memory; SKDB's only on the
     features it selected). The generative tables stay: a row scores the network's exact log
     joint plus ``(w - 1) log theta`` of its cells."""
-    fit, validation = _weigh_in_memory(estimator, _network_problem, codes, y)
+    fit, validation = weigh_in_memory(estimator, _network_problem, codes, y)
     back_off, features = _network(estimator, counts, estimator._weighted_features())
     _keep_network(estimator, back_off, features)
-    _keep_fit(estimator, fit, validation)
+    keep_fit(estimator, fit, validation)
 
 
 def weigh_network_in_passes(estimator, counts):
@@ -141,10 +140,10 @@ def weigh_network_in_passes(estimator, counts):
     def design_of(codes, y):
         return with_base(network_design(codes, layout, y), generative(codes), values)
 
-    fit = yield from fit_weights_in_passes(values, design_of, _penalty(estimator, counts, _network_kind(estimator)),
+    fit = yield from fit_weights_in_passes(values, design_of, chosen_penalty(estimator, counts, _network_kind(estimator)),
                                            estimator.discriminative_max_iter, n_cells=layout.n_cells)
     _keep_network(estimator, back_off, features)
-    _keep_fit(estimator, fit)
+    keep_fit(estimator, fit)
 
 
 def network_jll(estimator, codes) -> np.ndarray:
@@ -154,62 +153,5 @@ def network_jll(estimator, codes) -> np.ndarray:
                           fit=estimator.discriminative_fit_, generative=_generative_network(estimator))
 
 
-# -- AODE and AnDE: the ALR^n form (pybnc.averaging.alr) ---------------------------------------------
-def _space(estimator, n: int):
-    from ..averaging.alr import SuperParentCells
-
-    offsets = np.concatenate([[0], np.cumsum(estimator.encoder_.cardinalities_)]).astype(np.int64)
-    naive = np.concatenate([t[:, 0] for t in estimator.log_cpts_], axis=1)
-    extra = {"log_pair": estimator.log_pair_, "log_pair_child": estimator.log_pair_child_} if n == 2 else {}
-    return SuperParentCells(n, offsets, estimator.log_joint_, estimator.log_child_, estimator.class_log_prior_,
-                            naive, **extra)
-
-
-def _pair_ok(estimator, n: int):
-    return estimator.pair_ok_ if n == 2 else None
-
-
-def _alr_problem(n: int):
-    """The discriminative problem of a (fold's) generative AODE or A2DE."""
-    from ..averaging.alr import alr_scores, offset_alr_designs
-
-    def problem(model, codes, y, weight):
-        space, qualifies, pair_ok = _space(model, n), model.super_parent_ok_, _pair_ok(model, n)
-
-        def scores(rows, fit):
-            return model._generative_jll(rows) + alr_scores(rows, space.deltas(fit), qualifies, pair_ok)
-
-        designs = offset_alr_designs(codes, space, qualifies, pair_ok, y, weight, model._generative_jll)
-        return space, space.n_cells, designs, scores
-
-    return problem
-
-
-def weigh_alr(estimator, n: int, counts, codes, y) -> None:
-    """Discriminative weights on an AODE's (``n = 1``) or A2DE's tables in the ALR^n form;
-    a row scores AnDE's own log joint plus ``(w - 1) log theta`` of its estimators' cells."""
-    _keep_fit(estimator, *_weigh_in_memory(estimator, _alr_problem(n), codes, y))
-
-
-def weigh_alr_in_passes(estimator, n: int, counts):
-    """:func:`weigh_alr` out of core: a generator of passes over the blocks."""
-    from ..averaging.alr import alr_block
-
-    space, qualifies, pair_ok = _space(estimator, n), estimator.super_parent_ok_, _pair_ok(estimator, n)
-    fit = yield from fit_weights_in_passes(
-        space, lambda codes, y: alr_block(codes, space, qualifies, pair_ok, y, generative=estimator._generative_jll),
-        _penalty(estimator, counts, "averaged"), estimator.discriminative_max_iter, n_cells=space.n_cells)
-    _keep_fit(estimator, fit)
-
-
-def alr_jll(estimator, n: int, codes) -> np.ndarray:
-    """Scores of the weighted model: AnDE's log joint plus the weights' corrections."""
-    from ..averaging.alr import alr_scores
-
-    deltas = _space(estimator, n).deltas(estimator.discriminative_fit_)
-    return estimator._generative_jll(codes) + alr_scores(codes, deltas, estimator.super_parent_ok_,
-                                                         _pair_ok(estimator, n))
-
-
 __all__ = ["DEFAULT_MAX_ITER", "ONLY", "wanted", "refine", "weigh_network",
-           "weigh_network_in_passes", "network_jll", "weigh_alr", "weigh_alr_in_passes", "alr_jll"]
+           "weigh_network_in_passes", "network_jll", "keep_fit", "weigh_in_memory", "chosen_penalty"]

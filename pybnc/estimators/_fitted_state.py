@@ -22,8 +22,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import scipy.sparse
-from sklearn.utils._param_validation import InvalidParameterError
 
+from .._utils.validation import InvalidParameterError
 from ..counts.tables import Counts
 from ..encode import Encoder
 from ..encode.table import RARE_LABEL

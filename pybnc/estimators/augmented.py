@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.validation import StrOptions
 from ..counts.tables import Counts
 from ..parameters.learn import check_table_size, family_counts, learn_parameters, n_free_parameters
 from ..scores.penalties import penalised
@@ -48,7 +48,7 @@ class AugmentedNaiveBayes(BaseBNC):
             tables = self._hdp_parameters(counts, codes, y)
         else:
             tables = learn_parameters(self.structure_, counts, self.smoothing, self.alpha, codes, y,
-                                      self.__dict__.get("family_counts_"))
+                                      getattr(self, "family_counts_", None))
         log_cpts, weights = tables.log_cpts, None
         if _discriminative.wanted(self):
             self._set_network(self.structure_, tables.class_log_prior, log_cpts)
@@ -70,8 +70,6 @@ class AugmentedNaiveBayes(BaseBNC):
         # C order, as a loaded model holds them: sums over a table's levels (a value missing or
         # unseen at predict) then run in one order, so a saved model predicts to the bit
         self.log_cpts_ = [np.ascontiguousarray(table) for table in log_cpts]
-        for name in ("back_off_log_cpts_", "discriminative_features_", "n_iter_", "discriminative_fit_"):
-            self.__dict__.pop(name, None)  # a former discriminative fit's
         self.feature_weights_ = np.ones(len(log_cpts)) if feature_weights is None else feature_weights
         names = self.feature_names_
         self.arcs_ = [(names[u], names[v]) for u, v in structure.arcs]
@@ -100,7 +98,7 @@ class AugmentedNaiveBayes(BaseBNC):
         cards = counts.cardinalities
         tables = []
         for i, parents in enumerate(self.structure_.parents):
-            n = family_counts(counts, self.structure_, i, codes, y, self.__dict__.get("family_counts_"))
+            n = family_counts(counts, self.structure_, i, codes, y, getattr(self, "family_counts_", None))
             n = n.reshape(counts.n_classes, *cards[list(parents)], cards[i])  # parents by index
             perm = [parents.index(p) for p in ranked[i]]
             tables.append(n.transpose(0, *(1 + np.array(perm, dtype=int)), n.ndim - 1))

@@ -6,7 +6,8 @@ class); validation, encoding, ``predict``, ``predict_proba`` and
 ``predict_log_proba`` are written once here.
 
 The protected hooks, the only doors between classes (composite models, streaming and
-cross-validation use them, never another class's fields):
+cross-validation use them, never another class's fields), are listed by the protocols of
+:mod:`pybnc.estimators.protocol`; the main ones:
 
 ``_fit_coded(encoding, codes, y, counts)``
     The one path from a coded table to a fitted model: ``fit`` takes it after
@@ -23,37 +24,29 @@ cross-validation use them, never another class's fields):
 
 from __future__ import annotations
 
-import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _get_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
+from .._utils.warn import warn
+from .._utils.validation import feature_names, fit_context, validate_parameter_constraints
 from ..counts.tables import Counts, count, remap_counts
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder, EncodingWarning, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import check_table as _check_table
 from ..encode.labels import class_codes as _class_codes
+from ..inference.posterior import LOG_PROBA_FLOOR, log_posterior  # noqa: F401 - the estimators' own
+from ._fitted_state import check_fitted_state
 from .capabilities import Capabilities, block_refusal, capabilities
+from .explain import explain as _explain
 
 
-LOG_PROBA_FLOOR = np.log(1e-300)
-
-
-def log_posterior(jll: np.ndarray) -> np.ndarray:
-    """Normalise joint log-likelihoods ``(n, K)`` into log class posteriors.
-
-    Floored at ``log(1e-300)`` so that ``exp`` never underflows to an exact 0 and
-    ``log(predict_proba)`` stays equal to ``predict_log_proba``.
-    """
-    top = jll.max(axis=1, keepdims=True)
-    log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
-    return np.maximum(jll - log_norm, LOG_PROBA_FLOOR)
 
 
 @dataclass(frozen=True)
@@ -69,13 +62,13 @@ class Encoding:
     @classmethod
     def of(cls, X, classes, encoder) -> "Encoding":
         """The encoding ``encoder`` learned from table ``X`` (the names of its columns)."""
-        return cls(classes, encoder, X.shape[1], _get_feature_names(X))
+        return cls(classes, encoder, X.shape[1], feature_names(X))
 
     @classmethod
     def of_model(cls, model, encoder=None) -> "Encoding":
         """A fitted model's encoding (with another fitted ``encoder`` of the same columns)."""
         return cls(model.classes_, model.encoder_ if encoder is None else encoder, model.n_features_in_,
-                   model.__dict__.get("feature_names_in_"))
+                   getattr(model, "feature_names_in_", None))
 
 
 def keep_arguments(estimator, arguments: dict) -> None:
@@ -124,6 +117,12 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             # a fit of its own may read more than the coded table: cross-validation refits it
             cls._capabilities = cls._capabilities.replace(learns_from_codes=False)
 
+    def _validate_params(self) -> None:
+        """Check every parameter against :attr:`_parameter_constraints` (a wrong one raises
+        :class:`~pybnc._utils.validation.InvalidParameterError` naming it and what it may be)."""
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
+                                       caller_name=type(self).__name__)
+
     def _refine_capabilities(self, declared: Capabilities) -> Capabilities:
         """The class's capabilities as this instance's parameters change them (a
         subclass whose parameters change them overrides this, the one place that says so)."""
@@ -158,7 +157,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         :meth:`_weighted_rows`); returns codes, class codes, counts."""
         X = _check_table(X)
         y = _check_labels(y, X.shape[0])
-        names = _get_feature_names(X)
+        names = feature_names(X)
         classes, y_codes = _class_codes(y)
         if classes.shape[0] < 2:
             raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")
@@ -193,12 +192,47 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return X, y, (None if (weights == 1).all() else weights)
 
     def _take_encoding(self, encoding: Encoding) -> None:
-        """Adopt a learned encoding: classes, encoder and the input columns."""
+        """Adopt a learned encoding: classes, encoder and the input columns (on a state
+        that :meth:`_forget_fit` cleared, so no former fit's column names remain)."""
         self.classes_, self.encoder_, self.n_features_in_ = encoding.classes, encoding.encoder, encoding.n_features_in
-        if encoding.feature_names_in is None:
-            self.__dict__.pop("feature_names_in_", None)
-        else:
+        if encoding.feature_names_in is not None:
             self.feature_names_in_ = encoding.feature_names_in
+
+    # -- the fitted state ---------------------------------------------------------------
+    #: The fitted attributes that blocks add to (``partial_fit``, the passes out of core): a
+    #: learning step keeps them and re-learns every other fitted attribute.
+    _running_state = ("classes_", "encoder_", "n_features_in_", "feature_names_in_", "counts_")
+
+    def _forget_fit(self, keep=()) -> None:
+        """Remove every fitted attribute (public names ending in ``_``) but those in ``keep``.
+
+        The fitted state is what one fit wrote: each fit starts here, so it replaces the
+        whole state and no attribute of a former fit (another weighting, other columns)
+        survives it. The one place that removes fitted attributes.
+        """
+        params = self.get_params(deep=False)
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("_")]:
+            if name not in keep and name not in params:
+                delattr(self, name)
+
+    def _begin_fit(self) -> None:
+        """Check the parameters and forget the former fit: the start of every fit that does
+        not go through :meth:`fit` (:func:`pybnc.streaming.fit_blocks`, ``fit_dask``)."""
+        self._validate_params()
+        self._forget_fit()
+
+    def _start_fit(self, encoding: Encoding, counts: Counts | None = None) -> None:
+        """Start a fit from a learned ``encoding`` (and the ``counts`` of a first pass over
+        the rows, out of core): the former fit forgotten."""
+        self._forget_fit()
+        self._take_encoding(encoding)
+        if counts is not None:
+            self.counts_ = counts
+
+    def _code_block(self, X, y) -> tuple:
+        """A block's codes and class codes under the fitted encoding (the passes after the first)."""
+        codes = self.encoder_.transform(self._align(X))
+        return codes, self._encode_labels(y, codes.shape[0])
 
     def _encode(self, X) -> np.ndarray:
         X = self._align(X)  # first: it raises NotFittedError before encoder_ is looked up
@@ -215,11 +249,10 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             return self._align_by_name(X, list(names))
         if names is None and isinstance(X, pd.DataFrame) and len(X.columns) \
                 and all(isinstance(c, str) for c in X.columns):
-            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names",
-                          UserWarning, stacklevel=4)
+            warn(f"X has feature names, but {type(self).__name__} was fitted without feature names", UserWarning)
         elif names is not None and not hasattr(X, "columns"):
-            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with "
-                          "feature names", UserWarning, stacklevel=4)
+            warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with feature names",
+                 UserWarning)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -244,9 +277,8 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
                              f"columns it reads by name).{unseen} Pass a table with them; their values may be "
                              "missing.")
         if extra:
-            warnings.warn(f"X has columns the model was not fitted on: {extra[:10]}"
-                          f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are "
-                          "ignored.", EncodingWarning, stacklevel=5)
+            warn(f"X has columns the model was not fitted on: {extra[:10]}"
+                 f"{f' and {len(extra) - 10} more' if len(extra) > 10 else ''}; they are ignored.", EncodingWarning)
         # a column left out by the encoder and absent here is never read: any value will do
         return X.reindex(columns=names) if absent else X[names]
 
@@ -267,8 +299,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         of its own overrides this, calls ``super()._check_fitted_state()`` first and
         checks the rest with :func:`pybnc.estimators._fitted_state.fitted_array`.
         """
-        from ._fitted_state import check_fitted_state
-
         check_fitted_state(self)
 
     @property
@@ -277,7 +307,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return [str(c) for c in self.encoder_.columns_]
 
     # -- the contract -------------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Learn the classifier from a table ``X`` and labels ``y``; returns ``self``.
 
@@ -286,6 +316,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         weights are learned is :attr:`Capabilities.sample_weight
         <pybnc.estimators.capabilities.Capabilities>` (``docs/sample-weights.md``).
         """
+        self._forget_fit()
         X, y, weights = self._weighted_rows(X, y, sample_weight)
         codes, y_codes, counts = self._encode_fit(X, y, weights)
         return self._fit_coded(None, codes, y_codes, counts, weights)
@@ -296,11 +327,10 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         model holds already) is what the encoder learned; ``weights`` (positive, or None)
         those the counts were counted with; returns ``self``."""
         if encoding is not None:
-            self._take_encoding(encoding)
+            self._start_fit(encoding)
         if weights is not None:
             return self._fit_weighted(codes, y_codes, counts, weights)
         self.counts_ = counts.to_keep()  # kept so that partial_fit can continue from here
-        self.__dict__.pop("family_counts_", None)
         self._fit_encoded(codes, y_codes, counts)
         return self
 
@@ -312,7 +342,6 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         if capabilities(self).sample_weight != "counts":
             raise TypeError(f"{type(self).__name__} reads its rows, not only their weighted counts: it learns "
                             "sample weights as repeated rows (fit(X, y, sample_weight=w) does so).")
-        self.__dict__.pop("family_counts_", None)
         self._absorb_block(codes, y_codes, None, first=True, weights=weights)
         if capabilities(self).learns_from_counts:
             self._fit_from_counts(counts)
@@ -328,7 +357,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         return True
 
     @available_if(_has_partial_fit)
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of rows to the running counts and re-learn the model from them.
 
@@ -385,6 +414,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         added (the encoder grown if need be)."""
         X, y, weights = self._weighted_rows(X, y, sample_weight)
         if not hasattr(self, "counts_"):
+            self._forget_fit()  # the first block starts a fit
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit: every class "
@@ -394,7 +424,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
             if self.classes_.shape[0] < 2:
                 raise ValueError(f"classes holds {list(self.classes_)}; a classifier needs at least 2 classes.")
             y_codes = self._encode_labels(y, X.shape[0])
-            names = _get_feature_names(X)
+            names = feature_names(X)
             self._take_encoding(Encoding(self.classes_, self._encoder().fit(X, y_codes, weights), X.shape[1], names))
             running, moves = None, None
         else:
@@ -421,7 +451,9 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
 
     def _fit_from_counts(self, counts: Counts, families=None) -> None:
         """Learn from the counts alone: no coded rows are passed, so nothing can read them.
-        ``families`` (:class:`~pybnc.counts.families.FamilyCounts`) holds what a second pass counted."""
+        ``families`` (:class:`~pybnc.counts.families.FamilyCounts`) holds what a second pass counted.
+        Every fitted attribute but the running state (:attr:`_running_state`) is learned afresh."""
+        self._forget_fit(keep=self._running_state)
         self.counts_ = counts
         if families is not None:
             self.family_counts_ = families
@@ -508,9 +540,7 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         >>> bool(abs(values.sum(axis=1).iloc[0] - np.log(p / (1 - p))) < 1e-9), values.method
         (True, 'exact')
         """
-        from .explain import explain
-
-        return explain(self, X, target, output, method, max_evals, random_state, verbose)
+        return _explain(self, X, target, output, method, max_evals, random_state, verbose)
 
     def _explain_rows(self, X):
         """``(coded, observed)``: the rows of ``X`` as :meth:`_masked_jll` reads them, and
@@ -529,6 +559,12 @@ class BaseBNC(ClassifierMixin, BaseEstimator):
         read), or None when no such split is known. :meth:`explain` solves the groups of a
         two-class model apart."""
         return None
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of :meth:`predict` on ``X`` against ``y`` (weighted by ``sample_weight``),
+        scikit-learn's score of a classifier (``GridSearchCV`` maximises it unless told
+        another ``scoring``, such as ``"neg_log_loss"``)."""
+        return super().score(X, y, sample_weight=sample_weight)
 
     def predict(self, X) -> np.ndarray:
         """Most probable class of each row (ties go to the first class in ``classes_``).

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 from dataclasses import dataclass
 
 from sklearn.base import clone
@@ -217,16 +218,13 @@ def block_refusal(estimator, one_pass: bool) -> str | None:
 
 
 def _public_classifiers() -> list:
-    """The classifier classes ``pybnc`` exports, read from the loaded package (the registry,
-    :mod:`pybnc.registry`, sits to the right of the estimators and is not imported here)."""
-    import sys
-
-    from .base import BaseBNC
-
+    """The classifier classes ``pybnc`` exports (those that declare their capabilities),
+    read from the loaded package: the registry, :mod:`pybnc.registry`, sits to the right
+    of the estimators and is not imported here."""
     package = sys.modules.get("pybnc")
     names = getattr(package, "__all__", ())
     return [cls for cls in (getattr(package, n, None) for n in names)
-            if isinstance(cls, type) and issubclass(cls, BaseBNC)]
+            if isinstance(cls, type) and isinstance(getattr(cls, "_capabilities", None), Capabilities)]
 
 
 def _changed(estimator) -> dict:

@@ -39,8 +39,10 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.warn import warn
 from .._utils.logsumexp import logsumexp
 from .._utils.progress import progress
+from ..inference.posterior import log_posterior
 from ..inference.shapley import shapley_values
 
 OUTPUTS = ("log_odds", "probability")
@@ -160,8 +162,6 @@ def _target_codes(model, target, log_proba: np.ndarray) -> np.ndarray:
 
 def _value_function(model, coded, targets: np.ndarray, output: str, caught: list):
     """``value(rows, keep)``: the game of :mod:`pybnc.inference.shapley` for this model."""
-    from .base import log_posterior
-
     def value(rows, keep):
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
@@ -202,8 +202,6 @@ def explain(model, X, target=None, output="log_odds", method="auto", max_evals=N
     coded, observed = model._explain_rows(X)
     n = observed.shape[0]
     caught = []
-    from .base import log_posterior
-
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         full = log_posterior(model._masked_jll(coded, np.arange(n), np.ones_like(observed)))
@@ -247,5 +245,5 @@ def _warn_once(model, caught) -> None:
         key = (w.category, re.sub(r"\d+", "#", text))  # one per kind, whatever the batch's row count
         if key not in said:
             said.add(key)
-            warnings.warn(f"explain(): while leaving features out, {type(model).__name__} warned: {text} "
-                          "The values are those of the game the model answered.", w.category, stacklevel=3)
+            warn(f"explain(): while leaving features out, {type(model).__name__} warned: {text} "
+                 "The values are those of the game the model answered.", w.category)

@@ -12,7 +12,6 @@ own encoding shared by the models of one encoder, else by a refit.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,6 +20,7 @@ from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import StratifiedKFold
 
+from .._utils.warn import warn
 from .._utils.progress import progress
 from ..counts.weights import check_sample_weight
 from ..estimators.base import BaseBNC, _check_labels, _check_table
@@ -184,8 +184,8 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
             except Exception as exc:
                 if isinstance(error_score, str):
                     raise
-                warnings.warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
-                              f"{type(exc).__name__}: {exc}", FitFailedWarning, stacklevel=2)
+                warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
+                     f"{type(exc).__name__}: {exc}", FitFailedWarning)
                 proba = np.full((test.size, classes.size), 1.0 / classes.size)
                 scores, fit_time, predict_time = dict.fromkeys(METRICS, error_score), np.nan, np.nan
             else:

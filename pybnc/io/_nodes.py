@@ -10,20 +10,19 @@ builds anything from it; see ``docs/model-format.md``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import keyword
-import sys
 
 import numpy as np
 import scipy.sparse
 
-_ESTIMATOR_PACKAGES = ("pybnc.estimators", "pybnc.averaging", "pybnc.search", "pybnc.selection")
+from ..encode import Encoder
+from ._types import ESTIMATORS, HELPERS
+
 #: Parameters renamed for 1.0; files written before name the old ones.
 _RENAMED = {"params": "smoothing", "n_folds": "cv", "ess": "alpha"}
 #: The encoding options that were parameters of every classifier before 1.0 (now its ``encoder``'s).
-_ENCODING_OPTIONS = ("n_bins", "discretizer", "id_columns", "missing", "min_frequency", "categorical_features",
-                     "numeric_features")
+_ENCODING_OPTIONS = tuple(Encoder().get_params())
 
 
 def current_parameters(cls, params: dict) -> dict:
@@ -37,8 +36,6 @@ def current_parameters(cls, params: dict) -> dict:
     >>> current_parameters(TANHC, {"k": 3, "params": "ms", "n_bins": 5, "missing": "sum"})
     {'cv': 3, 'smoothing': 'ms', 'encoder': None}
     """
-    from ..encode import Encoder
-
     accepted = inspect.signature(cls.__init__).parameters
     out, encoding = {}, {}
     for key, value in params.items():
@@ -64,49 +61,23 @@ def qualified(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _all_subclasses(cls):
-    seen, stack = [], [cls]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.append(sub)
-                stack.append(sub)
-    return seen
-
-
 def estimator_classes() -> dict:
-    """The pybnc estimator classes a model file may name, by qualified name.
-
-    Every subclass of ``BaseBNC`` defined in a ``pybnc`` module (including the
-    abstract ones, which :func:`load` refuses to instantiate only if they cannot be).
+    """The pybnc estimator classes a model file may name, by qualified name
+    (:data:`pybnc.io._types.ESTIMATORS`).
 
     Examples
     --------
     >>> "pybnc.estimators.augmented.TAN" in estimator_classes()
     True
     """
-    from ..estimators.base import BaseBNC
-
-    for name in _ESTIMATOR_PACKAGES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional package that is not there yet
-            pass
-    return {qualified(c): c for c in _all_subclasses(BaseBNC) if c.__module__.split(".")[0] == "pybnc"}
+    return {qualified(c): c for c in ESTIMATORS}
 
 
 def helper_classes() -> dict:
-    """Encoder and every dataclass defined in a loaded pybnc module."""
-    from ..encode import Encoder
-
-    # the encoder's name before 1.0
-    found = {qualified(Encoder): Encoder, "pybnc.encode.TableEncoder": Encoder}
-    for modname, module in list(sys.modules.items()):
-        if modname.split(".")[0] != "pybnc" or module is None:
-            continue
-        for obj in list(vars(module).values()):
-            if inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == modname:
-                found[qualified(obj)] = obj
+    """The encoder and the dataclasses of a fitted state (:data:`pybnc.io._types.HELPERS`),
+    by qualified name; files written before 1.0 name the encoder ``TableEncoder``."""
+    found = {qualified(c): c for c in HELPERS}
+    found["pybnc.encode.TableEncoder"] = Encoder
     return found
 
 

@@ -25,6 +25,10 @@ import warnings
 import zipfile
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._version import __version__
+from ..estimators._fitted_state import InconsistentState, check_fitted_model
 
 from ._archive import MAX_COMPRESSION_RATIO, MAX_MODEL_BYTES, Archive
 from ._nodes import Malformed, Reader, Writer, estimator_classes
@@ -67,10 +71,6 @@ def save(model, path) -> None:
     >>> bool((again.predict_proba(X) == model.predict_proba(X)).all())
     True
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from .. import __version__
-
     if type(model) not in estimator_classes().values():
         raise TypeError(
             f"pybnc.save stores pybnc classifiers only, got {type(model).__module__}."
@@ -110,6 +110,16 @@ def read_header(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MA
 
 def _source(path) -> str:
     return repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "the file object"
+
+
+def _what_to_do(header) -> str:
+    """The advice after a file's content was refused: which pybnc wrote it, and what to do."""
+    written = header.get("pybnc_version") if isinstance(header, dict) else None
+    if not isinstance(written, str) or written == __version__:
+        return "Fit the model again and save it with pybnc.save(model, path)."
+    return (f"The file was written by pybnc {written[:40]} (model format {header.get('format_version')}), this is "
+            f"pybnc {__version__}: fit the model again with this version and save it with pybnc.save(model, "
+            f"path), or read the file with pybnc {written[:40]} (pip install pybnc=={written[:40]}).")
 
 
 def _open(path, max_bytes, max_ratio):
@@ -184,9 +194,8 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     >>> type(pybnc.load(io.BytesIO(buffer.getvalue()))).__name__
     'NaiveBayes'
     """
-    from ..estimators._fitted_state import InconsistentState, check_fitted_model
-
     source = _source(path)
+    header = None
     try:
         archive, header = _open(path, max_bytes, max_ratio)
         with archive:
@@ -203,8 +212,7 @@ def load(path, *, max_bytes: int = MAX_MODEL_BYTES, max_ratio: float = MAX_COMPR
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
     except (Malformed, InconsistentState) as exc:
-        raise ValueError(f"{source} is not a valid pybnc model file: {exc}. Save the model again "
-                         "with pybnc.save(model, path).") from exc
+        raise ValueError(f"{source} is not a valid pybnc model file: {exc}. {_what_to_do(header)}") from exc
     except MemoryError as exc:  # arrays within the caps that still do not fit in this machine's memory
         raise ValueError(f"{source}: the model's arrays do not fit in memory ({str(exc)[:200]}). Load it on a "
                          "machine with more memory.") from exc

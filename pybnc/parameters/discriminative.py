@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -44,6 +43,7 @@ import numpy as np
 import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils.warn import warn
 from .._utils.blas import one_blas_thread
 from .._utils.native import load_kernels
 from .._utils.workers import available_cores
@@ -566,14 +566,12 @@ def _result(active, result, first: float, max_iter: int, penalty: float) -> Disc
     message = str(result.message)
     if not ok:
         found, value = np.ones(found.shape), first
-        warnings.warn(f"The discriminative weights' optimiser failed ({message}); the generative model is "
-                      "kept. A larger penalty makes the problem better conditioned.", ConvergenceWarning,
-                      stacklevel=3)
+        warn(f"The discriminative weights' optimiser failed ({message}); the generative model is "
+             "kept. A larger penalty makes the problem better conditioned.", ConvergenceWarning)
     elif result.status == 1:
-        warnings.warn(f"The discriminative weights did not converge in {result.nit} L-BFGS iterations "
-                      f"(max_iter={max_iter}); the best weights found are kept. Raise the limit "
-                      "(discriminative_max_iter of the estimators), or the penalty.", ConvergenceWarning,
-                      stacklevel=3)
+        warn(f"The discriminative weights did not converge in {result.nit} L-BFGS iterations "
+             f"(max_iter={max_iter}); the best weights found are kept. Raise the limit "
+             "(discriminative_max_iter of the estimators), or the penalty.", ConvergenceWarning)
     return DiscriminativeFit(active, found, int(result.nit), bool(ok and result.status == 0), value, float(first),
                              message, float(penalty))
 

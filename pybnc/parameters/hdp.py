@@ -411,8 +411,7 @@ class SharedChains:
         return {"n_iterations": self.n_iterations, "burn_in": self.burn_in, "random_state": self.random_state}
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._lock, self._done, self._pending = threading.Lock(), {}, {}
+        self.__init__(state["n_iterations"], state["burn_in"], state["random_state"])
 
     def estimates(self, leaf_tables) -> list:
         """:func:`hdp_tables` of ``leaf_tables`` (read-only arrays, shared between

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 CLASS_COLOUR = "#f2b84b"
 FEATURE_COLOUR = "#e8eef8"
@@ -17,16 +18,12 @@ def _network(model):
     """The network a fitted classifier shows: its label, its feature names and their
     parent lists. A fitted AutoBNC shows its choice, as the command line and the web page
     do."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from ..estimators.capabilities import capabilities
-
     check_is_fitted(model)
     label = type(model).__name__
     chosen = getattr(model, "best_estimator_", None)
     if chosen is not None:
         model, label = chosen, f"{label}'s choice ({type(chosen).__name__})"
-    if not capabilities(model).one_network:
+    if getattr(model, "structure_", None) is None:  # one network (capabilities' one_network): its structure
         raise TypeError(
             f"{label} has no single network to draw: plot_network and to_dot need a "
             "classifier with one structure (NaiveBayes, TAN, FAN, kDB, ...)."

@@ -10,6 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts.tables import Counts, feature_blocks, segment_sums
+from . import pair_rows
+from ._xlogx import LOOKUP_FROM as _LOOKUP_FROM  # noqa: F401 - read by the tests
+from ._xlogx import xlogx as _xlogx
+from ._xlogx import xlogx_direct as _xlogx_direct  # noqa: F401
 
 
 def _xlogy_sum(counts: np.ndarray, axis=None) -> np.ndarray:
@@ -86,10 +90,8 @@ def pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pairwise_cmi(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
-    from .pair_rows import cheaper_from_rows, cmi_terms_from_rows  # it reads this module's n log n
-
-    if cheaper_from_rows(counts):
-        per_pair, n_pair = cmi_terms_from_rows(*counts.rows, counts.cardinalities, counts.n_classes, counts.levels)
+    if pair_rows.cheaper_from_rows(counts):  # looked up at the call: a benchmark switches it
+        per_pair, n_pair = pair_rows.cmi_terms_from_rows(*counts.rows, counts.cardinalities, counts.n_classes, counts.levels)
         return _finished_cmi(counts, per_pair, n_pair)
     counts = counts.stored_pairs()  # layout "rows" without the kernel: the pairs counted once
     if counts.reduced is not None and 4 * (counts.kept.size - (counts.offsets[-1] - counts.n_features)) \
@@ -113,33 +115,6 @@ def _finished_cmi(counts: Counts, per_pair: np.ndarray, n_pair: np.ndarray) -> t
     np.fill_diagonal(cmi, 0.0)
     n_pair[np.diag_indices(counts.n_features)] = segment_sums(counts.levels.sum(axis=0), counts.offsets, axis=0)
     return cmi, n_pair
-
-
-#: Arrays of at least this many counts take ``n log n`` from a table of the integers up to
-#: their largest (when they are all whole numbers no larger than their size).
-_LOOKUP_FROM = 1 << 14
-
-
-def _xlogx(a: np.ndarray) -> np.ndarray:
-    """``a log a`` elementwise, 0 at 0 (``log`` of the smallest normal float, times 0).
-
-    Counts are whole numbers, mostly small: a large array of them reads each ``n log n``
-    from a table of ``0 .. max`` computed by the same operations (the same bits), which
-    costs about half as much as the logarithms (a block of arrhythmia's pair counts)."""
-    if a.size >= _LOOKUP_FROM:
-        top, bottom = a.max(), a.min()  # NaN fails both tests below
-        if 0 <= bottom and top < a.size:
-            whole = a.astype(np.intp)
-            if (whole == a).all():
-                return _xlogx_direct(np.arange(int(top) + 1, dtype=np.float64))[whole]
-    return _xlogx_direct(a)
-
-
-def _xlogx_direct(a: np.ndarray) -> np.ndarray:
-    out = np.maximum(a, np.finfo(np.float64).tiny)
-    np.log(out, out=out)
-    out *= a
-    return out
 
 
 def _dense_cmi_terms(counts: Counts, chunk_cells: int = 1 << 18):

@@ -21,7 +21,8 @@ import numpy as np
 from .._utils.native import load_kernels
 from ..counts.tables import (ROWS_MAX_PAIR_CELLS, column_features, information_reads_rows, one_hot_offsets,
                              pair_table_cells, segment_sums)
-from .information import _xlogx, _xlogx_direct
+from ._xlogx import xlogx as _xlogx
+from ._xlogx import xlogx_direct as _xlogx_direct
 
 
 def cheaper_from_rows(counts) -> bool:

@@ -19,13 +19,12 @@ exactly what a user would not expect from a structure search.
 
 from __future__ import annotations
 
-import sys
-import warnings
 from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._utils.warn import warn
 from .._utils.progress import progress
 from ..counts.weights import check_sample_weight, repeat_rows, take_rows
 from ..estimators.base import _check_table, keep_arguments
@@ -212,19 +211,10 @@ def report_stop(estimator, trace: list, start_model: str, folds: int) -> None:
         fix = ("Lower epsilon (epsilon=0 accepts any gain) to let the search proceed."
                if getattr(estimator, "stopping", "epsilon") == "epsilon" else
                "No single move helps on these folds; the starting model is the search's answer.")
-        warnings.warn(
+        warn(
             f"{type(estimator).__name__} returned its starting model, {start_model}: "
             f"{trace[-1]['reason']} ({folds}-fold CV accuracy {trace[-1]['cv_accuracy']:.4f}). " + fix,
-            StartModelWarning, stacklevel=_caller_level())
-
-
-def _caller_level() -> int:
-    """``stacklevel`` pointing at the first frame outside pybnc and scikit-learn (the
-    user's ``fit``, not scikit-learn's wrapper that checks the parameters)."""
-    level, frame = 2, sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(("pybnc.", "sklearn.")):
-        frame, level = frame.f_back, level + 1
-    return level
+            StartModelWarning)
 
 
 def named_trace(trace, describe_move) -> list:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._utils.validation import Interval, StrOptions
 from ..counts.families import count_families
 from ..estimators._constraints import WRAPPER_CONSTRAINTS, smoothing_options
 from ..estimators.augmented import AugmentedNaiveBayes

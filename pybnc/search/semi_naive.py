@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from .._utils.validation import StrOptions
 from ..estimators._fitted_state import InconsistentState, fitted_array
 from ..estimators.base import BaseBNC, keep_arguments
 from ..estimators._constraints import WRAPPER_CONSTRAINTS

@@ -33,8 +33,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._utils.validation import Interval, StrOptions
 from ..counts.families import FamilyCounts, count_families
 from ..estimators._constraints import ALPHA, ENCODER, POSITIVE_INT, smoothing_options
 from ..estimators.augmented import AugmentedNaiveBayes
@@ -196,11 +196,15 @@ class SKDB(AugmentedNaiveBayes):
         """The features the selected model keeps (the others are not weighted)."""
         return np.sort(self.order_[: self.n_selected_])
 
-    def _fit_ranked(self, encoding, codes, y, counts, order, ranked_parents):
+    def _fit_ranked(self, encoding, codes, y, counts, order, ranked_parents, chains=None, lookups=None):
         """Passes 2 and 3 for a given attribute order and candidate parents (strongest
         first), the hook of ensembles that draw their own orders (ESKDB); ``encoding``
-        is the encoding the rows were coded with. Returns ``self``."""
-        self._take_encoding(encoding)
+        is the encoding the rows were coded with; ``chains`` and ``lookups`` the
+        :class:`~pybnc.parameters.hdp.SharedChains` and
+        :class:`~pybnc.search.leave_one_out.LookupCache` the ensemble's members share
+        (None: this fit's own). Returns ``self``."""
+        self._start_fit(encoding)
+        self._shared_chains, self._shared_lookups = chains, lookups
         run_passes(self._passes_from_order(counts, order, ranked_parents), lambda: iter([(codes, y)]))
         return self
 
@@ -258,14 +262,14 @@ class SKDB(AugmentedNaiveBayes):
 
     def _loo_cache(self):
         """The :class:`~pybnc.search.leave_one_out.LookupCache` this fit shares with
-        others (an ensemble sets ``_shared_lookups`` on its members), or None."""
+        others (an ensemble's members share one: :meth:`_fit_ranked`), or None."""
         return getattr(self, "_shared_lookups", None)
 
     def _hdp_tables(self, counts, tables, ranked) -> tuple:
         """The class log prior and the HDP-smoothed log tables of the selected model,
         ``tables[i]`` with parents ``ranked[i]`` (strongest first): by the
-        :class:`~pybnc.parameters.hdp.SharedChains` an ensemble sets on its members
-        (``_shared_chains``), so that a table several members hold is sampled once; else
+        :class:`~pybnc.parameters.hdp.SharedChains` an ensemble's members share
+        (:meth:`_fit_ranked`), so that a table several members hold is sampled once; else
         on this fit's own chains."""
         chains = getattr(self, "_shared_chains", None)
         if chains is not None:

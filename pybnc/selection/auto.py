@@ -23,12 +23,12 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.progress import progress
 from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
@@ -246,7 +246,7 @@ class AutoBNC(BaseBNC):
         self.encoder = encoder
 
     # -- fit ---------------------------------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=False)  # the candidates check their own parameters
+    @fit_context(skip_nested_validation=False)  # the candidates check their own parameters
     def fit(self, X, y, sample_weight=None):
         """Choose a learner on the rows of ``X`` and ``y`` and refit it on all of them.
 
@@ -268,7 +268,7 @@ class AutoBNC(BaseBNC):
             X, y = take_rows(X, rows), y[rows]
             given = None if given is None else [(np.flatnonzero(np.isin(rows, train)),
                                                  np.flatnonzero(np.isin(rows, test))) for train, test in given]
-        _check_feature_names(self, X, reset=True)
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_, n_features_in_
         classes, y_codes = class_codes(y)
         if classes.shape[0] < 2:
             raise ValueError(f"y has one class only ({classes[0]!r}); a classifier needs at least 2 classes.")

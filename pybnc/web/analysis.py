@@ -18,7 +18,7 @@ import pandas as pd
 from .._utils.progress import report_progress
 from ..encode import Encoder
 from ..estimators.capabilities import capabilities
-from ..registry import BY_SHORT_NAME, MODELS
+from ..registry import BY_SHORT_NAME, MODELS, configured
 from . import columns, compare, network
 
 #: Folds of the cross-validation table (fewer when the largest class is smaller).
@@ -124,16 +124,11 @@ def model_keys(chosen) -> list:
 def build(model_key: str, discretizer: str | None = None, n_bins: int | None = None):
     """A fresh estimator from a command-line short name, quiet and seeded, its encoder
     cutting float columns as asked."""
-    import click
-
-    from ..cli._common import build_models
-
+    encoding = {k: v for k, v in {"discretizer": discretizer, "n_bins": n_bins}.items() if v}
     try:
-        model = build_models(model_key, seed=0, quiet=True)[model_key.strip().lower()]
-    except click.ClickException as exc:
-        raise UserError(exc.format_message()) from None
-    encoding = {f"encoder__{k}": v for k, v in {"discretizer": discretizer, "n_bins": n_bins}.items() if v}
-    return model.set_params(**encoding) if encoding and "encoder" in model.get_params() else model
+        return configured(model_key, encoding, seed=0, quiet=True)
+    except KeyError as exc:
+        raise UserError(exc.args[0]) from None
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -278,7 +273,7 @@ def describe(model, X: pd.DataFrame, y_codes: np.ndarray) -> dict:
                           f"and tempers its probabilities by T = {getattr(model, 'temperature_', 1.0):.2f} "
                           "(learned from the same folds); what is shown here is that learner.")
         return view
-    codes = model.encoder_.transform(model._align(X)) if hasattr(model, "encoder_") else None
+    codes = model._encode(X) if hasattr(model, "encoder_") else None
     view = {"name": type(model).__name__,
             "arcs": [(str(u), str(v)) for u, v in model.arcs_] if hasattr(model, "arcs_") else None,
             "supernodes": ([tuple(map(str, node)) for node in model.supernodes_]
