@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .encode import Encoder
 from .averaging import AODE, ESKDB, MANB, SSTBMATAN, TBMATAN, AnDE
 from .search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
 from .estimators import FAN, TAN, NaiveBayes
@@ -106,6 +107,9 @@ def configured(short_name: str, settings: dict | None = None, seed=None, quiet: 
     params = estimator.get_params()
     settings = settings or {}
     accepted = {k: v for k, v in settings.items() if k in params}
+    if "encoder" in params:  # the encoding options are the encoder's
+        options = Encoder().get_params()
+        accepted.update({f"encoder__{k}": v for k, v in settings.items() if k in options and k not in params})
     defaults = {"random_state": seed, "verbose": 0 if quiet else None, "n_jobs": -1}
     accepted.update({k: v for k, v in defaults.items() if v is not None and k in params and k not in settings})
     return estimator.set_params(**accepted)

@@ -8,7 +8,7 @@ from ..averaging import AODE, ESKDB, MANB, SSTBMATAN, TBMATAN, AnDE, AveragedBNC
 from ..averaging.alr import SuperParentCells
 from ..counts.families import FamilyCounts
 from ..counts.tables import Counts
-from ..encode import TableEncoder
+from ..encode import Encoder
 from ..estimators import FAN, TAN, NaiveBayes
 from ..estimators.base import Encoding
 from ..estimators.capabilities import Capabilities
@@ -26,5 +26,5 @@ from ..structure.dag import Structure
 ESTIMATORS = (NaiveBayes, TAN, FAN, MANB, AODE, AnDE, ESKDB, TBMATAN, SSTBMATAN, TANHC, TANHCSP, FSSJ, BSEJ, KDB,
               SKDB, AutoBNC, AveragedBNC, BaggedBNC)
 #: The other objects of a fitted state: the encoder and pybnc's dataclasses.
-HELPERS = (TableEncoder, Counts, FamilyCounts, Structure, Encoding, Capabilities, ParameterTables, DiscriminativeFit,
+HELPERS = (Encoder, Counts, FamilyCounts, Structure, Encoding, Capabilities, ParameterTables, DiscriminativeFit,
            RowDesign, BlockSums, LBFGSResult, NetworkCells, SuperParentCells, Candidate, TableFacts, Evaluation)
