@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .counts.tables import count, remap_counts
-from .counts.weights import check_sample_weight, take_rows
+from ._utils.sample_weight import check_sample_weight, take_rows
 from .estimators.base import Encoding, run_passes
 from .estimators.capabilities import block_refusal, capabilities
 from .encode import finish_encoder, grow_encoder, plan_encoder

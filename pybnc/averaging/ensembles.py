@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.workers import fit_workers, parallel_map
-from ..counts.weights import check_sample_weight, repeat_rows, take_rows
+from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode.labels import class_codes
 from ..estimators import TAN, NaiveBayes
 from ..estimators._fitted_state import InconsistentState, fitted_array

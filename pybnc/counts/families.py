@@ -159,7 +159,7 @@ def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: i
     families : iterable of tuple of int
         Feature indices ``(parents..., child)``; any length >= 1.
     weights : ndarray of shape (n_samples,), optional
-        Each row counts its weight (:mod:`pybnc.counts.weights`).
+        Each row counts its weight (:mod:`pybnc._utils.sample_weight`).
 
     Returns
     -------

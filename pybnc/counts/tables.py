@@ -601,7 +601,7 @@ def count(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, pairs
         rows, from which each pair is counted when needed. ``"auto"`` takes ``"rows"``
         for unweighted rows where :func:`rows_layout_pays`, else asks :func:`pair_layout`.
     weights : ndarray of shape (n_samples,), optional
-        Non-negative weight of each row (:mod:`pybnc.counts.weights`): a row counts
+        Non-negative weight of each row (:mod:`pybnc._utils.sample_weight`): a row counts
         its weight, so integer weights equal repeated rows exactly. Reduced pairs stay
         float32 while the weights are whole numbers summing below ``2**24``.
 

@@ -71,7 +71,7 @@ def cut_points(x, method="quantile", n_bins=5, y=None, weights=None) -> np.ndarr
         Class of each row, needed only by ``"mdl"``.  Integer codes
         ``0..K-1`` are expected, but any labels are accepted.
     weights : array-like of shape (n,), optional
-        Positive weight of each row (:mod:`pybnc.counts.weights`): ``"quantile"``
+        Positive weight of each row (:mod:`pybnc._utils.sample_weight`): ``"quantile"``
         places its targets on the cumulative weight, ``"mdl"`` reads weighted class
         counts (and the weight total as its ``N``), so integer weights give the cuts of
         the repeated rows. ``"uniform"`` reads the range alone.

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import Interval, StrOptions, validate_parameter_constraints
-from ..counts.weights import check_sample_weight, take_rows
+from .._utils.sample_weight import check_sample_weight, take_rows
 from .labels import check_labels, class_codes
 from .numeric_block import column_groups, numeric_columns
 from ._columns import (
@@ -448,7 +448,7 @@ class Encoder(TransformerMixin, BaseEstimator):
 
         ``y``: the class of each row, as a classifier takes it (labels of any kind, or
         their codes ``0 .. K-1``); the MDL cut points read it. ``sample_weight``
-        (positive, one per row; :mod:`pybnc.counts.weights`): the cut points and the
+        (positive, one per row; :mod:`pybnc._utils.sample_weight`): the cut points and the
         identifier rule read the rows' weights, as if each row were repeated its weight
         times."""
         X = check_table(X)

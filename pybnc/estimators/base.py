@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils.warn import warn
 from .._utils.validation import feature_names, fit_context, validate_parameter_constraints
 from ..counts.tables import Counts, count, remap_counts
-from ..counts.weights import check_sample_weight, repeat_rows, take_rows
+from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder, EncodingWarning, grow_encoder
 from ..encode.labels import check_labels as _check_labels
 from ..encode.table import check_table as _check_table

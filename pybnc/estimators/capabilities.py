@@ -86,7 +86,7 @@ class Capabilities:
         NaiveBayes, TAN, FAN, KDB, SKDB, AODE, AnDE; ``docs/discriminative.md``).
     sample_weight : {"counts", "repeats"}
         How ``fit(X, y, sample_weight=w)`` (and ``partial_fit``) learns from weighted
-        rows (:mod:`pybnc.counts.weights`; a row of weight 0 is always the row absent).
+        rows (:mod:`pybnc._utils.sample_weight`; a row of weight 0 is always the row absent).
         ``"counts"``: every row counts its weight in the counts (and the encoder's cut
         points), so any non-negative weights are exact and integer weights equal
         repeated rows. ``"repeats"``: the model reads its training rows themselves (an

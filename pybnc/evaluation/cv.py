@@ -22,7 +22,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from .._utils.warn import warn
 from .._utils.progress import progress
-from ..counts.weights import check_sample_weight
+from .._utils.sample_weight import check_sample_weight
 from ..estimators.base import BaseBNC, _check_labels, _check_table
 from .fold_fits import _encodings, _fit_from_counts, _fit_sharing_encoding, _FoldEncodings, _refit, _uses_fast_path
 from .metrics import accuracy, brier_score, log_loss, log_score

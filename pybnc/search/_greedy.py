@@ -26,7 +26,7 @@ from sklearn.utils import check_random_state
 
 from .._utils.warn import warn
 from .._utils.progress import progress
-from ..counts.weights import check_sample_weight, repeat_rows, take_rows
+from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..estimators.base import _check_table, keep_arguments
 from ..estimators.capabilities import capabilities
 from ._engine import CVScorer, stratified_folds

@@ -32,7 +32,7 @@ from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.progress import progress
 from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
-from ..counts.weights import check_sample_weight, repeat_rows, take_rows
+from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder
 from ..encode.table import rare_levels_mask
 from ..encode.labels import class_codes

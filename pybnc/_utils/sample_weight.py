@@ -96,7 +96,7 @@ def repeat_rows(weights: np.ndarray, who: str) -> np.ndarray:
     if total > bound:
         raise ValueError(
             f"sample_weight sums to {total:,.0f}: {who} learns from the rows repeated by their weights, and "
-            f"that many rows exceed the bound of {bound:,} (pybnc.counts.weights.REPEAT_FACTOR x rows). Scale "
+            f"that many rows exceed the bound of {bound:,} (pybnc._utils.sample_weight.REPEAT_FACTOR x rows). Scale "
             "the weights down, or use a classifier that weighs its counts (capabilities(model).sample_weight "
             "== 'counts').")
     return np.repeat(np.arange(weights.size), weights.astype(np.int64))
