@@ -24,7 +24,7 @@ from pybnc.datasets import load_dataset
 
 MODELS = {
     "tan_car": (lambda: TAN(), "car"),
-    "fan_hepatitis": (lambda: FAN(smoothing="friedman"), "hepatitis"),
+    "fan_hepatitis": (lambda: FAN(params="friedman"), "hepatitis"),
     "nb_awnb_iris": (lambda: NaiveBayes(weighting="awnb", random_state=0), "iris"),
     "nb_wanbia_votes": (lambda: NaiveBayes(weighting="wanbia"), "votes"),
     "kdb_hepatitis": (lambda: KDB(k=2, verbose=0), "hepatitis"),
