@@ -161,3 +161,20 @@ def test_a_model_whose_cv_is_a_splitter_is_refused_by_save_naming_the_fix(tmp_pa
     pybnc.save(model.set_params(cv=list(KFold(3).split(X, y))), tmp_path / "m.pybnc")
     again = pybnc.load(tmp_path / "m.pybnc")
     np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_the_web_page_contributions_skip_a_dropped_identifier():
+    pytest.importorskip("flask")
+    from pybnc.web.network import evidence_domains
+    from pybnc.web.pages.contributions import contributions
+
+    X, y = _with_identifier()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = TAN().fit(X, y)
+    domains = evidence_domains(model)
+    answer = contributions(model, domains, {0: 1, 5: 0})  # buying and safety, by the encoder's columns
+    row = pd.DataFrame([{"buying": domains[0][2][1], "safety": domains[5][2][0]}]).reindex(columns=X.columns)
+    expected = model.explain(row, random_state=0, verbose=0)
+    assert {m["feature"]: m["value"] for m in answer["values"]} == pytest.approx(
+        {0: expected["buying"].iloc[0], 5: expected["safety"].iloc[0]}, abs=1e-12)

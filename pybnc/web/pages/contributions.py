@@ -47,10 +47,11 @@ def contributions(model, domains: list, evidence: dict) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the page shows numbers, not notes about them
         explanation = model.explain(frame if names is not None else row, random_state=0)
+    # one value per encoder column (a column the encoder left out has none)
     values = explanation.iloc[0, :-1].to_numpy(float)
     errors = explanation.standard_error.iloc[0, :-1].to_numpy(float)
-    moves = [{"feature": feature, "level": level, "value": float(values[positions[feature]]),
-              "se": float(errors[positions[feature]])} for feature, level in evidence.items()]
+    moves = [{"feature": feature, "level": level, "value": float(values[feature]),
+              "se": float(errors[feature])} for feature, level in evidence.items()]
     moves.sort(key=lambda m: -abs(m["value"]))
     base = float(explanation["base_value"].iloc[0])
     return {"top": int(list(model.classes_).index(explanation.target.iloc[0])), "base": base,
