@@ -178,3 +178,16 @@ def test_the_web_page_contributions_skip_a_dropped_identifier():
     expected = model.explain(row, random_state=0, verbose=0)
     assert {m["feature"]: m["value"] for m in answer["values"]} == pytest.approx(
         {0: expected["buying"].iloc[0], 5: expected["safety"].iloc[0]}, abs=1e-12)
+
+
+def test_the_web_page_posterior_skips_a_dropped_identifier():
+    from pybnc.web.network import evidence_domains, posterior
+
+    X, y = _with_identifier()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = TAN().fit(X, y)
+    domains = evidence_domains(model)
+    answer = posterior(model, domains, {0: 1, 5: 0})
+    row = pd.DataFrame([{"buying": domains[0][2][1], "safety": domains[5][2][0]}]).reindex(columns=X.columns)
+    assert answer["proba"] == pytest.approx(model.predict_proba(row)[0].tolist(), abs=1e-15)

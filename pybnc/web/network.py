@@ -130,7 +130,8 @@ def posterior(model, domains: list, evidence: dict, influence: bool = True) -> d
         rows[:, feature] = domains[feature][2][level]
         if influence:
             rows[1 + j, feature] = None
-    frame = pd.DataFrame(rows, columns=list(getattr(model, "feature_names_in_", names)))
+    # the encoder's columns by their own names: a column it left out is not asked for
+    frame = pd.DataFrame(rows, columns=list(model.encoder_.columns_) if hasattr(model, "feature_names_in_") else names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the page shows numbers, not notes about them
         proba = model.predict_proba(frame)
