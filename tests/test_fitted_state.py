@@ -146,3 +146,30 @@ def test_the_model_files_types_are_an_explicit_list():
                 and not c.__name__.startswith("_") and c.__name__ != "AugmentedNaiveBayes"}
     assert concrete == set(estimator_classes().values())
     assert "sys.modules" not in (SOURCE / "io" / "_nodes.py").read_text()
+
+
+def test_the_vendored_intervals_are_scikit_learns():
+    from numbers import Integral, Real
+
+    from sklearn.utils import _param_validation as theirs  # the reference, in a test only
+
+    from pybnc._utils import validation as ours
+
+    values = [-np.inf, -1, -0.5, 0, 0.0, 0.5, 1, 2, 2.0, np.inf, np.nan, True, "1", None]
+    for kind in (Integral, Real):
+        for left, right in ((0, None), (None, 2), (0, 2), (None, None), (1, 1 if kind is Real else 2)):
+            for closed in ("left", "right", "both", "neither"):
+                try:
+                    reference = theirs.Interval(kind, left, right, closed=closed)
+                except (ValueError, TypeError):
+                    continue
+                mine = ours.Interval(kind, left, right, closed=closed)
+                assert str(mine) == str(reference)
+                assert [mine.is_satisfied_by(v) for v in values] == [reference.is_satisfied_by(v) for v in values], \
+                    (kind, left, right, closed)
+    for spec in ("random_state", "verbose", "boolean", "array-like", None, str, ours.StrOptions({"a"})):
+        ref = theirs.StrOptions({"a"}) if isinstance(spec, ours.StrOptions) else theirs.make_constraint(spec)
+        mine = ours._constraint(spec)
+        for v in values + [np.random.RandomState(0), [1, 2], np.arange(2), "a", np.bool_(True)]:
+            assert mine.is_satisfied_by(v) == ref.is_satisfied_by(v), (spec, v)
+        assert str(mine) == str(ref), spec

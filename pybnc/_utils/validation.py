@@ -39,8 +39,10 @@ class Interval(_Constraint):
             return False
         below = operator.lt if self.closed in ("left", "both") else operator.le
         above = operator.gt if self.closed in ("right", "both") else operator.ge
-        return not (self.left is not None and below(value, self.left)) and \
-            not (self.right is not None and above(value, self.right))
+        # an open end is infinite: inf is outside [0, None) and inside [0, None]
+        left = -np.inf if self.left is None else self.left
+        right = np.inf if self.right is None else self.right
+        return not below(value, left) and not above(value, right)
 
     def __str__(self):
         integral = self.type is Integral
@@ -102,7 +104,7 @@ _NAMED = {
     "array-like": _Check(lambda v: (hasattr(v, "__len__") or hasattr(v, "shape") or hasattr(v, "__array__"))
                          and not np.isscalar(v) and not isinstance(v, (str, bytes)), "an array-like"),
     "random_state": _Check(lambda v: v is None or isinstance(v, np.random.RandomState) or
-                           (isinstance(v, Integral) and not _is_bool(v) and 0 <= v <= 2**32 - 1),
+                           (isinstance(v, Integral) and 0 <= v <= 2**32 - 1),
                            "an int in the range [0, 4294967295], an instance of 'numpy.random.mtrand.RandomState' "
                            "or None"),
     "verbose": _Check(lambda v: _is_bool(v) or (isinstance(v, Integral) and v >= 0),
