@@ -1,9 +1,9 @@
 """scikit-learn parameter constraints shared by several classifiers.
 
 Every classifier lists each of its parameters in ``_parameter_constraints``
-(scikit-learn's :mod:`sklearn.utils._param_validation` vocabulary); ``fit``,
+(scikit-learn's vocabulary, :mod:`pybnc._utils.validation`); ``fit``,
 ``partial_fit``, :mod:`pybnc.streaming` and cross-validation check them before
-anything is read, so a wrong value raises scikit-learn's ``InvalidParameterError``
+anything is read, so a wrong value raises ``InvalidParameterError``
 (a ``ValueError`` and a ``TypeError``) naming the parameter and what it may be. The
 encoding options are the nested :class:`~pybnc.Encoder`'s parameters
 (``encoder``), validated by its own fit.
