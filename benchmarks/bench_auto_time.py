@@ -3,8 +3,7 @@ table of accuracy_vs_forest.py.
 
 Each repeat fits the forest (the pipeline of accuracy_vs_forest.py) and then
 ``AutoBNC(n_jobs=2, random_state=0)`` on all the rows of the table, back to back, so
-that both see the same load; before each AutoBNC fit the worker processes a previous
-fit left running are stopped, so that every fit starts its pool as in a new process; the table gives the least wall time of each over the
+that both see the same load; the table gives the least wall time of each over the
 repeats, their ratio (the issue's bar: at most 10) and the load average at the start
 and end of the table's repeats, and the commit measured. Rows go to the CSV (``--csv``) as each table is done.
 
@@ -33,7 +32,6 @@ import pandas as pd
 
 import pybnc
 from accuracy_vs_forest import _forest, add_table_arguments, chosen_tables
-from pybnc.selection.race import shutdown_pool
 
 
 def _commit() -> str:
@@ -108,7 +106,6 @@ def main():
         forest, auto = [], []
         for _ in range(args.repeats):
             forest.append(_seconds(lambda: _forest(X), X, y))
-            shutdown_pool()
             auto.append(_seconds(lambda: pybnc.AutoBNC(n_jobs=2, random_state=0, verbose=0), X, y))
         row = {"dataset": name, "n_rows": len(y), "forest_seconds": min(forest), "auto_seconds": min(auto),
                "ratio": min(auto) / min(forest), "load_before": load_before, "load_after": os.getloadavg()[0], "code": _commit()}

@@ -20,8 +20,7 @@ from pybnc.selection.auto import _cost, inner_folds
 from pybnc.selection.blend import AveragedBNC, ensemble_selection, log_pool_selection
 from pybnc.encode.labels import class_codes
 from pybnc.selection.candidates import Candidate
-from pybnc.selection.race import (Evaluation, _share_out, evaluate, race_head, race_survivors, shutdown_pool, warm_pool,
-                                  workers_for)
+from pybnc.selection.race import Evaluation, _share_out, evaluate, race_head, race_survivors
 from pybnc.selection.temperature import fit_temperature
 
 SMALL = {"nb": NaiveBayes(), "tan": TAN(), "nb-mle": NaiveBayes(smoothing="mle")}
@@ -374,30 +373,6 @@ def test_averaged_bnc_fits_its_members_in_a_pool_to_the_same_model():
     np.testing.assert_array_equal(pooled.predict_proba(X), alone.predict_proba(X))
 
 
-def test_a_pool_is_used_when_it_pays_and_a_started_one_costs_less(monkeypatch):
-    from pybnc.selection import race
-
-    monkeypatch.setattr(race, "_load_per_core", lambda: 1.0)  # the machine's load would move the costs
-    shutdown_pool()
-    # a new pool costs seconds: a round of 3 s in this process is not worth one ...
-    assert workers_for(2, 2, estimated_seconds=3.0) == 1 and workers_for(2, 2, estimated_seconds=600) == 2
-    assert workers_for(1, 5, estimated_seconds=600) == 1 and workers_for(2, 1, estimated_seconds=600) == 1
-    warm_pool(2, 2, estimated_seconds=1.0)  # too small to start one
-    assert workers_for(2, 2, estimated_seconds=3.0) == 1
-    warm_pool(2, 2, estimated_seconds=600)  # ... but once one is started and ready, it is
-    try:
-        deadline = time.monotonic() + 120
-        while workers_for(2, 2, estimated_seconds=3.0) == 1 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers_for(2, 2, estimated_seconds=3.0) == 2
-        X, y = load_dataset("car")
-        pooled = AveragedBNC([NaiveBayes(), TAN()], n_jobs=2).fit(X, y)  # the started pool runs it
-        assert len(pooled.estimators_) == 2
-    finally:
-        shutdown_pool()
-    assert workers_for(2, 2, estimated_seconds=3.0) == 1
-
-
 def test_a_large_table_races_one_fold_and_its_candidates_share_out_the_workers():
     X, y = load_dataset("nursery")  # 12,960 rows: inner folds of 2,592
     folds = inner_folds(class_codes(y)[1], 5, 0)
@@ -409,10 +384,7 @@ def test_a_large_table_races_one_fold_and_its_candidates_share_out_the_workers()
     assert [[c.name for c in share] for share in _share_out(candidates, 2, lambda c: cost[c.name])] == \
         [["tan"], ["nb", "nb-mle"]]
     alone = evaluate(candidates, X, y, folds[:1], [0], 1)
-    try:
-        shared = evaluate(candidates, X, y, folds[:1], [0], 2, cost=lambda c: cost[c.name])
-    finally:
-        shutdown_pool()
+    shared = evaluate(candidates, X, y, folds[:1], [0], 2, cost=lambda c: cost[c.name])
     for name in SMALL:
         np.testing.assert_array_equal(shared.proba[name], alone.proba[name])
     assert sorted(shared.long["model"]) == sorted(alone.long["model"]) and set(shared.long["fold"]) == {0}
@@ -527,7 +499,6 @@ def test_the_race_stops_clear_losers_and_keeps_what_the_rows_cannot_tell_apart()
     # on 8 rows the same gap is within the noise: nothing stops
     survivors, stopped = race_survivors(evaluation, cands, y, rows[:4], "log_loss")
     assert len(survivors) == 3 and not stopped
-    assert workers_for(2, 5, estimated_seconds=0.5) == 1 and workers_for(2, 5, estimated_seconds=60) == 2
 
 
 def test_a_stopped_candidate_is_never_chosen_nor_in_the_ensemble():
@@ -566,10 +537,7 @@ def test_folds_that_do_not_split_evenly_share_out_each_folds_candidates():
     candidates = [Candidate(name, estimator, 0.0) for name, estimator in SMALL.items()]
     alone = evaluate(candidates, X, y, folds, [2, 3, 4], 1)
     told = []
-    try:
-        shared = evaluate(candidates, X, y, folds, [2, 3, 4], 2, told.append)
-    finally:
-        shutdown_pool()
+    shared = evaluate(candidates, X, y, folds, [2, 3, 4], 2, told.append)
     assert told == [1, 1, 1]
     for name in SMALL:
         np.testing.assert_array_equal(shared.proba[name], alone.proba[name])

@@ -1,13 +1,17 @@
-"""One BLAS thread for the products that are memory-bound.
+"""One BLAS thread for the products that are memory-bound, and the cores a fit may use.
 
 A threaded OpenBLAS on a busy machine (cross-validation in parallel, other jobs) spins
 and runs small or memory-bound products several hundred times slower than one thread
 would; the stages that call BLAS in a loop ask for one thread around those calls.
+The limit belongs to the process and OpenBLAS lifts it only from the thread that set
+it, so work that runs fits on several threads at once holds it around them all
+(:func:`pybnc.selection.race.evaluate`); the fits' own requests then change nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 from threadpoolctl import ThreadpoolController
 
@@ -30,3 +34,17 @@ def one_blas_thread():
     3.0
     """
     return _controller().limit(limits=1, user_api="blas")
+
+
+def available_cores() -> int:
+    """The cores this process may run on, at most ``OMP_NUM_THREADS`` where that is set
+    (as scikit-learn's and the BLAS's threads; joblib sets it in its worker processes).
+
+    Examples
+    --------
+    >>> available_cores() >= 1
+    True
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = os.environ.get("OMP_NUM_THREADS", "")
+    return max(min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores, 1)

@@ -21,8 +21,7 @@ _listener = None
 
 class _Bar(tqdm):
     # no monitor thread (tqdm starts one with every bar, shown or not, and leaves it
-    # running): a process running another thread cannot fork AutoBNC's workers
-    # (pybnc._utils.workers); the monitor only retunes bars that update too rarely
+    # running): it only retunes bars that update too rarely
     monitor_interval = 0
 
 

@@ -29,10 +29,9 @@ vector lane (``_laplacian_lanes.h``). The results agree to rounding.
 from __future__ import annotations
 
 import numpy as np
+from joblib import Parallel, delayed
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
+from .._utils.blas import available_cores
 from .._utils.logsumexp import logsumexp
 from .._utils.native import load_kernels
 
@@ -123,22 +122,17 @@ def _use_compiled(engine: str) -> bool:
     return _native is not None and engine != "numpy"
 
 
-_pool = None
-
-
 def _in_parallel(run, n_items: int, cells_per_item: int) -> None:
-    """``run(slice)`` over ``n_items`` in one chunk per core when the batch is large
-    (the kernels release the GIL), else in one call."""
-    global _pool
-    workers = min(os.cpu_count() or 1, 8)
+    """``run(slice)`` over ``n_items`` in one chunk per core on joblib's threads when the
+    batch is large (the kernels release the GIL; threads whatever
+    ``joblib.parallel_config`` says, as the chunks write into one array), else in one call."""
+    workers = min(available_cores(), 8)
     if workers == 1 or n_items < 2 or n_items * cells_per_item < _SERIAL_CELLS:
         run(slice(0, n_items))
         return
-    if _pool is None:
-        _pool = ThreadPoolExecutor(workers, thread_name_prefix="pybnc-laplacian")
     bounds = np.linspace(0, n_items, workers + 1).astype(int)
-    for future in [_pool.submit(run, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]:
-        future.result()
+    Parallel(n_jobs=workers, require="sharedmem")(delayed(run)(slice(a, b))
+                                                   for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
 
 
 def kron_reduce(log_weights: np.ndarray, eliminate: np.ndarray):

@@ -17,13 +17,12 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from joblib import delayed
+from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
-from .._utils.workers import fit_workers, parallel_map
 from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode.labels import class_codes
 from ..estimators import TAN, NaiveBayes
@@ -133,9 +132,9 @@ class AveragedBNC(_PosteriorMean):
     weights : array-like of shape (n_estimators,), default=None
         Non-negative, normalised to sum to one (None: equal weights).
     n_jobs : int, default=None
-        Members fitted at once (processes forked for the fit where that is safe, else
-        joblib's, :mod:`pybnc._utils.workers`; within an AutoBNC fit, its workers; None:
-        one after another here).
+        Members fitted at once by :class:`joblib.Parallel` (``-1``: all cores; None: one
+        after another, or as ``joblib.parallel_config`` says). The members do not depend
+        on it.
     pooling : {"linear", "log"}, default="linear"
         How the posteriors combine: their weighted mean, or their weighted geometric
         mean normalised over the classes (the members' log-posteriors add with the
@@ -193,8 +192,7 @@ class AveragedBNC(_PosteriorMean):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         validate_data(self, X, skip_check_array=True)  # feature_names_in_, n_features_in_
-        with fit_workers(self.n_jobs):  # within AutoBNC's fit, its workers
-            fitted = parallel_map((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
+        fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fitted_clone)(m, X, y, sample_weight) for m in members)
         self._adopt(fitted, weights, X)
         return self
 
@@ -240,6 +238,10 @@ class BaggedBNC(_PosteriorMean):
         Members.
     random_state : int, RandomState or None, default=None
         Seeds the bootstrap samples and the members' own randomness.
+    n_jobs : int, default=None
+        Members fitted at once by :class:`joblib.Parallel` (``-1``: all cores; None: one
+        after another, or as ``joblib.parallel_config`` says). The samples are drawn
+        before the members are fitted, so the members do not depend on it.
 
     Attributes
     ----------
@@ -263,12 +265,13 @@ class BaggedBNC(_PosteriorMean):
 
     _parameter_constraints = {"estimator": [HasMethods(["fit", "predict_proba"]), None],
                               "n_estimators": [Interval(Integral, 1, None, closed="left")],
-                              "random_state": ["random_state"]}
+                              "random_state": ["random_state"], "n_jobs": [Integral, None]}
 
-    def __init__(self, estimator=None, n_estimators=25, random_state=None):
+    def __init__(self, estimator=None, n_estimators=25, random_state=None, n_jobs=None):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @fit_context(skip_nested_validation=False)  # the members check their own parameters
     def fit(self, X, y, sample_weight=None):
@@ -292,17 +295,21 @@ class BaggedBNC(_PosteriorMean):
         rng = check_random_state(self.random_state)
         weighs_counts = capabilities(base).sample_weight == "counts"
         seeded = "random_state" in base.get_params(deep=False)
-        members = []
-        for _ in range(self.n_estimators):
+        jobs = []
+        for _ in range(self.n_estimators):  # every sample and seed drawn here, in order
             draws = stratified_bootstrap(y_codes, rng)
             member = clone(base)
             if seeded:
                 member.set_params(random_state=int(rng.randint(2**31 - 1)))
-            if weighs_counts:
-                member.fit(X, y, sample_weight=draws)
-            else:
-                rows = np.repeat(np.arange(draws.size), draws)
-                member.fit(take_rows(X, rows), y[rows])
-            members.append(member)
+            jobs.append(delayed(_fitted_member)(member, X, y, draws, weighs_counts))
+        members = Parallel(n_jobs=self.n_jobs)(jobs)
         self._adopt(members, np.ones(len(members)), X)
         return self
+
+
+def _fitted_member(member, X, y, draws: np.ndarray, weighs_counts: bool):
+    """``member`` fitted on a bootstrap sample: ``draws`` as weights, or the drawn rows."""
+    if weighs_counts:
+        return member.fit(X, y, sample_weight=draws)
+    rows = np.repeat(np.arange(draws.size), draws)
+    return member.fit(take_rows(X, rows), y[rows])

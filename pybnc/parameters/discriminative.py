@@ -36,17 +36,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
+from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from .._utils.warn import warn
-from .._utils.blas import one_blas_thread
+from .._utils.blas import available_cores, one_blas_thread
 from .._utils.native import load_kernels
-from .._utils.workers import available_cores
 from .lbfgs import minimize_lbfgs
 
 _native = load_kernels("pybnc.parameters._design_c")
@@ -389,9 +388,11 @@ def _with_transpose(design: RowDesign) -> RowDesign:
 
 @contextlib.contextmanager
 def _evaluation_threads(n_blocks: int):
-    """A ``map`` over the blocks of an evaluation: on threads (as many as the cores,
-    :func:`pybnc._utils.workers.available_cores`) where there are blocks enough; the
-    threads end with the fit, so that a fit's workers can still be forked."""
+    """A ``map`` over the blocks of an evaluation: on joblib's threads (as many as the
+    cores, :func:`pybnc._utils.blas.available_cores`) where there are blocks enough,
+    the same threads for every evaluation of the fit. Threads whatever
+    ``joblib.parallel_config`` says (``require="sharedmem"``): the blocks share the
+    fit's arrays, which processes would copy at every evaluation."""
     threads = min(n_blocks, available_cores())
     # BLAS on one thread through the fit: its few vector products are small, and a
     # threaded OpenBLAS's workers spin after each call on the cores these threads need
@@ -400,8 +401,8 @@ def _evaluation_threads(n_blocks: int):
         if threads <= 1:
             yield map
             return
-        with ThreadPoolExecutor(threads, thread_name_prefix="pybnc-evaluation") as pool:
-            yield lambda function, items: pool.map(_quietly(function), items)
+        with Parallel(n_jobs=threads, require="sharedmem") as parallel:
+            yield lambda function, items: parallel(delayed(_quietly(function))(item) for item in items)
 
 
 def _quietly(function):
@@ -614,7 +615,7 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
     -----
     Designs held in memory are cut into blocks of rows (:data:`BLOCK_ENTRIES` entries)
     and each evaluation's blocks run on threads, as many as the process's cores
-    (:func:`pybnc._utils.workers.available_cores`: at most ``OMP_NUM_THREADS``); the
+    (:func:`pybnc._utils.blas.available_cores`: at most ``OMP_NUM_THREADS``); the
     weights do not depend on the threads.
 
     Examples

@@ -30,7 +30,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.progress import progress
-from .._utils.workers import fit_workers
 from ..averaging import AODE, AveragedBNC, BaggedBNC
 from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder
@@ -41,7 +40,7 @@ from ..estimators.base import BaseBNC, _check_labels, _check_table, log_posterio
 from ..estimators.capabilities import Capabilities
 from .candidates import RARE_MIN_FREQUENCY, Candidate, TableFacts, round_one, round_two, user_candidates
 from .blend import ensemble_candidates
-from .race import Evaluation, _folds, evaluate, race_head, race_survivors, warm_pool, workers_for
+from .race import Evaluation, _folds, evaluate, race_head, race_survivors
 from .rules import RULES, choose
 from .temperature import fit_temperature
 
@@ -142,12 +141,12 @@ class AutoBNC(BaseBNC):
         adult), most on tables of many columns and classes, and 178 s on a table of
         300 rows and 2,000 numeric columns.
     n_jobs : int, default=None
-        Folds cross-validated in parallel (``-1``: all cores), and the members of an
-        ensemble choice refitted in parallel, each only where the time saved is
-        estimated to exceed what the workers cost (:mod:`pybnc.selection.race`): on
-        Linux, workers forked from this process for the fit where that is safe, else
-        joblib's (:mod:`pybnc._utils.workers`; ``PYBNC_FORK=0`` turns forking off).
-        The results do not depend on it.
+        Folds (and shares of a fold's candidates) cross-validated at once, and the
+        members of an ensemble choice refitted at once, by :class:`joblib.Parallel`
+        (``-1``: all cores; None: one at a time, or as ``joblib.parallel_config``
+        says). The folds run on threads unless ``parallel_config`` chooses another
+        backend (:mod:`pybnc.selection.race`). The choice and the probabilities do
+        not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the folds and the candidates' own randomness.
     verbose : int, default=1
@@ -283,40 +282,35 @@ class AutoBNC(BaseBNC):
             first = round_one(facts, shared)
         else:
             first = user_candidates(self.candidates)
-        # workers forked for this fit where that is safe, until the refit ends
-        with fit_workers(self.n_jobs):
-            results = {}
-            if n_splits < 2:  # every class has a single row: nothing to cross-validate
-                chosen, eligible, n_splits = first[0], {first[0].name}, 0
-                self._record(results, first)
-            else:
-                folds = inner_folds(y_codes, n_splits, fold_seed) if given is None else given
-                bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
-                               verbose=self.verbose)
-                with bar:
-                    # round 2 under the default encoding: what its pool will be asked, to start it early
-                    ahead = [] if self.candidates is not None else round_two(facts, first[0].encoding, shared,
-                                                                             candidate_seed)
-                    seconds = self._round_one(results, first, X, y, folds, bar, ahead)
-                    if self.candidates is None:
-                        encoding = self._choose(results, first, folds)[0].encoding
-                        second = round_two(facts, encoding, shared, candidate_seed)
-                        per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
-                        self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
-                        skipped = [c for c in second if c.name not in results]
-                        self._record(results, skipped, status="skipped: time budget")
-                evaluated = first + (second if self.candidates is None else [])
-                if self.ensemble:
-                    for candidate, entry in ensemble_candidates(results, evaluated, y_codes, folds, self.ensemble):
-                        results[candidate.name] = entry
-                        evaluated.append(candidate)
-                chosen, eligible = self._choose(results, evaluated, folds)
-            proba = results[chosen.name]["proba"] if n_splits >= 2 else None
-            self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
-            self.choice_time_ = time.perf_counter() - start
-            start = time.perf_counter()
-            self.best_estimator_ = self._refit_estimator(chosen, results, n_splits).fit(X, y)
-            self.refit_time_ = time.perf_counter() - start
+        results = {}
+        if n_splits < 2:  # every class has a single row: nothing to cross-validate
+            chosen, eligible, n_splits = first[0], {first[0].name}, 0
+            self._record(results, first)
+        else:
+            folds = inner_folds(y_codes, n_splits, fold_seed) if given is None else given
+            bar = progress(total=n_splits * (2 if self.candidates is None else 1), desc="AutoBNC",
+                           verbose=self.verbose)
+            with bar:
+                seconds = self._round_one(results, first, X, y, folds, bar)
+                if self.candidates is None:
+                    encoding = self._choose(results, first, folds)[0].encoding
+                    second = round_two(facts, encoding, shared, candidate_seed)
+                    per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
+                    self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
+                    skipped = [c for c in second if c.name not in results]
+                    self._record(results, skipped, status="skipped: time budget")
+            evaluated = first + (second if self.candidates is None else [])
+            if self.ensemble:
+                for candidate, entry in ensemble_candidates(results, evaluated, y_codes, folds, self.ensemble):
+                    results[candidate.name] = entry
+                    evaluated.append(candidate)
+            chosen, eligible = self._choose(results, evaluated, folds)
+        proba = results[chosen.name]["proba"] if n_splits >= 2 else None
+        self.temperature_ = fit_temperature(proba, y_codes) if self.calibrate and proba is not None else 1.0
+        self.choice_time_ = time.perf_counter() - start
+        start = time.perf_counter()
+        self.best_estimator_ = self._refit_estimator(chosen, results, n_splits).fit(X, y)
+        self.refit_time_ = time.perf_counter() - start
         self.classes_ = self.best_estimator_.classes_
         self.best_candidate_ = chosen.name
         self.best_params_ = self.best_estimator_.get_params(deep=False)
@@ -327,15 +321,11 @@ class AutoBNC(BaseBNC):
         return self
 
     def _refit_estimator(self, chosen: Candidate, results: dict, n_splits: int):
-        """An unfitted copy of the choice. The ensemble of candidates fits its members in a
-        pool when their fold fits, scaled to all the rows, say that it pays
-        (:func:`~pybnc.selection.race.workers_for`)."""
+        """An unfitted copy of the choice; the ensemble of candidates fits its members
+        with AutoBNC's ``n_jobs``."""
         estimator = clone(chosen.estimator)
-        if isinstance(estimator, AveragedBNC) and chosen.round == 3 and n_splits >= 2:  # its own ensemble
-            estimate = results[chosen.name]["fit_time"] * n_splits / (n_splits - 1)
-            workers = workers_for(self.n_jobs, len(estimator.estimators), estimate, returns_models=True)
-            if workers > 1:
-                estimator.set_params(n_jobs=workers)
+        if isinstance(estimator, AveragedBNC) and chosen.round == 3:  # its own ensemble
+            estimator.set_params(n_jobs=self.n_jobs)
         return estimator
 
     def _table_facts(self, X, y_codes, n_classes) -> TableFacts:
@@ -357,17 +347,9 @@ class AutoBNC(BaseBNC):
                           rare_levels=rare, categorical_levels=total,
                           n_numeric=int((kinds == "discretised").sum()))
 
-    def _round_one(self, results: dict, candidates: list, X, y, folds, bar, ahead: tuple = ()) -> float:
-        """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds
-        taken. The first fold runs here; its time decides whether a pool runs the rest,
-        and whether the race's first folds (of the candidates ``ahead``) will want one:
-        then it starts now, while the other folds run."""
-        head = evaluate(candidates, X, y, folds[:1], [0], 1, bar.update)
-        n_head = race_head(folds)
-        per_unit = head.seconds / max(sum(_cost(c) for c in candidates), 1e-9)
-        warm_pool(self.n_jobs, n_head * len(ahead), per_unit * sum(_cost(c) for c in ahead) * n_head)
-        workers = workers_for(self.n_jobs, len(folds) - 1, head.seconds * (len(folds) - 1))
-        total = head + evaluate(candidates, X, y, folds[1:], range(1, len(folds)), workers, bar.update)
+    def _round_one(self, results: dict, candidates: list, X, y, folds, bar) -> float:
+        """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds taken."""
+        total = evaluate(candidates, X, y, folds, range(len(folds)), self.n_jobs, bar.update)
         self._record(results, candidates, total, len(folds))
         return total.seconds
 
@@ -377,10 +359,7 @@ class AutoBNC(BaseBNC):
         (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
         n_head = race_head(folds)
         if self.time_budget is None:
-            estimate = per_unit * sum(_cost(c) for c in candidates) * n_head / len(folds)  # per_unit: all folds
-            head = evaluate(candidates, X, y, folds[:n_head], range(n_head),
-                            workers_for(self.n_jobs, n_head * len(candidates), estimate), bar.update,
-                            cost=_cost)
+            head = evaluate(candidates, X, y, folds[:n_head], range(n_head), self.n_jobs, bar.update, cost=_cost)
         else:
             head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start)
             bar.update(n_head)
@@ -395,10 +374,8 @@ class AutoBNC(BaseBNC):
             n_tail = len(folds) - n_head
             survivors = self._within_budget(survivors, {n: t * n_tail for n, t in per_fold.items()}, start,
                                             stopped, n_head)
-            estimate = sum(per_fold.get(c.name, 0.0) for c in survivors) * n_tail
-            head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)),
-                                   workers_for(self.n_jobs, n_tail, estimate), bar.update,
-                                   cost=lambda c: per_fold.get(c.name, 0.0))
+            head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)), self.n_jobs,
+                                   bar.update, cost=lambda c: per_fold.get(c.name, 0.0))
             if not survivors:
                 bar.update(n_tail)
         self._record(results, candidates, head, len(folds), stopped=stopped)
@@ -418,8 +395,7 @@ class AutoBNC(BaseBNC):
             left = self.time_budget - (time.perf_counter() - start)
             if estimate * correction > left:
                 continue
-            part = evaluate([c], X, y, folds[:n_head], range(n_head),
-                            workers_for(self.n_jobs, n_head, estimate * correction))
+            part = evaluate([c], X, y, folds[:n_head], range(n_head), self.n_jobs)
             taken[kind] = taken.get(kind, 0.0) + part.seconds
             estimated[kind] = estimated.get(kind, 0.0) + estimate
             head, done = head + part, done + [c]

@@ -1,26 +1,14 @@
-"""Running AutoBNC's cross-validation: where (in this process or a pool of workers)
-and how far (a race that stops clear losers after the first folds).
+"""Running AutoBNC's cross-validation: in parallel (joblib) and how far (a race that
+stops clear losers after the first folds).
 
-Where it is safe, a fit's workers are forked from this process
-(:func:`pybnc._utils.workers.fit_workers`): they start in milliseconds with pybnc
-already imported. An AutoBNC fit on audiology (226 rows, 69 columns, 24 classes),
-fresh processes taking turns: 10.5, 15.2 and 13.7 s with a new pool of joblib's
-workers, 10.1, 10.9 and 10.0 s forked.
-
-Otherwise joblib's worker processes run the rounds. A pool of them costs seconds to
-start (each imports numpy, pandas, scikit-learn and pybnc: about 2.3 s on a quiet
-2-core machine, 20 s when it is loaded), more than a round of small candidates on a
-small table takes in this process (crx, round 1's last four folds: 9 s here against
-29.5 s in a new pool of two, at a load average of 7.8); once started, joblib keeps its
-workers for the next rounds (calling them then costs about 0.01 s, plus sending the
-table and bringing fitted models back). So a round runs in a pool only when the time
-the workers save (its estimated time in this process, less that time over the number
-of workers) is over what the pool costs: :data:`FORK_SECONDS` for forked workers,
-:data:`POOL_START_SECONDS` for a new pool, :data:`POOL_CALL_SECONDS` for one still
-running, each times the load average per core when that is above 1
-(:func:`workers_for`). The pool the race will want is started in a background thread
-after round 1's first fold (:func:`warm_pool`), so that its workers import pybnc
-while this process runs round 1's other folds (it counts as running once they answer).
+The folds and the shares of candidates run through :class:`joblib.Parallel` with
+``n_jobs`` workers, threads by default (``prefer="threads"``): pybnc's counting and
+its compiled kernels release the GIL for much of a fold, and threads cost nothing to
+start, so ``n_jobs=2`` is never the slower on a small table, where a new pool of
+processes would first spend seconds importing pybnc. ``joblib.parallel_config``
+chooses otherwise (``backend="loky"``: processes; Dask's backend: a cluster). The
+results do not depend on the workers: every task's folds and candidates are fixed
+before it runs.
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
@@ -37,10 +25,10 @@ chosen, nor a member of the ensemble.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import warnings
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,24 +36,10 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.exceptions import FitFailedWarning
 
-from .._utils.workers import forked_workers, parallel_map
+from .._utils.blas import one_blas_thread
 from ..evaluation import cross_validate
 from ..evaluation.metrics import LOG_LOSS_EPS
 
-#: Seconds forked workers cost a round (starting them, sending the table, bringing the
-#: scores back); a refit that brings fitted models back costs them POOL_CALL_SECONDS
-#: (soybean's ensemble, refitted in two forked workers: 0.61 and 1.13 s, here: 0.30 and
-#: 0.41 s) ...
-FORK_SECONDS = 0.1
-#: ... a new pool of joblib's workers takes to start on a quiet machine ...
-POOL_START_SECONDS = 2.5
-#: ... and a call to a pool already running (joblib keeps idle workers for 300 s).
-POOL_CALL_SECONDS = 0.5
-#: How much more than its cost a pool must save to be started before it is needed.
-WARM_MARGIN = 1.5
-#: A pool this process used less than this many seconds ago is taken as still running.
-POOL_IDLE_SECONDS = 240.0
-_last_pool = {"at": -np.inf, "workers": 0}  # when this process last ran a round in a pool
 #: Folds every candidate of a raced round runs before the losers stop ...
 RACE_FOLDS = 2
 #: ... one when each fold holds at least this many rows: the paired test has rows
@@ -94,17 +68,34 @@ def _cross_validate_quietly(models: dict, X, y, folds) -> tuple:
     """``cross_validate`` on ``folds``; failing folds score NaN. Returns the long results,
     the out-of-fold probabilities (zero outside these folds' test rows) and each failing
     model's first error; the candidates' warnings are not shown (the refitted choice
-    shows its own)."""
+    shows its own). Python's warning filters belong to the process: on a thread of
+    :func:`evaluate` its caller records them (:func:`_recorded`)."""
+    if threading.current_thread() is not threading.main_thread():
+        return _run_cross_validate(models, X, y, folds) + ({},)
+    with _recorded() as errors:
+        results, proba = _run_cross_validate(models, X, y, folds)
+    return results, proba, errors
+
+
+def _run_cross_validate(models: dict, X, y, folds) -> tuple:
+    return cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan, return_proba=True)
+
+
+@contextmanager
+def _recorded():
+    """Within it, every warning is recorded rather than shown; at its end, the dict it
+    gives holds each failing candidate's first error (from ``cross_validate``'s
+    ``FitFailedWarning``)."""
+    errors = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results, proba = cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan,
-                                        return_proba=True)
-    errors = {}
-    for w in caught:
-        if issubclass(w.category, FitFailedWarning):
-            name, _, why = str(w.message).partition(" failed on fold ")
-            errors.setdefault(name, why.split(": ", 1)[-1])
-    return results, proba, errors
+        try:
+            yield errors
+        finally:
+            for w in caught:
+                if issubclass(w.category, FitFailedWarning):
+                    name, _, why = str(w.message).partition(" failed on fold ")
+                    errors.setdefault(name, why.split(": ", 1)[-1])
 
 
 @dataclass
@@ -129,71 +120,10 @@ class Evaluation:
                           {**other.errors, **self.errors}, self.seconds + other.seconds)
 
 
-def workers_for(n_jobs, n_folds: int, estimated_seconds: float, returns_models: bool = False) -> int:
-    """Worker processes for a round estimated to take ``estimated_seconds`` in this
-    process: ``n_jobs``'s, at most one per fold, when the time they save is over what
-    the pool costs (see the module's notes); else 1 (this process). ``returns_models``:
-    the workers send fitted models back (a refit), not scores, which costs forked
-    workers what a call to a running pool does."""
-    workers = max(1, min(effective_n_jobs(n_jobs), n_folds))
-    if workers == 1:
-        return 1
-    if forked_workers():
-        cost = POOL_CALL_SECONDS if returns_models else FORK_SECONDS
-    else:
-        cost = POOL_CALL_SECONDS if _pool_is_warm(workers) else POOL_START_SECONDS
-    return workers if estimated_seconds * (1.0 - 1.0 / workers) > cost * _load_per_core() else 1
-
-
-def warm_pool(n_jobs, n_folds: int, estimated_seconds: float) -> None:
-    """Start, in a background thread, the pool a later round estimated to take
-    ``estimated_seconds`` in this process will run in (:func:`workers_for`), so that
-    its workers import pybnc while this process goes on with the round before."""
-    # the estimate comes from a first fold in what may be a new process (first calls
-    # cost more): it ran 0.6 to 2.7 times the race's own on car, iris, soybean, sonar and
-    # audiology, so a pool starts early only with this much to spare
-    if forked_workers():  # forked when first needed, in milliseconds
-        return
-    workers = workers_for(n_jobs, n_folds, estimated_seconds / WARM_MARGIN)
-    if workers > 1 and not _pool_is_warm(workers):
-        threading.Thread(target=_start_pool, args=(workers,), daemon=True).start()
-
-
-def _start_pool(workers: int) -> None:
-    Parallel(n_jobs=workers)(delayed(_worker_ready)() for _ in range(workers))
-    # ready only now: a round decided while the workers still import runs here, not waiting on them
-    _last_pool.update(at=time.monotonic(), workers=workers)
-
-
-def _worker_ready() -> bool:
-    return True  # unpickling this function in a worker imports pybnc: that is the start
-
-
-def _pool_is_warm(workers: int) -> bool:
-    return _last_pool["workers"] == workers and time.monotonic() - _last_pool["at"] < POOL_IDLE_SECONDS
-
-
-def shutdown_pool() -> None:
-    """Stop the worker processes joblib keeps from AutoBNC's last pool, so that the next
-    round that needs a pool starts one, as in a new process (what the fit-time benchmark
-    measures)."""
-    from joblib.externals.loky import get_reusable_executor
-
-    get_reusable_executor().shutdown(wait=True)
-    _last_pool.update(at=-np.inf, workers=0)
-
-
-def _load_per_core() -> float:
-    """The load average per core, at least 1 (1 where the system does not tell)."""
-    try:
-        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    except (AttributeError, OSError):
-        return 1.0
-
-
-def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_folds=None, cost=None) -> Evaluation:
+def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_folds=None, cost=None) -> Evaluation:
     """Cross-validate ``candidates`` on ``folds`` (whose indices among all folds are
-    ``fold_ids``) with ``n_workers`` workers; ``on_folds(n)`` is called as ``n`` folds end.
+    ``fold_ids``) with ``n_jobs`` joblib workers (see the module's notes); ``on_folds(n)``
+    is called as ``n`` folds end.
 
     The workers share out the folds (a group of folds shares its table's encoding and
     counts). When the folds do not split evenly among them (fewer folds than workers
@@ -204,6 +134,7 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
     if not candidates or not folds:
         return Evaluation(seconds=0.0)
     every_fold = np.arange(len(folds))
+    n_workers = effective_n_jobs(n_jobs)
     if n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
         # folds that do not split evenly among the workers (1 or 3 on 2: one would wait):
         # each fold's candidates in a share per worker, handed out as workers come free
@@ -213,20 +144,24 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_workers: int, on_f
         tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
     jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
             for share, group in tasks)
-    if len(tasks) == 1:
-        outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
-    else:
-        workers = min(n_workers, len(tasks))
-        outputs = parallel_map(jobs, workers, return_as="generator")
-        if not forked_workers():
-            _last_pool.update(at=time.monotonic(), workers=workers)
     total, shares_left = Evaluation(), np.bincount(np.concatenate([g for _, g in tasks]), minlength=len(folds))
-    for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
-        part["fold"] = fold_ids[group][part["fold"].to_numpy()]
-        total = total + Evaluation(part, part_proba, failed)
-        shares_left[group] -= 1
-        if on_folds is not None and not shares_left[group].any():  # a fold ends with its last share
-            on_folds(len(group))
+    with _recorded() as errors, ExitStack() as stack:  # the warnings of tasks on threads
+        if len(tasks) == 1:
+            outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
+        else:
+            # fits on threads at once share the process's BLAS limit: held here, around them all
+            stack.enter_context(one_blas_thread())
+            outputs = Parallel(n_jobs=min(n_workers, len(tasks)), return_as="generator", prefer="threads")(jobs)
+        for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
+            part["fold"] = fold_ids[group][part["fold"].to_numpy()]
+            total = total + Evaluation(part, part_proba, failed)
+            shares_left[group] -= 1
+            if on_folds is not None and not shares_left[group].any():  # a fold ends with its last share
+                on_folds(len(group))
+    total.errors = {**errors, **total.errors}
+    if len(total.long):  # a failure whose warning stayed in a worker elsewhere (a Dask cluster's)
+        for name in total.long.loc[total.long["fit_time"].isna(), "model"].unique():
+            total.errors.setdefault(name, "failed in a worker (its error was not sent back)")
     total.seconds = time.perf_counter() - start
     return total
 
