@@ -28,9 +28,10 @@ are averaged over the iterations.
 Each family's tree has its own concentrations, so the families' chains are
 independent: each runs whole in compiled code (``_hdp_c.c``: the sweeps node by
 node, the concentration draws and the running average, on the family's own random
-stream) and can run on another core; without the compiled kernels one numpy chain
-runs over all the families at once, vectorised over the nodes that share no parent
-(the same sampler; tested against the exact posterior mean).
+stream) and can run on another core. The sampler has this one implementation
+(a numpy copy drew other random streams, so that a model depended on whether a
+compiler was present, and ran 50 to 130 times slower): without the compiled kernels
+HDP smoothing refuses, naming the command that builds them (:func:`require_sampler`).
 
 Each node's estimate is a Dirichlet posterior mean whose prior is ``c`` times its
 parent's estimate. The paper's limits follow: as the concentrations go to 0 a leaf
@@ -55,19 +56,18 @@ negligible: ``N`` dwarfs ``c``).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 import threading
 
 import numpy as np
-from scipy.special import digamma, gammaln
+from scipy.special import digamma
 
 from .._utils.progress import progress
 from .learn import ParameterTables, class_log_prior
 from ..scores.information import pairwise_cmi
 
-from .._utils.native import load_kernels
+from .._utils.native import HOW_TO_BUILD, load_kernels
 
 _native = load_kernels("pybnc.parameters._hdp_c")
 
@@ -78,22 +78,19 @@ PRIOR_SHAPE, PRIOR_RATE, ROOT_CONCENTRATION, MAX_CONCENTRATION = 2.0, 1.0, 2.0, 
 SAMPLE_CONCENTRATION_EVERY = 5
 
 
-@functools.lru_cache(maxsize=1)
-def log_stirling_first_kind(n_max: int = STIRLING_MAX_N) -> np.ndarray:
-    """``log S(n, t)`` (unsigned, first kind) for ``0 <= n, t <= n_max``; ``-inf`` where 0.
+class SamplerNotBuiltError(ImportError):
+    """HDP smoothing was asked for where pybnc's compiled sampler is not built."""
 
-    Examples
-    --------
-    >>> np.exp(log_stirling_first_kind(8)[4]).round().tolist()[:5]  # S(4, t)
-    [0.0, 6.0, 11.0, 6.0, 1.0]
-    """
-    table = np.full((n_max + 1, n_max + 1), -np.inf)
-    table[0, 0] = 0.0
-    for n in range(n_max):  # S(n+1, t) = n S(n, t) + S(n, t-1)
-        shifted = np.concatenate([[-np.inf], table[n, :-1]])
-        with np.errstate(divide="ignore"):
-            table[n + 1] = np.logaddexp(np.log(n) + table[n] if n else np.full(n_max + 1, -np.inf), shifted)
-    return table
+
+def require_sampler():
+    """The compiled sampler (``pybnc.parameters._hdp_c``), or :class:`SamplerNotBuiltError`
+    naming the command that builds it and the smoothing that needs none."""
+    if _native is None:
+        raise SamplerNotBuiltError(
+            "HDP smoothing (params='hdp', ESKDB's default) needs pybnc's compiled sampler "
+            f"pybnc.parameters._hdp_c, which is not built. Build it: {HOW_TO_BUILD}; or choose "
+            "params='bayes' (Dirichlet smoothing), which needs no compiled kernel.")
+    return _native
 
 
 def _initial_tables(n: np.ndarray, concentration) -> np.ndarray:
@@ -167,72 +164,6 @@ class _Trees:
         roots = slice(0, self.slot_start[1] if depth else self.off[-1])
         self.t[roots] = self.n[roots] > 0
         self.total = np.add.reduceat(self.n, self.off[:-1])
-
-    def sample_tables(self, rng, log_s: np.ndarray) -> None:
-        """One Gibbs sweep of the table counts in numpy (the compiled chains sweep on
-        their own): the conditional, vectorised over nodes whose parents differ (the
-        ``v``-th child of every parent at once), one outcome at a time."""
-        n_max = log_s.shape[0] - 1
-        offsets = np.arange(-WINDOW, WINDOW + 1)
-        for nodes in self._sibling_groups():
-            for k in range(int(self.r[nodes].max())):
-                nodes_k = nodes[self.r[nodes] > k]
-                slots = self.off[nodes_k] + k
-                cnt = self.n[slots]
-                choice = (cnt >= 2) & (cnt <= n_max)
-                nodes_k, slots, cnt = nodes_k[choice], slots[choice], cnt[choice]
-                if not slots.size:
-                    continue
-                par, par_slots = self.parent[nodes_k], self.slot_parent[slots]
-                old, par_n, par_t = self.t[slots], self.n[par_slots], self.t[par_slots]
-                cand = old[:, None] + offsets
-                new_par_n = (par_n - old)[:, None] + cand
-                ok = (cand >= 1) & (cand <= cnt[:, None]) & (new_par_n >= par_t[:, None]) & (new_par_n <= n_max)
-                score = (log_s[cnt[:, None], np.clip(cand, 0, n_max)]
-                         + cand * np.log(self.c[self.conc[nodes_k]])[:, None]
-                         + log_s[np.clip(new_par_n, 0, n_max), np.minimum(par_t, n_max)[:, None]]
-                         - gammaln(self.c[self.conc[par]][:, None] + (self.total[par] - old)[:, None] + cand))
-                score[~ok] = -np.inf
-                pick = np.argmax(score + rng.gumbel(size=score.shape), axis=1)
-                new = np.where(ok.any(axis=1), old + offsets[pick], old)
-                self.t[slots] = new
-                self.n[par_slots] += new - old
-                self.total[par] += new - old
-
-    def _sibling_groups(self) -> list:
-        if not hasattr(self, "_groups"):
-            groups = []
-            for level in range(len(self.level_start) - 2, 0, -1):
-                nodes = np.arange(self.level_start[level], self.level_start[level + 1])
-                first_child = np.r_[True, self.parent[nodes][1:] != self.parent[nodes][:-1]]
-                rank = nodes - np.maximum.accumulate(np.where(first_child, nodes, 0))
-                groups += [nodes[rank == v] for v in range(int(rank.max(initial=-1)) + 1)]
-            self._groups = groups
-        return self._groups
-
-    def sample_concentrations(self, rng) -> None:
-        nodes = np.arange(self.level_start[1], len(self.parent))
-        nodes = nodes[self.total[nodes] > 0]
-        q = rng.beta(self.c[self.conc[nodes]], self.total[nodes])
-        tables = np.add.reduceat(self.t, self.off[:-1])[nodes] if nodes.size else np.zeros(0)
-        size = self.c.size
-        rate = PRIOR_RATE + np.bincount(self.conc[nodes], -np.log(np.maximum(q, 1e-75)), minlength=size)
-        shape = PRIOR_SHAPE + np.bincount(self.conc[nodes], tables, minlength=size)
-        drawn = np.minimum(rng.gamma(shape, 1.0 / rate), MAX_CONCENTRATION)
-        used = np.bincount(self.conc[nodes], minlength=size) > 0
-        used[0] = False
-        self.c = np.where(used, drawn, self.c)
-
-    def probabilities(self) -> np.ndarray:
-        """Every node's estimate of the current state, flat like ``n``."""
-        p = np.empty(self.n.size)
-        for level in range(len(self.level_start) - 1):
-            here = slice(self.slot_start[level], self.slot_start[level + 1])
-            nodes = self.slot_node[here]
-            prior = self.base[here] if level == 0 else p[self.slot_parent[here]]
-            c = self.c[self.conc[nodes]]
-            p[here] = (self.n[here] + c * prior) / (self.total[nodes] + c)
-        return p
 
     def dense(self, p: np.ndarray, index: int, shape) -> np.ndarray:
         """Family ``index``'s table of estimates ``p``: every parent configuration takes
@@ -322,9 +253,10 @@ def hdp_tables(leaf_tables, n_iterations: int = 500, burn_in=None, random_state=
     rng = np.random.default_rng(random_state)
     leaf_tables = [np.rint(table) for table in leaf_tables]  # whole customers (weighted counts)
     kept = [i for i, table in enumerate(leaf_tables) if table.size]
-    seeds = rng.integers(0, 2**63 - 1, size=len(kept), dtype=np.int64) if _native is not None else None
+    require_sampler()
+    seeds = rng.integers(0, 2**63 - 1, size=len(kept), dtype=np.int64)
     estimates = _chain_estimates([leaf_tables[i] for i in kept], seeds, n_iterations, _burn_in(n_iterations, burn_in),
-                                 fixed_concentration, rng, verbose)
+                                 fixed_concentration, verbose)
     results = [_empty_estimate(table) for table in leaf_tables]
     for i, p in zip(kept, estimates):
         results[i] = p
@@ -341,20 +273,15 @@ def _empty_estimate(table: np.ndarray):
     return None if table.size else np.full(table.shape, 1.0 / max(table.shape[-1], 1))
 
 
-def _chain_estimates(tables, seeds, n_iterations: int, burn_in: int, fixed_concentration=None, rng=None,
-                     verbose=0) -> list:
-    """The normalised estimates of non-empty integer ``tables``, each on its own chain:
-    compiled, table ``i`` on the stream of ``seeds[i]`` (all in one call, the GIL
-    released); without the kernels one numpy chain over them all on ``rng``."""
+def _chain_estimates(tables, seeds, n_iterations: int, burn_in: int, fixed_concentration=None, verbose=0) -> list:
+    """The normalised estimates of non-empty integer ``tables``, each on its own chain,
+    table ``i`` on the stream of ``seeds[i]`` (all in one call, the GIL released)."""
     if not tables:
         return []
     trees = _Trees(tables)
     if fixed_concentration is not None:
         trees.c[1:] = float(fixed_concentration)
-    if _native is not None:
-        mean = trees.run_chains(seeds, int(n_iterations), burn_in, fixed_concentration is None, verbose)
-    else:
-        mean = _numpy_chain(trees, rng, int(n_iterations), burn_in, fixed_concentration is None, verbose)
+    mean = trees.run_chains(seeds, int(n_iterations), burn_in, fixed_concentration is None, verbose)
     estimates = []
     for index, table in enumerate(tables):
         p = trees.dense(mean, index, table.shape)
@@ -382,8 +309,7 @@ class SharedChains:
     distribution it has alone. The object is shared by threads (a table being smoothed
     by one is waited for by the others; the chains run with the GIL released); a copy
     sent to another process (joblib's process or Dask backends) starts empty and
-    smooths what it is asked for, with the same results. Without the compiled kernels
-    nothing is shared: each call runs one numpy chain over its distinct tables.
+    smooths what it is asked for, with the same results.
 
     Parameters
     ----------
@@ -419,8 +345,7 @@ class SharedChains:
         tables = [np.rint(table).astype(np.int64) for table in leaf_tables]
         keys = [(table.shape, table.tobytes()) for table in tables]
         distinct = {key: table for key, table in zip(keys, tables)}
-        if _native is None:
-            return self._numpy_estimates(tables, keys, distinct)
+        require_sampler()
         mine, theirs = {}, {}
         with self._lock:
             for key, table in distinct.items():
@@ -452,30 +377,6 @@ class SharedChains:
             if key not in self._done:  # the thread smoothing it failed: smooth it here
                 return self.estimates(leaf_tables)
         return [self._done[key] for key in keys]
-
-    def _numpy_estimates(self, tables, keys, distinct) -> list:
-        todo = [key for key, table in distinct.items() if table.size]
-        seed = table_seed(np.array([table_seed(distinct[key], self.random_state) for key in todo], dtype=np.int64),
-                          self.random_state)
-        smoothed = dict(zip(todo, _chain_estimates([distinct[key] for key in todo], None, self.n_iterations,
-                                                   self.burn_in, rng=np.random.default_rng(seed))))
-        return [smoothed[key] if key in smoothed else _empty_estimate(table) for key, table in zip(keys, tables)]
-
-
-def _numpy_chain(trees, rng, n_iterations: int, burn_in: int, sample_concentrations: bool, verbose) -> np.ndarray:
-    """All the families' chains at once in numpy (without the compiled kernels)."""
-    log_s = log_stirling_first_kind()
-    total = np.zeros(trees.n.size)
-    n_kept = 0
-    for it in progress(range(n_iterations), desc="HDP smoothing", verbose=verbose):
-        trees.sample_tables(rng, log_s)
-        if sample_concentrations and (it + SAMPLE_CONCENTRATION_EVERY // 2) % SAMPLE_CONCENTRATION_EVERY == 0:
-            trees.sample_concentrations(rng)
-        if it >= burn_in:
-            total += trees.probabilities()
-            n_kept += 1
-    return total / n_kept if n_kept else trees.probabilities()
-
 
 def back_off_order(counts, structure) -> list:
     """Each feature's parents strongest first (decreasing ``I(X_i; X_p | C)``, ties by
