@@ -1,10 +1,13 @@
 """Limited-memory BFGS without bounds, as a generator the caller drives point by point.
 
 The discriminative weights (:mod:`pybnc.parameters.discriminative`) minimise a smooth
-convex function of up to millions of unbounded weights. scipy's L-BFGS-B handles
-bounds the weights never have, and its step costs as much as an evaluation of the
-objective itself there (soybean's discriminative AODE, 218,000 weights: 40 % of the
-fit in ``setulb``). The iteration is Nocedal & Wright's Algorithm 7.5 (Numerical
+convex function of up to millions of unbounded weights, in memory or in passes over
+blocks of rows that the caller drives (a stream, a Dask frame). scipy's L-BFGS-B calls
+its objective, so it cannot hand a point to a pass and wait; one optimiser for both
+keeps a fit in passes equal to the fit in memory (in memory scipy's was not faster:
+0.9 to 1.4 times this one's fit time, ``benchmarks/bench_lbfgs.py``).
+
+The iteration is Nocedal & Wright's Algorithm 7.5 (Numerical
 Optimization, 2nd ed., 2006): the inverse Hessian from the last ``history`` steps,
 scaled by ``s'y / y'y``, applied in its compact form (Byrd, Nocedal & Schnabel,
 Math. Programming 63, 1994, eq. 3.1), which is the two-loop recursion's product in
