@@ -28,7 +28,7 @@ def test_no_thread_or_process_machinery_outside_the_web_page():
 
 def test_autobnc_chooses_the_same_with_any_n_jobs_and_backend():
     X, y = load_dataset("glass")
-    kwargs = dict(random_state=0, verbose=0)
+    kwargs = dict(random_state=0, verbose=0, time_budget=None)  # a budget may leave out what a slow run cannot fit
     one = AutoBNC(n_jobs=1, **kwargs).fit(X, y)
     two = AutoBNC(n_jobs=2, **kwargs).fit(X, y)
     with parallel_config(backend="loky"):
@@ -78,3 +78,18 @@ def test_fits_on_threads_leave_the_blas_limit_of_the_thread_that_holds_it():
         thread.join(10)
         assert all(n == 1 for n in blas_threads())
     assert blas_threads() == before
+
+
+def test_cross_validation_gives_the_same_results_with_any_n_jobs():
+    from pybnc import KDB
+    from pybnc.evaluation import cross_validate
+
+    X, y = load_dataset("car")
+    models = {"nb": NaiveBayes(), "tan": TAN(), "kdb": KDB(k=2, verbose=0)}
+    kwargs = dict(cv=4, train_fractions=(0.5, 1.0), verbose=0, return_proba=True)
+    one, proba_one = cross_validate(models, X, y, n_jobs=1, **kwargs)
+    two, proba_two = cross_validate(models, X, y, n_jobs=2, **kwargs)
+    scores = ["model", "fold", "train_fraction", "accuracy", "log_loss", "n_train"]
+    pd.testing.assert_frame_equal(two[scores], one[scores])
+    for name in models:
+        np.testing.assert_array_equal(proba_two[name], proba_one[name])

@@ -17,13 +17,14 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils.validation import HasMethods, Interval, StrOptions, fit_context
 from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
+from .._utils.parallel import run_jobs
 from ..encode.labels import class_codes
 from ..estimators import TAN, NaiveBayes
 from ..estimators._fitted_state import InconsistentState, fitted_array
@@ -132,8 +133,9 @@ class AveragedBNC(_PosteriorMean):
     weights : array-like of shape (n_estimators,), default=None
         Non-negative, normalised to sum to one (None: equal weights).
     n_jobs : int, default=None
-        Members fitted at once by :class:`joblib.Parallel` (``-1``: all cores; None: one
-        after another, or as ``joblib.parallel_config`` says). The members do not depend
+        Members fitted at once on joblib's threads (``-1``: all cores; None: one after
+        another; ``joblib.parallel_config`` may choose processes,
+        :mod:`pybnc._utils.parallel`). The members do not depend
         on it.
     pooling : {"linear", "log"}, default="linear"
         How the posteriors combine: their weighted mean, or their weighted geometric
@@ -192,7 +194,7 @@ class AveragedBNC(_PosteriorMean):
             raise ValueError(f"weights must be {len(members)} non-negative numbers, not all zero, got "
                              f"{self.weights!r}.")
         validate_data(self, X, skip_check_array=True)  # feature_names_in_, n_features_in_
-        fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fitted_clone)(m, X, y, sample_weight) for m in members)
+        fitted = run_jobs((delayed(_fitted_clone)(m, X, y, sample_weight) for m in members), self.n_jobs)
         self._adopt(fitted, weights, X)
         return self
 
@@ -239,8 +241,9 @@ class BaggedBNC(_PosteriorMean):
     random_state : int, RandomState or None, default=None
         Seeds the bootstrap samples and the members' own randomness.
     n_jobs : int, default=None
-        Members fitted at once by :class:`joblib.Parallel` (``-1``: all cores; None: one
-        after another, or as ``joblib.parallel_config`` says). The samples are drawn
+        Members fitted at once on joblib's threads (``-1``: all cores; None: one after
+        another; ``joblib.parallel_config`` may choose processes,
+        :mod:`pybnc._utils.parallel`). The samples are drawn
         before the members are fitted, so the members do not depend on it.
 
     Attributes
@@ -302,7 +305,7 @@ class BaggedBNC(_PosteriorMean):
             if seeded:
                 member.set_params(random_state=int(rng.randint(2**31 - 1)))
             jobs.append(delayed(_fitted_member)(member, X, y, draws, weighs_counts))
-        members = Parallel(n_jobs=self.n_jobs)(jobs)
+        members = run_jobs(jobs, self.n_jobs)
         self._adopt(members, np.ones(len(members)), X)
         return self
 

@@ -32,10 +32,11 @@ import copy
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.utils import check_random_state
 
 from .._utils.validation import StrOptions, fit_context
+from .._utils.parallel import run_jobs
 from .._utils.progress import progress
 from ..estimators._fitted_state import InconsistentState, check_structure, check_tables, fitted_array, fitted_list
 from ..estimators.base import BaseBNC, Encoding, keep_arguments
@@ -237,8 +238,8 @@ class ESKDB(BaseBNC):
         jobs = (delayed(_fit_member)(*member, y, chains, lookups) for member in members)
         # threads: the chains release the GIL and share their cache; a backend chosen by
         # the caller (processes, Dask) runs the members as well, each smoothing its own
-        runner = Parallel(n_jobs=self.n_jobs, return_as="generator", prefer="threads")
-        fitted = list(progress(runner(jobs), total=len(members), desc="ESKDB members", verbose=self.verbose))
+        fitted = list(progress(run_jobs(jobs, self.n_jobs, return_as="generator"), total=len(members),
+                               desc="ESKDB members", verbose=self.verbose))
         # The members' tables, not the member objects: plain arrays in the model file.
         self.orders_ = np.array(orders)
         self.member_cut_points_ = cut_points

@@ -16,11 +16,13 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+from joblib import delayed
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import StratifiedKFold
 
 from .._utils.warn import warn
+from .._utils.parallel import run_jobs
 from .._utils.progress import progress
 from .._utils.sample_weight import check_sample_weight
 from ..estimators.base import BaseBNC, _check_labels, _check_table
@@ -80,7 +82,7 @@ def _check_models(models) -> dict:
 
 # -- public API ---------------------------------------------------------------------------
 def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
-                   verbose=1, fast=True, return_proba=False, error_score="raise", sample_weight=None):
+                   verbose=1, fast=True, return_proba=False, error_score="raise", sample_weight=None, n_jobs=None):
     """Stratified k-fold cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -116,6 +118,11 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         that weigh their counts) and scored by its test rows' weights (weighted mean
         accuracy, log-loss and Brier score, weighted sum for the log score; NaN for a
         test fold whose weights are all 0). The folds are drawn from the rows as without weights.
+    n_jobs : int, default=None
+        Folds (and train fractions) fitted at once on joblib's threads
+        (:mod:`pybnc._utils.parallel`; ``-1``: all cores; None: one after another, or
+        as ``joblib.parallel_config`` says). The results do not depend on it, the
+        times aside.
 
     Returns
     -------
@@ -163,42 +170,57 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         cv = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
     folds = list(cv.split(np.zeros((len(y), 1)), y_codes))
     encodings = _encodings(models, X, y_codes, classes.size, weights) if fast else {}
-    rows = []
     out_of_fold = {name: np.zeros((len(y), classes.size)) for name in models}
     steps = [(f, frac) for f in range(len(folds)) for frac in fractions]
-    for fold, frac in progress(steps, desc=f"cv {dataset or ''}".strip(), verbose=verbose):
-        train, test = folds[fold]
-        rng = np.random.default_rng([random_state, fold, int(round(frac * 1e6))])
-        train = _subsample(np.asarray(train), y_codes, frac, rng)
-        test = np.asarray(test)
-        fold_encodings = _FoldEncodings(X, y, train, test)
-        for name, model in models.items():
-            try:
-                result = None
-                if name in encodings:
-                    result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
-                if result is None and fast and weights is None and _uses_fast_path(model):
-                    result = _fit_sharing_encoding(model, classes, fold_encodings)
-                if result is None:
-                    result = _refit(model, X, y, classes, train, test, weights)
-            except Exception as exc:
-                if isinstance(error_score, str):
-                    raise
-                warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
-                     f"{type(exc).__name__}: {exc}", FitFailedWarning)
-                proba = np.full((test.size, classes.size), 1.0 / classes.size)
-                scores, fit_time, predict_time = dict.fromkeys(METRICS, error_score), np.nan, np.nan
-            else:
-                proba, fit_time, predict_time = result
-                scores = _scores(y_codes[test], proba, None, None if weights is None else weights[test])
-            if frac == max(fractions):
-                out_of_fold[name][test] = proba
-            rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
-                         "fold": fold, "train_fraction": frac, **scores,
-                         "fit_time": fit_time, "predict_time": predict_time,
-                         "n_train": train.size, "n_test": test.size})
+    jobs = (delayed(_fold_results)(models, X, y, y_codes, classes, weights, encodings, folds, fold, frac, random_state,
+                                   fast, error_score, dataset) for fold, frac in steps)
+    rows = []
+    for (fold, frac), (fold_rows, probas) in progress(zip(steps, run_jobs(jobs, n_jobs, return_as="generator")),
+                                                      total=len(steps), desc=f"cv {dataset or ''}".strip(),
+                                                      verbose=verbose):
+        rows += fold_rows
+        if frac == max(fractions):
+            for name, proba in probas.items():
+                out_of_fold[name][folds[fold][1]] = proba
     results = pd.DataFrame(rows, columns=COLUMNS)
     return (results, out_of_fold) if return_proba else results
+
+
+def _fold_results(models, X, y, y_codes, classes, weights, encodings, folds, fold, frac, random_state, fast,
+                  error_score, dataset) -> tuple:
+    """The result rows of every model on one fold and train fraction, and each model's
+    probabilities of the fold's test rows."""
+    train, test = folds[fold]
+    rng = np.random.default_rng([random_state, fold, int(round(frac * 1e6))])
+    train = _subsample(np.asarray(train), y_codes, frac, rng)
+    test = np.asarray(test)
+    fold_encodings = _FoldEncodings(X, y, train, test)
+    rows, probas = [], {}
+    for name, model in models.items():
+        try:
+            result = None
+            if name in encodings:
+                result = _fit_from_counts(model, X, classes, encodings[name], fold, train, test)
+            if result is None and fast and weights is None and _uses_fast_path(model):
+                result = _fit_sharing_encoding(model, classes, fold_encodings)
+            if result is None:
+                result = _refit(model, X, y, classes, train, test, weights)
+        except Exception as exc:
+            if isinstance(error_score, str):
+                raise
+            warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
+                 f"{type(exc).__name__}: {exc}", FitFailedWarning)
+            proba = np.full((test.size, classes.size), 1.0 / classes.size)
+            scores, fit_time, predict_time = dict.fromkeys(METRICS, error_score), np.nan, np.nan
+        else:
+            proba, fit_time, predict_time = result
+            scores = _scores(y_codes[test], proba, None, None if weights is None else weights[test])
+        probas[name] = proba
+        rows.append({"dataset": dataset if dataset is not None else "data", "model": name,
+                     "fold": fold, "train_fraction": frac, **scores,
+                     "fit_time": fit_time, "predict_time": predict_time,
+                     "n_train": train.size, "n_test": test.size})
+    return rows, probas
 
 
 def learning_curve(models, X, y, *, train_fractions=(0.1, 0.5, 1.0), **kwargs) -> pd.DataFrame:

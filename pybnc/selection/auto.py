@@ -45,6 +45,12 @@ from .rules import RULES, choose
 from .temperature import fit_temperature
 
 SCORINGS = ("log_loss", "accuracy")
+#: ``time_budget="auto"``: round 2 (and the race's other folds) may take this many times
+#: round 1's seconds ...
+AUTO_BUDGET = 4.0
+#: ... or this many seconds where that is more (round 1 of a small categorical table
+#: takes a tenth of a second, its discriminative candidates tens of times that).
+AUTO_MIN_SECONDS = 10.0
 _METRICS = ("log_loss", "accuracy")
 
 
@@ -126,20 +132,22 @@ class AutoBNC(BaseBNC):
         a network fitted on a few hundred rows is often over- or underconfident, and
         one number learned from the training rows corrects most of it. It never
         changes the predicted class.
-    time_budget : float, default=None
-        Seconds the choice may take. Round 1 always runs; round 2 runs its candidates
-        one at a time on its first folds, cheapest first, each only if its estimated
-        time (from round 1's measured time, corrected by what the candidates of its
-        kind took so far) fits in what is left, and its other folds only for the
-        candidates whose measured time still fits; the others are reported as skipped
-        or stopped. A single candidate can still overrun an estimate, and the refit of
-        the choice comes on top. ``None``: every candidate runs. A budget makes the
-        choice depend on the machine's speed; without one it depends on
-        ``random_state`` alone. For scale (2 cores, ``n_jobs=2``): without a budget the
-        fit took 1 to 16 times a ``RandomForestClassifier(300, n_jobs=2)`` fit on
-        the UCI tables of ``docs/accuracy_vs_forest.md`` (38 s on letter, 39 s on
-        adult), most on tables of many columns and classes, and 178 s on a table of
-        300 rows and 2,000 numeric columns.
+    time_budget : "auto", float or None, default="auto"
+        Seconds the choice may take. Round 1 always runs (naive Bayes and TAN under
+        each encoding: the cheapest fits of this table, whose time grows with its
+        rows, columns and classes); round 2 runs its candidates one at a time on its
+        first folds, cheapest first, each only if its estimated time (from round 1's
+        measured time, corrected by what the candidates of its kind took so far) fits
+        in what is left, and its other folds only for the candidates whose measured
+        time still fits; the others are reported as skipped or stopped. ``"auto"``:
+        round 2 may take :data:`AUTO_BUDGET` (4) times round 1's time or
+        :data:`AUTO_MIN_SECONDS` (10 s), whichever is more, so that the choice costs a
+        bounded multiple of this table's cheapest fits whatever folds are drawn, and
+        a small table is not cut short. A number: that many seconds from the start of ``fit``. A single
+        candidate can still overrun its estimate, and the refit of the choice comes on
+        top. ``None``: every candidate runs, and the choice depends on
+        ``random_state`` alone; with a budget it may depend on the machine's speed
+        where the budget leaves candidates out.
     n_jobs : int, default=None
         Folds (and shares of a fold's candidates) cross-validated at once, and the
         members of an ensemble choice refitted at once, by :class:`joblib.Parallel`
@@ -223,7 +231,7 @@ class AutoBNC(BaseBNC):
         "cv": [Interval(Integral, 2, None, closed="left"), list, tuple, HasMethods(["split", "get_n_splits"])],
         "ensemble": [Interval(Integral, 0, None, closed="left")],
         "calibrate": ["boolean"],
-        "time_budget": [Interval(Real, 0, None, closed="neither"), None],
+        "time_budget": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"}), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -231,7 +239,7 @@ class AutoBNC(BaseBNC):
     }
 
     def __init__(self, candidates=None, scoring="log_loss", rule="one_se", cv=5, ensemble=25, calibrate=True,
-                 time_budget=None, n_jobs=None, random_state=None, verbose=1, encoder=None):
+                 time_budget="auto", n_jobs=None, random_state=None, verbose=1, encoder=None):
         self.candidates = candidates
         self.calibrate = calibrate
         self.scoring = scoring
@@ -296,7 +304,8 @@ class AutoBNC(BaseBNC):
                     encoding = self._choose(results, first, folds)[0].encoding
                     second = round_two(facts, encoding, shared, candidate_seed)
                     per_unit = seconds / max(sum(_cost(c) for c in first), 1e-9)
-                    self._race(results, second, X, y, y_codes, folds, bar, per_unit, start)
+                    self._race(results, second, X, y, y_codes, folds, bar, per_unit, start,
+                               self._budget(seconds, start))
                     skipped = [c for c in second if c.name not in results]
                     self._record(results, skipped, status="skipped: time budget")
             evaluated = first + (second if self.candidates is None else [])
@@ -353,15 +362,24 @@ class AutoBNC(BaseBNC):
         self._record(results, candidates, total, len(folds))
         return total.seconds
 
+    def _budget(self, round_one_seconds: float, start: float):
+        """The seconds the choice may take from ``start`` (None: no limit): ``time_budget``,
+        or with ``"auto"`` what it took so far plus :data:`AUTO_BUDGET` times round 1's, at
+        least :data:`AUTO_MIN_SECONDS`."""
+        if self.time_budget != "auto":
+            return self.time_budget
+        return time.perf_counter() - start + max(AUTO_BUDGET * round_one_seconds, AUTO_MIN_SECONDS)
+
     def _race(self, results: dict, candidates: list, X, y, y_codes, folds, bar, per_unit: float,
-              start: float) -> None:
+              start: float, budget=None) -> None:
         """Cross-validate ``candidates`` into ``results`` as a race
-        (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others."""
+        (:mod:`pybnc.selection.race`): all on the first folds, the rest on the others,
+        within ``budget`` seconds from ``start`` (None: no limit)."""
         n_head = race_head(folds)
-        if self.time_budget is None:
+        if budget is None:
             head = evaluate(candidates, X, y, folds[:n_head], range(n_head), self.n_jobs, bar.update, cost=_cost)
         else:
-            head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start)
+            head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start, budget)
             bar.update(n_head)
         stopped = {}
         survivors = list(candidates)
@@ -373,14 +391,15 @@ class AutoBNC(BaseBNC):
                          .groupby("model")["t"])} if len(head.long) else {}
             n_tail = len(folds) - n_head
             survivors = self._within_budget(survivors, {n: t * n_tail for n, t in per_fold.items()}, start,
-                                            stopped, n_head)
+                                            stopped, n_head, budget)
             head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)), self.n_jobs,
                                    bar.update, cost=lambda c: per_fold.get(c.name, 0.0))
             if not survivors:
                 bar.update(n_tail)
         self._record(results, candidates, head, len(folds), stopped=stopped)
 
-    def _head_within_budget(self, candidates: list, X, y, folds, n_head: int, per_unit: float, start: float):
+    def _head_within_budget(self, candidates: list, X, y, folds, n_head: int, per_unit: float, start: float,
+                            budget: float):
         """The first folds of the race under a time budget: one candidate at a time,
         cheapest first, each only if its estimated time fits what is left. The estimate
         (:func:`_cost` times round 1's seconds per unit) is corrected by what the
@@ -392,7 +411,7 @@ class AutoBNC(BaseBNC):
             kind = _kind(c)
             correction = taken[kind] / estimated[kind] if estimated.get(kind) else 1.0
             estimate = per_unit * _cost(c) * n_head / len(folds)
-            left = self.time_budget - (time.perf_counter() - start)
+            left = budget - (time.perf_counter() - start)
             if estimate * correction > left:
                 continue
             part = evaluate([c], X, y, folds[:n_head], range(n_head), self.n_jobs)
@@ -401,12 +420,13 @@ class AutoBNC(BaseBNC):
             head, done = head + part, done + [c]
         return head, [c for c in candidates if c in done]
 
-    def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict, n_head: int) -> list:
+    def _within_budget(self, candidates: list, seconds: dict, start: float, stopped: dict, n_head: int,
+                       budget=None) -> list:
         """The candidates, cheapest first, whose measured ``seconds`` fit the time left; the
         others go into ``stopped`` with the reason."""
-        if self.time_budget is None:
+        if budget is None:
             return candidates
-        left = self.time_budget - (time.perf_counter() - start)
+        left = budget - (time.perf_counter() - start)
         kept = []
         for c in sorted(candidates, key=lambda c: seconds.get(c.name, 0.0)):
             if seconds.get(c.name, 0.0) <= left:

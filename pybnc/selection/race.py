@@ -1,14 +1,15 @@
 """Running AutoBNC's cross-validation: in parallel (joblib) and how far (a race that
 stops clear losers after the first folds).
 
-The folds and the shares of candidates run through :class:`joblib.Parallel` with
-``n_jobs`` workers, threads by default (``prefer="threads"``): pybnc's counting and
-its compiled kernels release the GIL for much of a fold, and threads cost nothing to
-start, so ``n_jobs=2`` is never the slower on a small table, where a new pool of
-processes would first spend seconds importing pybnc. ``joblib.parallel_config``
-chooses otherwise (``backend="loky"``: processes; Dask's backend: a cluster). The
-results do not depend on the workers: every task's folds and candidates are fixed
-before it runs.
+The folds and the shares of a fold's candidates run on ``n_jobs`` of joblib's threads
+(:func:`pybnc._utils.parallel.run_jobs`; ``joblib.parallel_config`` may choose
+processes): they cost nothing to start, so ``n_jobs=2`` is not the slower on a small
+table, where a new pool of processes would first spend seconds importing pybnc. The
+discriminative candidates gain most (their evaluations release the GIL), the
+candidates that count little (their pandas and numpy steps hold the GIL between
+short calls). The results
+do not depend on the workers: every task's folds and candidates are fixed before it
+runs.
 
 The race (Maron & Moore's Hoeffding races, "The racing algorithm: model selection for
 lazy learners", AI Review 1997, with a paired test instead of Hoeffding's bound): every
@@ -28,15 +29,15 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import delayed, effective_n_jobs
 from sklearn.exceptions import FitFailedWarning
 
-from .._utils.blas import one_blas_thread
+from .._utils.parallel import run_jobs
 from ..evaluation import cross_validate
 from ..evaluation.metrics import LOG_LOSS_EPS
 
@@ -145,13 +146,11 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_fold
     jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
             for share, group in tasks)
     total, shares_left = Evaluation(), np.bincount(np.concatenate([g for _, g in tasks]), minlength=len(folds))
-    with _recorded() as errors, ExitStack() as stack:  # the warnings of tasks on threads
+    with _recorded() as errors:  # the warnings of tasks on threads
         if len(tasks) == 1:
             outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
         else:
-            # fits on threads at once share the process's BLAS limit: held here, around them all
-            stack.enter_context(one_blas_thread())
-            outputs = Parallel(n_jobs=min(n_workers, len(tasks)), return_as="generator", prefer="threads")(jobs)
+            outputs = run_jobs(jobs, min(n_workers, len(tasks)), return_as="generator")
         for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
             part["fold"] = fold_ids[group][part["fold"].to_numpy()]
             total = total + Evaluation(part, part_proba, failed)
