@@ -61,8 +61,10 @@ class _Failing(NaiveBayes):
 
 def test_a_failing_candidate_is_reported_from_joblibs_threads():
     X, y = load_dataset("car")
-    model = AutoBNC(candidates={"nb": NaiveBayes(), "broken": _Failing()}, n_jobs=2, random_state=0,
-                    verbose=0).fit(X, y)
+    # "discriminative": a candidate that releases the GIL, so its folds run on joblib's threads
+    candidates = {"nb": NaiveBayes(), "nb-d": NaiveBayes(weighting="discriminative"),
+                  "broken": _Failing(weighting="discriminative")}
+    model = AutoBNC(candidates=candidates, n_jobs=2, random_state=0, verbose=0).fit(X, y)
     status = dict(zip(model.cv_results_["candidate"], model.cv_results_["status"]))
     assert status["nb"] == "ok" and "this candidate always fails" in status["broken"]
 

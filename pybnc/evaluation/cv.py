@@ -82,7 +82,8 @@ def _check_models(models) -> dict:
 
 # -- public API ---------------------------------------------------------------------------
 def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,), dataset=None,
-                   verbose=1, fast=True, return_proba=False, error_score="raise", sample_weight=None, n_jobs=None):
+                   verbose=1, fast=True, return_proba=False, error_score="raise", sample_weight=None, n_jobs=None,
+                   failures=None):
     """Stratified k-fold cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -123,6 +124,11 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
         (:mod:`pybnc._utils.parallel`; ``-1``: all cores; None: one after another, or
         as ``joblib.parallel_config`` says). The results do not depend on it, the
         times aside.
+    failures : dict, optional
+        With a numeric ``error_score``, gets each failing model's first error
+        (``name -> "TypeName: message"``), beside the warnings: Python's warning
+        filters belong to the process, so a warning raised on one thread while a fit on
+        another silences its own may not be seen.
 
     Returns
     -------
@@ -173,7 +179,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
     out_of_fold = {name: np.zeros((len(y), classes.size)) for name in models}
     steps = [(f, frac) for f in range(len(folds)) for frac in fractions]
     jobs = (delayed(_fold_results)(models, X, y, y_codes, classes, weights, encodings, folds, fold, frac, random_state,
-                                   fast, error_score, dataset) for fold, frac in steps)
+                                   fast, error_score, dataset, failures) for fold, frac in steps)
     rows = []
     for (fold, frac), (fold_rows, probas) in progress(zip(steps, run_jobs(jobs, n_jobs, return_as="generator")),
                                                       total=len(steps), desc=f"cv {dataset or ''}".strip(),
@@ -187,7 +193,7 @@ def cross_validate(models, X, y, *, cv=10, random_state=0, train_fractions=(1.0,
 
 
 def _fold_results(models, X, y, y_codes, classes, weights, encodings, folds, fold, frac, random_state, fast,
-                  error_score, dataset) -> tuple:
+                  error_score, dataset, failures=None) -> tuple:
     """The result rows of every model on one fold and train fraction, and each model's
     probabilities of the fold's test rows."""
     train, test = folds[fold]
@@ -208,6 +214,8 @@ def _fold_results(models, X, y, y_codes, classes, weights, encodings, folds, fol
         except Exception as exc:
             if isinstance(error_score, str):
                 raise
+            if failures is not None:
+                failures.setdefault(name, f"{type(exc).__name__}: {exc}")
             warn(f"{name} failed on fold {fold} and scores error_score={error_score}: "
                  f"{type(exc).__name__}: {exc}", FitFailedWarning)
             proba = np.full((test.size, classes.size), 1.0 / classes.size)

@@ -358,7 +358,8 @@ class AutoBNC(BaseBNC):
 
     def _round_one(self, results: dict, candidates: list, X, y, folds, bar) -> float:
         """Cross-validate ``candidates`` on every fold into ``results``; returns the seconds taken."""
-        total = evaluate(candidates, X, y, folds, range(len(folds)), self.n_jobs, bar.update)
+        total = evaluate(candidates, X, y, folds, range(len(folds)), self.n_jobs, bar.update,
+                         releases_gil=_releases_gil)
         self._record(results, candidates, total, len(folds))
         return total.seconds
 
@@ -377,7 +378,8 @@ class AutoBNC(BaseBNC):
         within ``budget`` seconds from ``start`` (None: no limit)."""
         n_head = race_head(folds)
         if budget is None:
-            head = evaluate(candidates, X, y, folds[:n_head], range(n_head), self.n_jobs, bar.update, cost=_cost)
+            head = evaluate(candidates, X, y, folds[:n_head], range(n_head), self.n_jobs, bar.update, cost=_cost,
+                            releases_gil=_releases_gil)
         else:
             head, candidates = self._head_within_budget(candidates, X, y, folds, n_head, per_unit, start, budget)
             bar.update(n_head)
@@ -393,7 +395,7 @@ class AutoBNC(BaseBNC):
             survivors = self._within_budget(survivors, {n: t * n_tail for n, t in per_fold.items()}, start,
                                             stopped, n_head, budget)
             head = head + evaluate(survivors, X, y, folds[n_head:], range(n_head, len(folds)), self.n_jobs,
-                                   bar.update, cost=lambda c: per_fold.get(c.name, 0.0))
+                                   bar.update, cost=lambda c: per_fold.get(c.name, 0.0), releases_gil=_releases_gil)
             if not survivors:
                 bar.update(n_tail)
         self._record(results, candidates, head, len(folds), stopped=stopped)
@@ -414,7 +416,7 @@ class AutoBNC(BaseBNC):
             left = budget - (time.perf_counter() - start)
             if estimate * correction > left:
                 continue
-            part = evaluate([c], X, y, folds[:n_head], range(n_head), self.n_jobs)
+            part = evaluate([c], X, y, folds[:n_head], range(n_head), self.n_jobs, releases_gil=_releases_gil)
             taken[kind] = taken.get(kind, 0.0) + part.seconds
             estimated[kind] = estimated.get(kind, 0.0) + estimate
             head, done = head + part, done + [c]
@@ -625,6 +627,12 @@ def _cost(candidate: Candidate) -> float:
             # audiology, 69, 15x; with AODE 2 and naive Bayes 1 this gives 18x, 18x and 35x)
             cost *= max(1.0, candidate.n_features / 4.0)
     return cost
+
+
+def _releases_gil(candidate: Candidate) -> bool:
+    """Whether a candidate's fit runs mostly outside the GIL (the discriminative ones'
+    evaluations), so that it gains from a thread of its own."""
+    return _kind(candidate) == "discriminative"
 
 
 def _kind(candidate: Candidate) -> str:

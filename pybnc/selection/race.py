@@ -26,16 +26,14 @@ chosen, nor a member of the ensemble.
 
 from __future__ import annotations
 
-import threading
 import time
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from joblib import delayed, effective_n_jobs
-from sklearn.exceptions import FitFailedWarning
+from joblib.parallel import get_active_backend
 
 from .._utils.parallel import run_jobs
 from ..evaluation import cross_validate
@@ -69,34 +67,14 @@ def _cross_validate_quietly(models: dict, X, y, folds) -> tuple:
     """``cross_validate`` on ``folds``; failing folds score NaN. Returns the long results,
     the out-of-fold probabilities (zero outside these folds' test rows) and each failing
     model's first error; the candidates' warnings are not shown (the refitted choice
-    shows its own). Python's warning filters belong to the process: on a thread of
-    :func:`evaluate` its caller records them (:func:`_recorded`)."""
-    if threading.current_thread() is not threading.main_thread():
-        return _run_cross_validate(models, X, y, folds) + ({},)
-    with _recorded() as errors:
-        results, proba = _run_cross_validate(models, X, y, folds)
-    return results, proba, errors
-
-
-def _run_cross_validate(models: dict, X, y, folds) -> tuple:
-    return cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan, return_proba=True)
-
-
-@contextmanager
-def _recorded():
-    """Within it, every warning is recorded rather than shown; at its end, the dict it
-    gives holds each failing candidate's first error (from ``cross_validate``'s
-    ``FitFailedWarning``)."""
+    shows its own; Python's warning filters belong to the process, so :func:`evaluate`
+    also silences them around its threads)."""
     errors = {}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield errors
-        finally:
-            for w in caught:
-                if issubclass(w.category, FitFailedWarning):
-                    name, _, why = str(w.message).partition(" failed on fold ")
-                    errors.setdefault(name, why.split(": ", 1)[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results, proba = cross_validate(models, X, y, cv=_Folds(folds), verbose=0, error_score=np.nan,
+                                        return_proba=True, failures=errors)
+    return results, proba, errors
 
 
 @dataclass
@@ -121,7 +99,8 @@ class Evaluation:
                           {**other.errors, **self.errors}, self.seconds + other.seconds)
 
 
-def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_folds=None, cost=None) -> Evaluation:
+def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_folds=None, cost=None,
+             releases_gil=None) -> Evaluation:
     """Cross-validate ``candidates`` on ``folds`` (whose indices among all folds are
     ``fold_ids``) with ``n_jobs`` joblib workers (see the module's notes); ``on_folds(n)``
     is called as ``n`` folds end.
@@ -129,26 +108,39 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_fold
     The workers share out the folds (a group of folds shares its table's encoding and
     counts). When the folds do not split evenly among them (fewer folds than workers
     too), each fold's candidates go out in a share per worker, of about the same total
-    ``cost(candidate)`` (by default all cost alike): a task per fold and share."""
+    ``cost(candidate)`` (by default all cost alike): a task per fold and share. On
+    threads, the candidates for which ``releases_gil(candidate)`` is false run all
+    their folds in one task, first: two such tasks at once would only take turns
+    holding the GIL (round 1 then runs here, as with ``n_jobs=1``)."""
     start = time.perf_counter()
     fold_ids = np.asarray(fold_ids)
     if not candidates or not folds:
         return Evaluation(seconds=0.0)
     every_fold = np.arange(len(folds))
     n_workers = effective_n_jobs(n_jobs)
-    if n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
+    held = []  # the candidates that hold the GIL, in one task
+    if n_workers > 1 and releases_gil is not None and getattr(get_active_backend(prefer="threads")[0],
+                                                              "uses_threads", False):
+        held = [c for c in candidates if not releases_gil(c)]
+        candidates = [c for c in candidates if releases_gil(c)]
+    if not candidates:
+        tasks = []
+    elif n_workers > 1 and len(folds) % n_workers and len(candidates) > 1:
         # folds that do not split evenly among the workers (1 or 3 on 2: one would wait):
         # each fold's candidates in a share per worker, handed out as workers come free
         shares = _share_out(candidates, min(n_workers, len(candidates)), cost)
         tasks = [(share, every_fold[i : i + 1]) for i in every_fold for share in shares]
     else:  # contiguous groups of folds: a group shares its table's encoding and counts
         tasks = [(candidates, g) for g in np.array_split(every_fold, max(1, min(n_workers, len(folds)))) if g.size]
+    if held:
+        tasks.insert(0, (held, every_fold))
     jobs = (delayed(_cross_validate_quietly)({c.name: c.estimator for c in share}, X, y, [folds[i] for i in group])
             for share, group in tasks)
     total, shares_left = Evaluation(), np.bincount(np.concatenate([g for _, g in tasks]), minlength=len(folds))
-    with _recorded() as errors:  # the warnings of tasks on threads
+    with warnings.catch_warnings():  # the warnings of tasks on threads
+        warnings.simplefilter("ignore")
         if len(tasks) == 1:
-            outputs = (_cross_validate_quietly({c.name: c.estimator for c in candidates}, X, y, list(folds)),)
+            outputs = (_cross_validate_quietly({c.name: c.estimator for c in tasks[0][0]}, X, y, list(folds)),)
         else:
             outputs = run_jobs(jobs, min(n_workers, len(tasks)), return_as="generator")
         for (share, group), (part, part_proba, failed) in zip(tasks, outputs):
@@ -157,10 +149,6 @@ def evaluate(candidates: list, X, y, folds: list, fold_ids, n_jobs=None, on_fold
             shares_left[group] -= 1
             if on_folds is not None and not shares_left[group].any():  # a fold ends with its last share
                 on_folds(len(group))
-    total.errors = {**errors, **total.errors}
-    if len(total.long):  # a failure whose warning stayed in a worker elsewhere (a Dask cluster's)
-        for name in total.long.loc[total.long["fit_time"].isna(), "model"].unique():
-            total.errors.setdefault(name, "failed in a worker (its error was not sent back)")
     total.seconds = time.perf_counter() - start
     return total
 
