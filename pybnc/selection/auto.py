@@ -143,18 +143,20 @@ class AutoBNC(BaseBNC):
         round 2 may take :data:`AUTO_BUDGET` (4) times round 1's time or
         :data:`AUTO_MIN_SECONDS` (10 s), whichever is more, so that the choice costs a
         bounded multiple of this table's cheapest fits whatever folds are drawn, and
-        a small table is not cut short. A number: that many seconds from the start of ``fit``. A single
-        candidate can still overrun its estimate, and the refit of the choice comes on
-        top. ``None``: every candidate runs, and the choice depends on
-        ``random_state`` alone; with a budget it may depend on the machine's speed
-        where the budget leaves candidates out.
+        a small table is not cut short. A number: that many seconds from the start of
+        ``fit``. A single candidate can still overrun its estimate, and the refit of
+        the choice comes on top. ``None``: every candidate runs, and the choice
+        depends on ``random_state`` alone; with a budget it may depend on the
+        machine's speed where the budget leaves candidates out.
     n_jobs : int, default=None
         Folds (and shares of a fold's candidates) cross-validated at once, and the
         members of an ensemble choice refitted at once, by :class:`joblib.Parallel`
         (``-1``: all cores; None: one at a time, or as ``joblib.parallel_config``
         says). The folds run on threads unless ``parallel_config`` chooses another
-        backend (:mod:`pybnc.selection.race`). The choice and the probabilities do
-        not depend on it.
+        backend; there the candidates that count run their folds in one task and the
+        discriminative ones, whose evaluations release the GIL, on the other threads
+        (:mod:`pybnc.selection.race`). The choice and the probabilities do not depend
+        on it (where a time budget leaves no candidate out).
     random_state : int, RandomState or None, default=None
         Seeds the folds and the candidates' own randomness.
     verbose : int, default=1
