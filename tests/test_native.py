@@ -51,12 +51,12 @@ with warnings.catch_warnings(record=True) as caught:
     X, y = load_dataset('car')
     X, y = X[:300], y[:300]
     TBMATAN().fit(X, y).predict_proba(X[:20])
-    ESKDB(n_estimators=2, k=1, params='bayes', random_state=0, verbose=0).fit(X, y).predict_proba(X[:20])
+    ESKDB(n_estimators=2, k=1, smoothing='bayes', random_state=0, verbose=0).fit(X, y).predict_proba(X[:20])
     try:
         ESKDB(n_estimators=2, k=1, hdp_iterations=5, random_state=0, verbose=0).fit(X, y)
         refused = 'no'
     except SamplerNotBuiltError as error:
-        refused = str('build_ext --inplace' in str(error) and "params='bayes'" in str(error))
+        refused = str('build_ext --inplace' in str(error) and "smoothing='bayes'" in str(error))
 mine = [str(w.message) for w in caught if type(w.message).__name__ == 'KernelsNotBuiltWarning']
 print(len(mine), 'build_ext --inplace' in mine[0], refused)
 """
@@ -69,7 +69,7 @@ def _kernel_fits(out: dict) -> None:
     stops at another point within its tolerance, up to 6e-3 apart on car)."""
     import warnings
 
-    from pybnc import ESKDB, KDB, TAN, TBMATAN, NaiveBayes
+    from pybnc import ESKDB, KDB, TAN, TBMATAN, Encoder, NaiveBayes
     from pybnc.datasets import load_dataset
     from pybnc.search.tan_hc import TANHC
 
@@ -78,10 +78,10 @@ def _kernel_fits(out: dict) -> None:
         X, y = load_dataset(name)
         out[f"tbmatan {name}"] = TBMATAN().fit(X, y).predict_proba(X)
         out[f"tanhc {name}"] = TANHC(verbose=0, random_state=0).fit(X, y).predict_proba(X)
-        out[f"mdl naive Bayes {name}"] = NaiveBayes(discretizer="mdl").fit(X, y).predict_proba(X)
+        out[f"mdl naive Bayes {name}"] = NaiveBayes(encoder=Encoder(discretizer="mdl")).fit(X, y).predict_proba(X)
         out[f"tan {name}"] = TAN().fit(X, y).predict_proba(X)
         out[f"kdb {name}"] = KDB(k=2, verbose=0).fit(X, y).predict_proba(X)
-        out[f"eskdb bayes {name}"] = ESKDB(n_estimators=3, k=2, params="bayes", random_state=0,
+        out[f"eskdb bayes {name}"] = ESKDB(n_estimators=3, k=2, smoothing="bayes", random_state=0,
                                            verbose=0).fit(X, y).predict_proba(X)
 
 

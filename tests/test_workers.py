@@ -11,7 +11,7 @@ import pytest
 from joblib import parallel_config
 
 import pybnc
-from pybnc import AutoBNC, ESKDB, TAN, NaiveBayes
+from pybnc import ESKDB, TAN, AutoBNC, Encoder, NaiveBayes
 from pybnc._utils import blas
 from pybnc.averaging import AveragedBNC, BaggedBNC
 from pybnc.datasets import load_dataset
@@ -43,7 +43,8 @@ def test_autobnc_chooses_the_same_with_any_n_jobs_and_backend():
 
 @pytest.mark.parametrize("make", [
     lambda n_jobs: AveragedBNC([NaiveBayes(), TAN(), pybnc.KDB(k=2, verbose=0)], weights=[1, 2, 3], n_jobs=n_jobs),
-    lambda n_jobs: BaggedBNC(TAN(discretizer="quantile"), n_estimators=6, random_state=0, n_jobs=n_jobs),
+    lambda n_jobs: BaggedBNC(TAN(encoder=Encoder(discretizer="quantile")), n_estimators=6, random_state=0,
+                             n_jobs=n_jobs),
     lambda n_jobs: ESKDB(n_estimators=4, random_state=0, verbose=0, n_jobs=n_jobs),
 ], ids=["averaged", "bagged", "eskdb"])
 def test_ensembles_fit_the_same_members_with_any_n_jobs(make):

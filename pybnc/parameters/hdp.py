@@ -87,9 +87,9 @@ def require_sampler():
     naming the command that builds it and the smoothing that needs none."""
     if _native is None:
         raise SamplerNotBuiltError(
-            "HDP smoothing (params='hdp', ESKDB's default) needs pybnc's compiled sampler "
+            "HDP smoothing (smoothing='hdp', ESKDB's default) needs pybnc's compiled sampler "
             f"pybnc.parameters._hdp_c, which is not built. Build it: {HOW_TO_BUILD}; or choose "
-            "params='bayes' (Dirichlet smoothing), which needs no compiled kernel.")
+            "smoothing='bayes' (Dirichlet smoothing), which needs no compiled kernel.")
     return _native
 
 
