@@ -26,6 +26,7 @@ import io
 import itertools
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +40,28 @@ _CHUNK = 1 << 23
 #: Largest file with quotes counted in memory by numpy (about ten masks of its size are
 #: made); a larger one streams through the csv module.
 QUOTED_IN_MEMORY = 1 << 26
-_RUNS = re.compile(r"[ \t]+")
+#: A field of a whitespace-separated line as pandas reads it: quoted (``""`` a quote inside,
+#: text after the closing quote joined to it), a run of non-blanks, or a lone ``"`` that
+#: opens a quote the line does not close (pandas would read on into the next lines).
+_WHITE_FIELD = re.compile(r'"(?:[^"]|"")*+"[^ \t]*|[^ \t"][^ \t]*|"')
+
+
+def split_whitespace(line: str) -> list:
+    """The fields of one line of a whitespace-separated file, quotes read as pandas reads
+    them (``"a b"`` is one field) but kept; a field ``'"'`` is a quote left open."""
+    return _WHITE_FIELD.findall(line)
+
+
+@contextmanager
+def no_field_limit():
+    """Lift the csv module's limit of 131,072 characters per field for a while: a long cell
+    (or a wide line split by another delimiter) is the table's business, not an error."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
 
 
 @dataclass
@@ -215,25 +237,26 @@ def _count_text(sniffed, delimiter: str, skip: int) -> Records:
         raw = _Remember(itertools.islice(text, skip, None))
         if delimiter == WHITESPACE:
             for number, line in enumerate(raw, start=skip + 1):
-                content = line.rstrip("\r\n").strip(" \t")
-                if content:
-                    widths.append(len(_RUNS.split(content)))
+                fields = split_whitespace(line.rstrip("\r\n"))
+                if '"' in fields:
+                    raise ValueError(f'{sniffed.name}, line {number}: a quote (") opens a value that does not '
+                                     "close on its line, so the rows below would be read into it; remove the "
+                                     "stray quote, close it, or give another delimiter (sep=... or --sep).")
+                if fields:
+                    widths.append(len(fields))
                     lines.append(number)
         else:
-            limit = csv.field_size_limit()
-            csv.field_size_limit(sys.maxsize)  # a long cell is the table's business, not an error here
+            reader = csv.reader(raw, delimiter=delimiter, skipinitialspace=True)
+            start = skip + 1
             try:
-                reader = csv.reader(raw, delimiter=delimiter, skipinitialspace=True)
-                start = skip + 1
-                for row in reader:
-                    if len(row) > 1 or (row and raw.last.strip(" \t\r\n")):
-                        widths.append(len(row))
-                        lines.append(start)
-                    start = skip + reader.line_num + 1
+                with no_field_limit():
+                    for row in reader:
+                        if len(row) > 1 or (row and raw.last.strip(" \t\r\n")):
+                            widths.append(len(row))
+                            lines.append(start)
+                        start = skip + reader.line_num + 1
             except csv.Error as exc:
                 raise ValueError(f"{sniffed.name}, line {skip + reader.line_num}: {exc}.") from None
-            finally:
-                csv.field_size_limit(limit)
     return Records(np.array(widths, dtype=np.int64), np.array(lines, dtype=np.int64))
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._fields import count_fields
+from ._fields import count_fields, no_field_limit, split_whitespace
 from ._sniff import GZIP_ERRORS, damaged_gzip, encoding_name, sniff, undecodable
 from .arff import parse_arff
 
@@ -37,7 +37,6 @@ _MISSING_WORDS = {"?", "na", "n/a", "nan", "null", "none", "-"}
 #: Characters of a cell the header vote looks at (a cell of megabytes is still one cell).
 _CELL_CHARS = 100
 #: Line ends as pandas sees them (``str.splitlines`` also splits at form feeds and others).
-_SPACES = re.compile(r"[ \t]+")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 #: A number written with a decimal comma (``-2,5``, ``0,649``, ``1,5e-3``), no thousands marks.
 _DECIMAL_COMMA = r"[+-]?(?:\d+,\d*|,\d+|\d+)(?:[eE][+-]?\d+)?"
@@ -239,8 +238,17 @@ def _field_counts(lines: list, delimiter: str) -> np.ndarray:
 def _split(lines: list, delimiter: str) -> list:
     """The sample lines' fields, split as pandas splits them."""
     if delimiter == WHITESPACE:
-        return [_SPACES.split(line.strip(" \t")) for line in lines]
-    return list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True))
+        return [[_unquote(cell) for cell in split_whitespace(line)] for line in lines]
+    with no_field_limit():  # a wide line split at another delimiter is one long field
+        return list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True))
+
+
+def _unquote(cell: str) -> str:
+    """A whitespace-separated field as pandas reads it: ``"a b"c`` is ``a bc``."""
+    if cell[:1] != '"' or len(cell) < 2:
+        return cell
+    end = re.match(r'"(?:[^"]|"")*+"', cell).end()
+    return cell[1:end - 1].replace('""', '"') + cell[end:]
 
 
 def sniff_delimiter(lines: list) -> str:
@@ -337,6 +345,7 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
     for encoding in sniffed.encodings():
         try:
             frame = _parse(sniffed, dict(options, encoding=encoding))
+            _check_rows(sniffed, frame, records.lines[body])
             report.encoding = encoding
             if sep != ",":  # a comma-separated file cannot hold unquoted decimal commas
                 frame, report.decimal_comma = _read_decimal_commas(sniffed, dict(options, encoding=encoding), frame)
@@ -403,6 +412,15 @@ def _check_widths(sniffed, widths: np.ndarray, lines: np.ndarray, width: int, se
     fields = f"{widths[i]} field{'s' if widths[i] != 1 else ''}"
     raise ValueError(f"{sniffed.name}: line {lines[i]} has {fields} where the {'rows above' if i else 'other rows'} "
                      f"have {width} (delimiter {_DELIMITER_NAMES.get(sep, repr(sep))}){more}; {hint}.")
+
+
+def _check_rows(sniffed, frame: pd.DataFrame, lines: np.ndarray) -> None:
+    """The rows pandas read are the records counted: never a table silently shorter or
+    longer than the file (a quote read across lines, a line end inside a value)."""
+    if len(frame) != lines.size:
+        raise ValueError(f"{sniffed.name}: {len(frame)} rows were read where the file has {lines.size} (from "
+                         f"line {lines[0] if lines.size else 1}); a quote (\") may open a value that runs over "
+                         "lines: remove or close the stray quote, or give the delimiter (sep=... or --sep).")
 
 
 def _names(names: list) -> list:
