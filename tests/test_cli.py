@@ -298,3 +298,25 @@ def test_model_auto_fits_chooses_and_info_shows_the_choice(workdir):
     assert f"the choice: {type(model.best_estimator_).__name__}(" in res.output
     assert f"inner cross-validation: {model.best_candidate_}\n" in res.output
     assert "candidates cross-validated" in res.output
+
+
+def test_predict_carries_id_columns_and_headers_count_the_features_used(workdir):
+    X, y = load_dataset("car")
+    frame = X.assign(customerID=[f"C{i:05d}" for i in range(len(X))], **{"class": y})
+    frame.to_csv("ids.csv", index=False)
+    res = run("fit", "--csv", "ids.csv", "--target", "class", "--model", "nb", "-o", "m.pbnc")
+    assert res.exit_code == 0, res.output
+    assert "(1728 rows, 6 features (left out: 'customerID'), 0 arcs) to m.pbnc" in res.output
+    res = run("predict", "m.pbnc", "--csv", "ids.csv", "--id-column", "customerID", "-o", "p.csv")
+    assert res.exit_code == 0, res.output
+    pred = pd.read_csv("p.csv")
+    assert list(pred.columns[:2]) == ["customerID", "prediction"]
+    assert pred["customerID"].tolist() == frame["customerID"].tolist()
+    assert pred["prediction"].tolist() == pybnc.NaiveBayes().fit(X, y).predict(X).tolist()
+    res = run("predict", "m.pbnc", "--csv", "ids.csv", "--id-column", "customer")
+    assert res.exit_code != 0 and "has no column 'customer'" in res.output
+    res = run("info", "m.pbnc")
+    assert "features: 6 features (left out: 'customerID')" in res.output
+    res = run("compare", "--csv", "ids.csv", "--target", "class", "--models", "nb,tan", "--folds", "3", "-q")
+    assert res.exit_code == 0, res.output
+    assert "ids: 1728 rows, 6 features (left out: 'customerID'), 4 classes" in res.output

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..estimators.capabilities import capabilities
 from ._group import cli
+from .model import features_used
 from ._common import (MODEL_HELP, build_models, console, data_options, load_data, mean_std,
                       model_options, print_table, quiet_option, verbosity, write_table)
 
@@ -86,14 +87,16 @@ def compare(data, models, folds, seed, smoothing, alpha, cv, options, quiet):
     results = cross_validate(estimators, X, y, cv=folds, random_state=seed, dataset=name,
                              verbose=verbosity(quiet))
     out = console()
-    out.print(f"{name}: {len(X)} rows, {X.shape[1]} features, {pd.Series(y).nunique()} classes; "
+    shown = "tan" if "tan" in estimators else next(
+        (k for k, m in estimators.items() if capabilities(m).one_network), None)
+    fitted = estimators[shown].fit(X, y) if shown is not None else None
+    features = features_used(fitted, X.columns) if fitted is not None else f"{X.shape[1]} features"
+    out.print(f"{name}: {len(X)} rows, {features}, {pd.Series(y).nunique()} classes; "
               f"stratified {folds}-fold cross-validation, seed {seed}\n", markup=False)
     rows = [r[1:2] + r[3:] for r in _summary_rows(results)]
     print_table(None, ["model", "accuracy", "log-loss", "fit (ms)"], rows, out)
-    shown = "tan" if "tan" in estimators else next(
-        (k for k, m in estimators.items() if capabilities(m).one_network), None)
-    if shown is not None:
-        _print_arcs(shown, estimators[shown].fit(X, y), out)
+    if fitted is not None:
+        _print_arcs(shown, fitted, out)
 
 
 @cli.command(name="cv")

@@ -47,7 +47,20 @@ def fit(data, model_name, smoothing, alpha, cv, options, seed, output):
     save_model(model, output)
     extra = f", {len(model.arcs_)} arcs" if capabilities(model).one_network else ""
     click.echo(f"Saved {type(model).__name__} fitted on {name} ({len(X)} rows, "
-               f"{X.shape[1]} features{extra}) to {output}")
+               f"{features_used(model, X.columns)}{extra}) to {output}")
+
+
+def features_used(model, columns) -> str:
+    """``"6 features"``, or ``"5 features (left out: 'id')"`` when the encoder left input
+    columns out (identifiers): the count is of the features the model uses."""
+    used = getattr(model, "feature_names_", None)
+    if used is None:  # a wrapper (AutoBNC): its chosen model's
+        used = getattr(getattr(model, "best_estimator_", None), "feature_names_", None)
+    if used is None:
+        return f"{len(columns)} features"
+    left_out = [c for c in map(str, columns) if c not in set(used)]
+    shown = ", ".join(map(repr, left_out[:5])) + (", ..." if len(left_out) > 5 else "")
+    return f"{len(used)} features" + (f" (left out: {shown})" if left_out else "")
 
 
 def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
@@ -61,30 +74,46 @@ def _features(model, frame: pd.DataFrame, source) -> pd.DataFrame:
     return frame[[c for c in names if c in frame.columns]]
 
 
+def _identifiers(frame: pd.DataFrame, names: tuple, source) -> pd.DataFrame:
+    """The ``--id-column`` columns of ``frame``, to be carried into the output."""
+    absent = [n for n in names if n not in frame.columns]
+    if absent:
+        raise click.BadParameter(f"{source} has no column {absent[0]!r}; its columns: "
+                                 f"{', '.join(map(str, frame.columns[:20]))}"
+                                 f"{', ...' if frame.shape[1] > 20 else ''}.", param_hint="'--id-column'")
+    return frame[list(dict.fromkeys(names))].reset_index(drop=True)
+
+
 @cli.command()
 @_MODEL_FILE
 @file_options("Rows to classify")
+@click.option("--id-column", "id_columns", multiple=True, metavar="NAME",
+              help="A column of the input (a row identifier) to copy into the output, before the "
+                   "predictions; repeat for several.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (CSV, or Parquet or Excel by extension); default: CSV on stdout.")
-def predict(model_file, file, header, sep, encoding, output):
+def predict(model_file, file, header, sep, encoding, id_columns, output):
     """Classify the rows of a table file (CSV and other text, ARFF, Parquet) with a saved model.
 
-    The output has one row per input row: the predicted class in column
-    `prediction`, then one column `P(<class>)` per class. Extra input columns
-    (such as the true class) are ignored; missing values are summed out exactly.
+    The output has one row per input row, in their order: the --id-column
+    columns, if any, then the predicted class in column `prediction`, then one
+    column `P(<class>)` per class. Other input columns (such as the true class)
+    are ignored; missing values are summed out exactly.
 
     \b
-    Example:
+    Examples:
       pybnc predict car-tan.pbnc --file new-cars.csv -o predictions.csv
+      pybnc predict churn.pbnc --file customers.csv --id-column customerID
     """
     if not file:
         raise click.UsageError("give the rows to classify with --file FILE (or --csv/--parquet).")
     model = load_model(model_file)
     frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding))
     X = _features(model, frame, file)
+    ids = _identifiers(frame, id_columns, file)
     click.echo(decided, err=True)
     proba = model.predict_proba(X)
-    out = pd.DataFrame({"prediction": model.classes_[np.argmax(proba, axis=1)]})
+    out = ids.assign(prediction=model.classes_[np.argmax(proba, axis=1)])
     for k, label in enumerate(model.classes_):
         out[f"P({label})"] = proba[:, k]
     if output:
@@ -114,8 +143,9 @@ def info(model_file, data):
     settings = ", ".join(f"{k}={v!r}" for k, v in model.get_params().items())
     out.print(f"[bold]{type(model).__name__}[/bold]({settings})", soft_wrap=True)
     out.print(f"classes: {', '.join(map(str, model.classes_))}", markup=False, soft_wrap=True)
-    out.print(f"features: {model.n_features_in_}", markup=False)
-    rows = [["features", model.n_features_in_]]
+    used = features_used(model, getattr(model, "feature_names_in_", [f"x{i}" for i in range(model.n_features_in_)]))
+    out.print(f"features: {used}", markup=False, soft_wrap=True)
+    rows = [["features used", used.split(" ")[0]], ["input columns", model.n_features_in_]]
     if hasattr(model, "best_estimator_"):  # AutoBNC: what it chose, then the choice itself
         table = model.cv_results_
         at = list(table["candidate"]).index(model.best_candidate_)
