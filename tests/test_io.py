@@ -6,6 +6,7 @@ import inspect
 import io
 import json
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -16,7 +17,7 @@ import pybnc
 from pybnc.datasets import load_dataset
 from pybnc.estimators import AugmentedNaiveBayes, BaseBNC
 from pybnc.io import estimator_classes, load, read_header, save, to_bif, to_xmlbif
-from pybnc.io.bif import bif_names
+from pybnc.io.bif import ExportWarning, bif_names
 
 
 def _concrete_classes():
@@ -221,9 +222,9 @@ def test_unsupported_attribute_is_named(data, tmp_path):
 def _parse_bif(text):
     """A small BIF reader: variables with states, and tables as {(var, given): {config: probs}}."""
     variables = {m.group(1): [s.strip() for s in m.group(2).split(",")]
-                 for m in re.finditer(r"variable (\w+) \{\s*type discrete \[ \d+ \] \{ ([^}]*) \};", text)}
+                 for m in re.finditer(r"variable ([\w.-]+) \{\s*type discrete \[ \d+ \] \{ ([^}]*) \};", text)}
     tables = {}
-    for m in re.finditer(r"probability \( (\w+)(?: \| ([\w, ]+))? \) \{([^}]*)\}", text):
+    for m in re.finditer(r"probability \( ([\w.-]+)(?: \| ([\w., -]+))? \) \{([^}]*)\}", text):
         given = tuple(g.strip() for g in m.group(2).split(",")) if m.group(2) else ()
         rows = {}
         for line in m.group(3).strip().splitlines():
@@ -263,15 +264,86 @@ def test_bif_reparse_matches_tables(kdb_like):
 
 def test_names_are_sanitised_and_unique():
     X = pd.DataFrame({"class": ["a b", "a-b", "1"] * 4, "x-y": ["[0, 1)", "2", "2"] * 4,
-                      "x y": ["u", "v", "u"] * 4})
+                      "x y": ["u", "v", "u"] * 4, "n": ["1.5", "1e5", "z"] * 4, "7": ["a", "b", "c"] * 4})
     y = ["p", "q", "q", "p"] * 3
-    names = bif_names(pybnc.NaiveBayes().fit(X, y))
+    model = pybnc.NaiveBayes().fit(X, y)
+    with pytest.warns(ExportWarning, match=r"BIF names are words.*'class': 'a b' -> 'a_b'.*'n': '1\.5' -> '1_5', "
+                                           r"'1e5' -> 's_1e5'"):
+        text = to_bif(model)
+    names = bif_names(model)
     assert names["class"] == "class_2"
-    assert names["variables"] == ["class", "x_y", "x_y_2"]
-    assert names["states"][0] == ["s_1", "a_b", "a_b_2"]
-    assert names["states"][1] == ["s_2", "s_0_1"]
-    text = to_bif(pybnc.NaiveBayes().fit(X, y))
+    assert names["variables"] == ["class", "x-y", "x_y", "n", "v_7"]  # an integer is no variable to pyAgrum
+    assert names["states"][0] == ["1", "a_b", "a-b"]  # words are kept: evidence by label works
+    assert names["states"][1] == ["2", "0_1"]
+    assert names["states"][3] == ["1_5", "s_1e5", "z"]
     assert "probability ( class | class_2 )" in text
+    xml = bif_names(model, format="xmlbif")  # XMLBIF keeps them all
+    assert xml["variables"] == ["class", "x-y", "x y", "n", "7"] and xml["states"][0] == ["1", "a b", "a-b"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        to_xmlbif(model)
+        to_bif(pybnc.NaiveBayes().fit(*load_dataset("car")))  # car's labels are words: no warning
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    """car (labels such as '2' and '5more'), a float column (discretised), a label with a
+    space, missing values, and a TAN fitted on it."""
+    X, y = load_dataset("car")
+    X = X[["buying", "doors", "persons", "safety"]].copy()  # a small network: pgmpy's BIF parser is slow
+    rng = np.random.default_rng(1)
+    X["weight kg"] = rng.normal(1200, 200, len(X)) + 100 * (y == "unacc").to_numpy()
+    X["colour"] = rng.choice(["dark red", "white", "2"], len(X))
+    X.iloc[5::13, 0] = None
+    return X, y, pybnc.TAN().fit(X, y)
+
+
+def _evidence(model, row, names) -> dict:
+    """A row's evidence by state name (missing values left out, as pybnc sums them out)."""
+    codes = model.encoder_.transform(row.to_frame().T)[0]
+    return {v: names["states"][j][c] for j, (v, c) in enumerate(zip(names["variables"], codes)) if c >= 0}
+
+
+@pytest.mark.parametrize("fmt", ["bif", "xmlbif"])
+def test_pyagrum_and_pgmpy_read_back_the_labels_and_the_posteriors(fmt, labelled, tmp_path):
+    import pyagrum as gum
+    from pgmpy.inference import VariableElimination
+    from pgmpy.readwrite import BIFReader, XMLBIFReader
+
+    X, y, model = labelled
+    path = tmp_path / f"model.{fmt if fmt == 'bif' else 'bifxml'}"
+    if fmt == "bif":  # car's labels are words, kept; a colour with a space is said renamed
+        with pytest.warns(ExportWarning, match=r"renamed: 'colour': 'dark red' -> 'dark_red'\. Give"):
+            to_bif(model, path)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ExportWarning)
+            to_xmlbif(model, path)
+    names = bif_names(model, fmt)
+    for j, column in enumerate(model.encoder_.columns_):
+        if model.encoder_.kinds_[j] == "categorical" and (fmt == "xmlbif" or column != "colour"):
+            assert names["states"][j] == [str(c) for c in model.encoder_.categories_[j]]
+    assert names["class_states"] == list(model.classes_)
+    bn = gum.loadBN(str(path))
+    network = (BIFReader if fmt == "bif" else XMLBIFReader)(str(path)).get_model()
+    inference = VariableElimination(network)
+    rows = X.iloc[[0, 1, 5, 500, 1727]]  # row 5 has a missing value
+    expected = model.predict_proba(rows)
+    for r in range(len(rows)):
+        evidence = _evidence(model, rows.iloc[r], names)
+        if fmt == "bif":  # by label, in the column's own words
+            assert evidence["doors"] == str(rows.iloc[r]["doors"])
+        else:
+            assert evidence["colour"] == rows.iloc[r]["colour"]
+        ie = gum.LazyPropagation(bn)
+        ie.setEvidence(evidence)
+        ie.makeInference()
+        theirs = ie.posterior(names["class"])
+        agrum = [theirs[{names["class"]: c}] for c in names["class_states"]]
+        np.testing.assert_allclose(agrum, expected[r], atol=1e-7)  # pyAgrum reads BIF numbers as floats
+        pgm = inference.query([names["class"]], evidence=evidence, show_progress=False)
+        np.testing.assert_allclose([pgm.get_value(**{names["class"]: c}) for c in names["class_states"]],
+                                   expected[r], atol=1e-9)
 
 
 def test_bif_refuses_models_without_one_network(data):
@@ -300,7 +372,7 @@ def test_pgmpy_reads_the_same_joint(fmt, data, tmp_path):
     path = tmp_path / f"model.{fmt}"
     (to_bif if fmt == "bif" else to_xmlbif)(model, path)
     network = (BIFReader if fmt == "bif" else XMLBIFReader)(str(path)).get_model()
-    names = bif_names(model)
+    names = bif_names(model, fmt)
     codes = model.encoder_.transform(X.iloc[:15])
     jll = model._jll_encoded(codes)
     for row, jll_row in zip(codes, jll):

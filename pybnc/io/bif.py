@@ -6,24 +6,29 @@ have no single network.
 
 Names
 -----
-BIF readers accept a narrow alphabet, so names are sanitised:
+Labels are kept as they are wherever the readers take them back: evidence given by
+label (``{"doors": "2"}``) then works in pyAgrum and pgmpy as in pybnc.
 
-* every character outside ``[A-Za-z0-9_]`` becomes ``_``; runs of ``_`` collapse
-  and leading/trailing ``_`` are dropped (``"handicapped-infants"`` becomes
-  ``handicapped_infants``, ``"[0.5, 2)"`` becomes ``0_5_2``);
-* a variable name that is empty or starts with a digit gets the prefix ``v_``;
-  a state name that is empty or starts with a digit gets the prefix ``s_``
-  (``"5more"`` becomes ``s_5more``), so that every name is a plain identifier;
-* names that collide after this get ``_2``, ``_3``, ... in order of appearance;
-* the class node is ``class``, or ``class_2``, ... if a feature already has that name.
+* **XMLBIF** keeps every column name and label (XML escapes them), but for the spaces
+  around one, which pyAgrum strips (save the file as ``.bifxml`` for ``pyagrum.loadBN``).
+* **BIF** has no quoting, and pyAgrum's parser takes only a word (``vhigh``,
+  ``5more``, ``2``, ``-1``, ``a-b``, ``x.y``), not a decimal number, a space or a
+  bracket. Other names become one: each run of characters outside ``[A-Za-z0-9_]`` is
+  one ``_``, ``_`` at the ends dropped (``"[0.5, 2)"`` is ``0_5_2``, ``"a b"`` is
+  ``a_b``), and a result that still is no word gets the prefix ``v_`` (a variable; an
+  integer is no variable name to pyAgrum) or ``s_`` (a state); an :class:`ExportWarning` names the labels of categories and
+  classes so renamed (the intervals of discretised columns always are).
 
-:func:`bif_names` returns the mapping actually used.
+In both formats names that collide get ``_2``, ``_3``, ... in order of appearance, and
+the class node is ``class`` (``class_2``... if a feature has that name).
+:func:`bif_names` returns the names a format uses.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -31,11 +36,30 @@ import numpy as np
 from ..estimators.capabilities import capabilities
 
 
-def _sanitise(label, prefix: str) -> str:
-    text = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", str(label))).strip("_")
-    if not text or text[0].isdigit():
-        text = f"{prefix}{text}"
-    return text
+class ExportWarning(UserWarning):
+    """An export changed a label that the file format cannot hold as it is."""
+
+
+#: A name both pyAgrum's and pgmpy's BIF parsers read back as written: a word, or digits
+#: then a word (not an exponent: ``1e5`` is a number to pyAgrum); a state may also be an
+#: integer (a variable may not, to pyAgrum).
+_BIF_WORD = r"[A-Za-z_][A-Za-z0-9_.-]*|\d+[A-DF-Za-df-z_][A-Za-z0-9_]*"
+_BIF_NAMES = {"v_": re.compile(_BIF_WORD), "s_": re.compile(_BIF_WORD + r"|-?\d+"),
+              "n_": re.compile(_BIF_WORD)}
+
+
+def _bif_name(label, prefix: str) -> str:
+    """``label`` if BIF readers take it (a variable for ``prefix="v_"``, a state for
+    ``"s_"``), else made a word."""
+    text, word = str(label), _BIF_NAMES[prefix]
+    if word.fullmatch(text):
+        return text
+    text = re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")
+    return text if word.fullmatch(text) else f"{prefix}{text}"
+
+
+def _xml_name(label, prefix: str) -> str:
+    return str(label).strip() or prefix.rstrip("_")
 
 
 def _unique(names, taken=()) -> list:
@@ -68,8 +92,8 @@ def _check_model(model) -> None:
         )
 
 
-def bif_names(model) -> dict:
-    """The sanitised names used by :func:`to_bif` and :func:`to_xmlbif`.
+def bif_names(model, format: str = "bif") -> dict:
+    """The names :func:`to_bif` (``format="bif"``) or :func:`to_xmlbif` (``"xmlbif"``) use.
 
     Returns
     -------
@@ -84,14 +108,39 @@ def bif_names(model) -> dict:
     >>> X, y = load_dataset("car")
     >>> names = bif_names(NaiveBayes().fit(X, y))
     >>> names["class"], names["variables"][1], names["states"][2]
-    ('class', 'maint', ['s_2', 's_3', 's_4', 's_5more'])
+    ('class', 'maint', ['2', '3', '4', '5more'])
     """
     _check_model(model)
-    variables = _unique([_sanitise(c, "v_") for c in model.encoder_.columns_])
+    if format not in ("bif", "xmlbif"):
+        raise ValueError(f"format must be 'bif' or 'xmlbif', got {format!r}.")
+    name = _bif_name if format == "bif" else _xml_name
+    variables = _unique([name(c, "v_") for c in model.encoder_.columns_])
     class_name = _unique(["class"], variables)[0]
-    states = [_unique([_sanitise(s, "s_") for s in cats]) for cats in model.encoder_.categories_]
-    class_states = _unique([_sanitise(s, "s_") for s in model.classes_])
+    states = [_unique([name(s, "s_") for s in cats]) for cats in model.encoder_.categories_]
+    class_states = _unique([name(s, "s_") for s in model.classes_])
     return {"class": class_name, "variables": variables, "states": states, "class_states": class_states}
+
+
+def _names_said(model, format: str) -> dict:
+    """:func:`bif_names`, and an :class:`ExportWarning` naming the categories and classes
+    renamed (the intervals of discretised columns are renamed in BIF by design)."""
+    names = bif_names(model, format)
+    encoder = model.encoder_
+    renamed = [f"{column!r}: " + ", ".join(f"{a!r} -> {b!r}" for a, b in changed[:3])
+               + (", ..." if len(changed) > 3 else "")
+               for column, labels, given, kind in
+               [("class", model.classes_, names["class_states"], "categorical"),
+                *zip(encoder.columns_, encoder.categories_, names["states"], encoder.kinds_)]
+               if kind == "categorical"
+               for changed in [[(str(a), b) for a, b in zip(labels, given) if str(a) != b]] if changed]
+    if renamed:
+        how = ("BIF names are words" if format == "bif" else
+               "XMLBIF readers strip the spaces around a label")
+        warnings.warn(f"{how}, so these labels are written renamed: {'; '.join(renamed[:5])}"
+                      f"{'; ...' if len(renamed) > 5 else ''}. Give evidence by these names "
+                      f"(pybnc.io.bif.bif_names(model{', format=' + repr(format) if format != 'bif' else ''}) "
+                      "maps them), or export XMLBIF, which keeps labels.", ExportWarning, stacklevel=3)
+    return names
 
 
 def _families(model, names):
@@ -147,10 +196,10 @@ def to_bif(model, path=None, name=None):
     network TAN {
     """
     _check_model(model)
-    names = bif_names(model)
+    names = _names_said(model, "bif")
     states = dict(zip(names["variables"], names["states"]))
     states[names["class"]] = names["class_states"]
-    lines = [f"network {_sanitise(name or type(model).__name__, 'n_')} {{", "}"]
+    lines = [f"network {_bif_name(name or type(model).__name__, 'n_')} {{", "}"]
     for var in [names["class"]] + names["variables"]:
         lines += [f"variable {var} {{",
                   f"  type discrete [ {len(states[var])} ] {{ {', '.join(states[var])} }};", "}"]
@@ -193,18 +242,18 @@ def to_xmlbif(model, path=None, name=None):
     True
     """
     _check_model(model)
-    names = bif_names(model)
+    names = _names_said(model, "xmlbif")
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<BIF VERSION="0.3">', "<NETWORK>",
-             f"<NAME>{escape(_sanitise(name or type(model).__name__, 'n_'))}</NAME>"]
+             f"<NAME>{escape(_xml_name(name or type(model).__name__, 'n_'))}</NAME>"]
     for var, var_states in [(names["class"], names["class_states"])] + list(zip(names["variables"], names["states"])):
         lines.append('<VARIABLE TYPE="nature">')
-        lines.append(f"  <NAME>{var}</NAME>")
-        lines += [f"  <OUTCOME>{s}</OUTCOME>" for s in var_states]
+        lines.append(f"  <NAME>{escape(var)}</NAME>")
+        lines += [f"  <OUTCOME>{escape(s)}</OUTCOME>" for s in var_states]
         lines.append("</VARIABLE>")
     for var, given, _, table in _families(model, names):
         lines.append("<DEFINITION>")
-        lines.append(f"  <FOR>{var}</FOR>")
-        lines += [f"  <GIVEN>{g}</GIVEN>" for g in given]
+        lines.append(f"  <FOR>{escape(var)}</FOR>")
+        lines += [f"  <GIVEN>{escape(g)}</GIVEN>" for g in given]
         lines.append(f"  <TABLE>{' '.join(map(_number, table.ravel()))}</TABLE>")
         lines.append("</DEFINITION>")
     lines += ["</NETWORK>", "</BIF>"]
