@@ -311,3 +311,73 @@ def test_a_damaged_workbook_a_plain_zip_and_a_missing_openpyxl_say_so(monkeypatc
     monkeypatch.setitem(sys.modules, "openpyxl", None)
     with pytest.raises(ImportError, match=r'needs openpyxl: pip install "pybnc\[excel\]"'):
         read_table(data, name="t.xlsx")
+
+
+# -- numbers written as text, as pd.read_csv leaves them ----------------------------------
+def test_text_columns_of_numbers_with_missing_tokens_are_read_as_numbers():
+    import warnings
+
+    import pybnc
+    from pybnc.encode import EncodingWarning
+
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.choice(["a", "b"], n)
+    amount = np.round(rng.normal(50, 10, n) + 10 * (y == "a"), 2)
+    frame = pd.DataFrame({"amount": amount.astype(str).astype(object), "code": rng.choice(["1", "2"], n),
+                          "age": rng.integers(18, 90, n).astype(str).astype(object)})
+    frame.loc[::7, "amount"] = "?"
+    frame.loc[3::11, "amount"] = " NA"
+    frame.loc[5::13, "age"] = "-"
+    typed = frame.replace({"?": np.nan, " NA": np.nan, "-": np.nan}).astype({"amount": float, "age": float})
+    with pytest.warns(EncodingWarning, match=r"Text columns of numbers are read as numbers.*'amount' \(missing: "
+                                             r"' NA', '\?'\), 'age' \(missing: '-'\)"):
+        model = pybnc.TAN().fit(frame, y)
+    reference = pybnc.TAN().fit(typed.assign(code=frame["code"]), y)
+    assert model.encoder_.kinds_ == reference.encoder_.kinds_ == ["discretised", "categorical", "discretised"]
+    for ours, theirs in zip(model.encoder_.cut_points_, reference.encoder_.cut_points_):
+        np.testing.assert_array_equal(ours if ours is not None else [], theirs if theirs is not None else [])
+    assert model.encoder_.categories_[1].tolist() == ["1", "2"]  # a few codes and no token stay text
+    np.testing.assert_array_equal(model.predict_proba(frame), reference.predict_proba(typed.assign(code=frame["code"])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EncodingWarning)
+        kept = pybnc.NaiveBayes(categorical_features=["amount", "age"]).fit(frame[["amount", "age"]], y)
+    assert "?" in kept.encoder_.categories_[0].tolist()
+    # few whole numbers and a token: levels of numbers, read again from text at predict
+    small = pd.DataFrame({"stars": rng.choice(["1", "2", "3", "?"], n)})
+    with pytest.warns(EncodingWarning, match=r"'stars' \(missing: '\?'\)"):
+        model = pybnc.NaiveBayes().fit(small, y)
+    assert model.encoder_.categories_[0].tolist() == [1.0, 2.0, 3.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EncodingWarning)  # no "values of another type" at predict
+        codes = model.encoder_.transform(small)
+    np.testing.assert_array_equal(codes[:, 0], np.where(small["stars"] == "?", -1, small["stars"].replace("?", "0")
+                                                        .astype(int) - 1))
+
+
+@needs_uci
+def test_crx_read_by_pandas_is_encoded_as_read_by_read_table():
+    import pybnc
+    from pybnc.encode import EncodingWarning
+
+    path = UCI / "crx" / "crx.data"
+    raw, typed = pd.read_csv(path, header=None), read_table(path)
+    with pytest.warns(EncodingWarning, match=r"Text columns of numbers .*: 1 \(missing: '\?'\), 13 \(missing: '\?'\)"):
+        ours = pybnc.TAN().fit(raw.iloc[:, :-1], raw.iloc[:, -1])
+    theirs = pybnc.TAN().fit(typed.iloc[:, :-1], typed.iloc[:, -1])
+    assert ours.encoder_.kinds_ == theirs.encoder_.kinds_  # A2 and A14 numbers, not 350 and 171 levels
+    assert [c is None for c in ours.encoder_.cut_points_] == [c is None for c in theirs.encoder_.cut_points_]
+
+
+def test_fit_dask_says_it_keeps_text_columns_of_numbers_as_categories():
+    dd = pytest.importorskip("dask.dataframe")
+    import pybnc
+    from pybnc.encode import EncodingWarning
+    from pybnc.streaming import fit_dask
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"amount": np.round(rng.normal(50, 10, 200), 2).astype(str).astype(object),
+                          "cls": rng.choice(["a", "b"], 200)})
+    frame.loc[::7, "amount"] = "?"
+    with pytest.warns(EncodingWarning, match=r"categories in fit_dask, which fit reads as numbers: 'amount'"):
+        fit_dask(pybnc.NaiveBayes(), dd.from_pandas(frame, npartitions=2), "cls")

@@ -15,9 +15,17 @@
   yet it enters every table and can swamp the model. An integer column with many
   values (a number, see above) is an identifier only when its name says so.
 
+* **Numbers written as text are numbers.** A text column whose every value is a
+  number or a missing-value token (:data:`MISSING_TOKENS`: ``?``, ``NA``, ``-``, ...),
+  as ``pd.read_csv`` leaves a numeric column holding ``?``, is read as the numbers
+  :func:`pybnc.io.read_table` would read, the tokens missing, when it holds a token, a
+  fraction or more than :data:`INTEGER_AS_NUMBER_ABOVE` values (an
+  :class:`EncodingWarning` names the column and its tokens); a few whole numbers and
+  no token (codes ``"1"``, ``"2"``) stay text.
+
 ``categorical_features`` and ``numeric_features`` override the integer rule and
 exempt a column from the identifier rule; pandas ``category`` columns are always
-categorical.
+categorical (and ``categorical_features`` keeps numbers written as text as text).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ ID_SHARE_BY_NAME = 0.5
 #: Columns with fewer distinct values are never called identifiers (tiny tables).
 ID_MIN_DISTINCT = 10
 _ID_WORDS = {"id", "ids", "identifier", "uuid", "guid", "name"}
+#: Cells of a column of numbers that say "no value" (compared stripped and lower-cased).
+MISSING_TOKENS = frozenset({"", "?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "#n/a", "missing"})
 
 
 class EncodingWarning(UserWarning):
@@ -72,6 +82,65 @@ def too_many_levels(name, n_levels: int, limit: int, n_present: int) -> ValueErr
         f"seen a few times. Group the rare levels, for example top = X[{name!r}].value_counts().index[:100]; "
         f"X[{name!r}] = X[{name!r}].where(X[{name!r}].isin(top), 'other'), or drop the column; if its "
         "values are numbers, cast it to float so that it is discretised.")
+
+
+def parse_numbers(values) -> tuple | None:
+    """``(numbers, tokens)`` of distinct text values when each is a number or a missing-value
+    token and at least one is a number: ``numbers[i]`` is ``values[i]`` as a float (NaN
+    for a token), ``tokens`` the tokens seen, as written; None otherwise.
+
+    Examples
+    --------
+    >>> numbers, tokens = parse_numbers(["1.5", " ?", "20", "NA"])
+    >>> numbers.tolist()[::2], tokens
+    ([1.5, 20.0], [' ?', 'NA'])
+    >>> parse_numbers(["1.5", "high"]) is None
+    True
+    """
+    values = np.asarray(values, dtype=object)
+    if not all(isinstance(v, str) for v in values):
+        return None
+    stripped = pd.Series(values, dtype=object).str.strip()
+    token = stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
+    numbers = pd.to_numeric(stripped.where(~token), errors="coerce").to_numpy(dtype=np.float64)
+    if token.all() or np.isnan(numbers[~token]).any() or np.isinf(numbers).any():
+        return None
+    return numbers, [str(v) for v in values[token]]
+
+
+def text_as_numbers(levels) -> tuple | None:
+    """:func:`parse_numbers` of a text column's distinct values at fit, when they are to be
+    read as numbers: with a token, a fraction or more than :data:`INTEGER_AS_NUMBER_ABOVE`
+    values (a few whole numbers and no token are codes: they stay text)."""
+    found = parse_numbers(levels)
+    if found is None:
+        return None
+    numbers, tokens = found
+    seen = numbers[~np.isnan(numbers)]
+    if tokens or np.any(seen != np.round(seen)) or np.unique(seen).size > INTEGER_AS_NUMBER_ABOVE:
+        return found
+    return None
+
+
+def numbers_of_text(col: pd.Series) -> np.ndarray | None:
+    """A text column as floats, its missing-value tokens NaN, or None when it holds other
+    text (what a column fitted as numbers reads at predict)."""
+    codes, uniques = pd.factorize(col)
+    found = parse_numbers(uniques)
+    return None if found is None else np.append(found[0], np.nan)[codes]
+
+
+def warn_text_numbers(found: dict) -> None:
+    """One :class:`EncodingWarning` for the text columns read as numbers, ``found``
+    mapping each to its missing-value tokens."""
+    if not found:
+        return
+    said = [f"{name!r}" + (f" (missing: {', '.join(map(repr, tokens[:5]))})" if tokens else "")
+            for name, tokens in found.items()]
+    warn(f"Text columns of numbers are read as numbers, their missing-value tokens as missing: "
+         f"{', '.join(said[:10])}{' and more' if len(said) > 10 else ''}. To keep one as text, list it in "
+         "encoder=pybnc.Encoder(categorical_features=[...]); to read such a file with the numbers typed, use "
+         "pybnc.io.read_table or pd.read_csv(..., na_values=['?']).", EncodingWarning)
 
 
 def name_says_identifier(name) -> bool:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .discretize import cut_points, mdl_cut_points
 from ._columns import (INTEGER_AS_NUMBER_ABOVE, is_float_column, is_integer_column, name_says_identifier,
-                       refuse_unsupported_levels, too_many_levels, warn_columns)
+                       refuse_unsupported_levels, text_as_numbers, too_many_levels, warn_columns)
 from ._levels import MISSING, lookup_column, match_levels, sort_levels
 from .class_tables import (MDL_CANDIDATES, MDL_MAX_DISTINCT, candidate_edges, exact_mdl_cuts, plan_bin_counts,
                            split_class_tables)
@@ -185,7 +185,7 @@ def finish_encoder(encoder: Encoder, X_meta: pd.DataFrame, found: dict, classes=
     binned, tables = [], _class_tables(found, classes)
     encoder.columns_, encoder.kinds_, encoder.categories_, encoder.cut_points_ = [], [], [], []
     encoder.dropped_columns_ = []
-    positions, missing_codes, numbered = [], [], []
+    positions, missing_codes, numbered, text_numbers = [], [], [], []
     for pos, name in enumerate(X_meta.columns):
         meta = X_meta[name]
         seen, n_observed, has_missing = found[name]
@@ -226,6 +226,8 @@ def finish_encoder(encoder: Encoder, X_meta: pd.DataFrame, found: dict, classes=
                 levels = distinct.astype(object)
         else:
             levels = sort_levels(seen.to_numpy(dtype=object))
+            if name not in categorical and text_as_numbers(levels) is not None:
+                text_numbers.append(name)  # kinds are planned from the dtypes, before the pass
         if kind == "categorical":
             refuse_unsupported_levels(levels, name)
             n_distinct = seen.size if isinstance(seen, np.ndarray) else len(levels)
@@ -244,6 +246,9 @@ def finish_encoder(encoder: Encoder, X_meta: pd.DataFrame, found: dict, classes=
     warn_columns(f"Columns with more than {MDL_MAX_DISTINCT:,} distinct values: {{columns}}. fit_dask chose "
                  f"their MDL cut points among {MDL_CANDIDATES - 1} approximate quantiles of each column (bin "
                  "edges), not among all the midpoints between distinct values as fit does.", binned)
+    warn_columns("Text columns of numbers (missing values written '?', 'NA', ...) are categories in fit_dask, "
+                 "which fit reads as numbers: {columns}. Convert them before, for example ddf[col] = "
+                 "dd.to_numeric(ddf[col], errors='coerce'), or list them in categorical_features.", text_numbers)
     encoder._store(missing_codes, positions, X_meta.shape[1], numbered)
     encoder._check_not_empty()
     return encoder

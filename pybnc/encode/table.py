@@ -20,10 +20,13 @@ from ._columns import (
     is_float_column,
     is_integer_column,
     name_says_identifier,
+    numbers_of_text,
     refuse_unsupported_dtype,
     refuse_unsupported_levels,
+    text_as_numbers,
     too_many_levels,
     warn_columns,
+    warn_text_numbers,
 )
 from ._levels import (
     MISSING,
@@ -147,6 +150,8 @@ def float_values(col: pd.Series, name) -> np.ndarray:
     try:
         values = col.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
+        values = numbers_of_text(col)  # numbers written as text, "?" or "NA" for missing
+    if values is None:
         example = next((v for v in col.dropna().to_numpy(dtype=object) if not _is_number(v)), None)
         raise ValueError(
             f"Column {name!r} is numeric in this model but holds the value {example!r}. Pass numbers "
@@ -171,6 +176,11 @@ def _integer_levels(levels: np.ndarray) -> bool:
     """Sorted integer levels (what the integer-matrix lookup needs)."""
     return levels.size > 0 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in levels) \
         and bool(np.all(np.diff(np.asarray(levels, dtype=np.int64)) > 0))
+
+
+def _float_levels(levels: np.ndarray) -> bool:
+    """Levels of a float column with few values (text at predict is read as numbers)."""
+    return levels.size > 0 and isinstance(levels[0], (float, np.floating))
 
 
 def _is_number(value) -> bool:
@@ -508,7 +518,7 @@ class Encoder(TransformerMixin, BaseEstimator):
         self.columns_, self.kinds_, self.categories_, self.cut_points_ = [], [], [], []
         positions, missing_codes, coded, numbered, self.dropped_columns_ = [], [], [], [], []
         unique_numbers = []  # integer columns taken as numbers although nearly unique
-        rare_levels = []
+        rare_levels, text_numbers = [], {}
         block = self._float_block(frame, categorical, numeric, y_codes)
         for pos, name, col in self._other_columns(frame, block):
             codes = levels = cuts = None
@@ -522,7 +532,13 @@ class Encoder(TransformerMixin, BaseEstimator):
                     continue
             else:
                 codes, levels = factorize_column(col, name)
-                if is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
+                found = None if name in categorical or not is_text_column(col) else text_as_numbers(levels)
+                if found is not None:  # numbers written as text ("?" for missing): a float column
+                    col, codes, levels = pd.Series(np.append(found[0], np.nan)[codes], index=col.index), None, None
+                    text_numbers[name] = found[1]
+                    if self._whole_number_identifier(col, name, categorical):
+                        continue
+                elif is_integer_column(col) and name not in categorical and levels.size > INTEGER_AS_NUMBER_ABOVE:
                     observed = self._observed_weight(codes >= 0, int((codes >= 0).sum()))
                     # A number named like an identifier (``id``, 1..n) is one; other numbers are not.
                     if self._left_out(name, levels.size, observed, 0, categorical, by_name_only=True):
@@ -564,6 +580,7 @@ class Encoder(TransformerMixin, BaseEstimator):
             rare_levels.append(rare)
             positions.append(pos)
             coded.append(codes)
+        warn_text_numbers(text_numbers)
         self._store(missing_codes, positions, frame.shape[1], numbered, unique_numbers, rare_levels)
         out = np.empty((n, len(coded)), dtype=np.int32)
         for j, codes in enumerate(coded):
@@ -780,6 +797,9 @@ class Encoder(TransformerMixin, BaseEstimator):
             else:
                 if is_float_column(col):
                     float_values(col, name)  # infinities are an error, not a level
+                elif is_text_column(col) and _float_levels(self.categories_[j]):  # numbers written as text
+                    numbers = numbers_of_text(col)
+                    col = col if numbers is None else pd.Series(numbers, index=col.index)
                 if rare[j] is None:
                     out, example = lookup_column(col, self.observed_levels(j), name)
                 else:
