@@ -320,3 +320,22 @@ def test_predict_carries_id_columns_and_headers_count_the_features_used(workdir)
     res = run("compare", "--csv", "ids.csv", "--target", "class", "--models", "nb,tan", "--folds", "3", "-q")
     assert res.exit_code == 0, res.output
     assert "ids: 1728 rows, 6 features (left out: 'customerID'), 4 classes" in res.output
+
+
+def test_decimal_says_how_the_numbers_of_a_file_are_written(workdir):
+    rng = np.random.default_rng(0)
+    y = rng.choice(["a", "b"], 200)
+    amount = rng.integers(1, 900, 200) * 1000 + rng.integers(100, 999, 200) + 30_000 * (y == "a")
+    text = "amount;class\n" + "".join(f"{v // 1000}.{v % 1000:03d};{c}\n" for v, c in zip(amount, y))
+    with open("eu.csv", "w") as handle:
+        handle.write(text)
+    res = CliRunner().invoke(cli, ["fit", "--file", "eu.csv", "--target", "class", "-o", "m.pbnc"])
+    assert res.exit_code != 0 and "say which with decimal='.' or decimal=','" in res.output
+    res = run("fit", "--file", "eu.csv", "--target", "class", "--decimal", ",", "--model", "nb", "-o", "m.pbnc")
+    assert res.exit_code == 0, res.output
+    assert "thousands separators read as numbers in 1 column" in res.output
+    res = run("predict", "m.pbnc", "--file", "eu.csv", "--decimal", ",", "-o", "p.csv")
+    assert res.exit_code == 0, res.output
+    frame = pd.DataFrame({"amount": amount})
+    expected = pybnc.NaiveBayes().fit(frame, y).predict(frame)
+    assert pd.read_csv("p.csv")["prediction"].tolist() == expected.tolist()

@@ -265,9 +265,9 @@ def test_a_european_csv_reads_its_decimal_commas_as_numbers():
     assert frame["city"].tolist() == ["Nice, FR", "Paris", "Lyon", "Lyon"]  # text with a comma stays text
     assert frame["size"].tolist() == ["1.5", "2", "x", "3"]  # not every value a number: text
     assert "decimal commas read as numbers in 2 columns" in report.describe()
-    # thousands marks and comma-separated files are left as they are
-    assert read_table(b"a;b\n1.234,5;x\n2,5;y\n")["a"].tolist() == ["1.234,5", "2,5"]
-    assert read_table(b'a,b\n"1,5",x\n"2,5",y\n')["a"].tolist() == ["1,5", "2,5"]
+    # thousands points with a decimal comma; quoted decimal commas in a comma-separated file
+    assert read_table(b"a;b\n1.234,5;x\n2,5;y\n")["a"].tolist() == [1234.5, 2.5]
+    assert read_table(b'a,b\n"1,5",x\n"2,5",y\n')["a"].tolist() == [1.5, 2.5]
     assert read_table(b"a;b\n").shape == (0, 2)  # a header without rows, as before
 
 
@@ -381,3 +381,60 @@ def test_fit_dask_says_it_keeps_text_columns_of_numbers_as_categories():
     frame.loc[::7, "amount"] = "?"
     with pytest.warns(EncodingWarning, match=r"categories in fit_dask, which fit reads as numbers: 'amount'"):
         fit_dask(pybnc.NaiveBayes(), dd.from_pandas(frame, npartitions=2), "cls")
+
+
+# -- thousands separators and decimal commas ------------------------------------------------
+def test_thousands_separators_are_read_as_numbers_not_left_out_as_identifiers():
+    import pybnc
+
+    rng = np.random.default_rng(0)
+    y = rng.choice(["a", "b"], 300)
+    amount = (rng.integers(1_000, 90_000, 300) + 20_000 * (y == "a")).astype(int)
+    text = "amount,class\n" + "".join(f'"{v:,}",{c}\n' for v, c in zip(amount, y))
+    frame, report = read_table(text.encode(), return_report=True)
+    assert frame["amount"].dtype == np.int64 and frame["amount"].tolist() == amount.tolist()
+    assert report.thousands == ["amount"] and "thousands separators read as numbers in 1 column" in report.describe()
+    model = pybnc.NaiveBayes().fit(frame[["amount"]], frame["class"])
+    assert model.encoder_.kinds_ == ["discretised"] and not model.encoder_.dropped_columns_
+
+
+@pytest.mark.parametrize("decimal, sep", [(".", ","), (".", "\t"), (",", ";"), (",", "\t")])
+def test_numbers_written_with_either_mark_read_back_exactly(decimal, sep):
+    """Random numbers of every magnitude and sign, written as a spreadsheet of each
+    convention writes them (grouped thousands, two decimals), read back to the cent."""
+    rng = np.random.default_rng(len(sep) + ord(decimal))
+    values = np.round(rng.choice([-1, 1], 500) * 10 ** rng.uniform(-2, 8, 500), 2)
+    written = [f"{v:,.2f}" for v in values]
+    if decimal == ",":
+        written = [w.translate(str.maketrans(",.", ".,")) for w in written]
+    quote = '"' if sep == "," else ""
+    text = f"x{sep}k\n" + "".join(f"{quote}{w}{quote}{sep}{i % 3}\n" for i, w in enumerate(written))
+    frame, report = read_table(text.encode(), return_report=True)
+    np.testing.assert_array_equal(frame["x"].to_numpy(), values)
+    assert report.decimal_comma == (["x"] if decimal == "," else [])
+
+
+def test_numbers_that_read_both_ways_follow_the_file_or_are_refused_naming_the_column():
+    ambiguous = b"amount;city\n42.520;Paris\n1.234;Lyon\n7;Nice\n"
+    with pytest.raises(ValueError, match=r"^t\.csv: column 'amount' holds numbers such as '42\.520', which read as "
+                                         r"42\.52 \(decimal point, thousands commas\) or as 42520 \(decimal comma, "
+                                         r"thousands points\); say which with decimal='\.' or decimal=','"):
+        read_table(ambiguous, name="t.csv")
+    assert read_table(ambiguous, decimal=",")["amount"].tolist() == [42520, 1234, 7]
+    assert read_table(ambiguous, thousands=",")["amount"].tolist() == [42.52, 1.234, 7.0]
+    # another column says the file's decimal mark: the points are thousands
+    frame, report = read_table(b"amount;rate\n42.520;0,5\n1.234;1,25\n", return_report=True)
+    assert frame["amount"].tolist() == [42520, 1234] and frame["rate"].tolist() == [0.5, 1.25]
+    assert report.thousands == ["amount"] and report.decimal_comma == ["rate"]
+    # a point in a tab-separated file, a quoted comma in a comma-separated file: as before
+    assert read_table(b"amount\tcity\n42.520\tParis\n1.234\tLyon\n")["amount"].tolist() == [42.52, 1.234]
+    assert read_table(b'amount,city\n"42,520",Paris\n"1,234",Lyon\n')["amount"].tolist() == [42520, 1234]
+    with pytest.raises(ValueError, match="decimal must be"):
+        read_table(ambiguous, decimal="_")
+
+
+def test_a_column_that_turns_to_decimal_points_past_the_sample_is_refused():
+    rows = "".join(f"{i % 900 + 1}.{i % 1000:03d};0,5\n" for i in range(1200)) + "1.5;0,5\n"  # 1.5 past the sample
+    with pytest.raises(ValueError, match=r"column 'a' holds numbers with a decimal comma and numbers with a "
+                                         r"decimal point"):
+        read_table(("a;b\n" + rows).encode())

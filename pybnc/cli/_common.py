@@ -86,6 +86,7 @@ class DataChoice:
     header: bool | None = None
     sep: str | None = None
     encoding: str | None = None
+    decimal: str | None = None
 
     def given(self) -> bool:
         return bool(self.dataset or self.file)
@@ -100,6 +101,10 @@ def file_options(purpose: str):
         f = click.option("--encoding", metavar="NAME",
                          help="Text encoding of --file (default: detected; BOM, UTF-8, Windows-1252, "
                               "Latin-1).")(f)
+        f = click.option("--decimal", type=click.Choice([".", ","]),
+                         help="Decimal mark of the numbers of a text --file, the other mark then "
+                              "separating thousands (default: detected; 0,649 and 1.234,5 have a "
+                              "decimal comma).")(f)
         f = click.option("--sep", type=click.Choice(list(_SEPARATORS)),
                          help="Delimiter of a text --file (default: detected).")(f)
         f = click.option("--header/--no-header", default=None,
@@ -119,8 +124,8 @@ def data_options(required=True):
     the command as one ``data`` argument (a :class:`DataChoice`)."""
     def decorate(f):
         @functools.wraps(f)
-        def command(*args, dataset, file, target, header, sep, encoding, **kwargs):
-            return f(*args, data=DataChoice(dataset, file, target, header, sep, encoding), **kwargs)
+        def command(*args, dataset, file, target, header, sep, encoding, decimal, **kwargs):
+            return f(*args, data=DataChoice(dataset, file, target, header, sep, encoding, decimal), **kwargs)
 
         command = click.option("--target", metavar="COLUMN", help="Class column of --file.")(command)
         command = file_options("A table with a class column (needs --target)")(command)
@@ -137,7 +142,7 @@ def read_file(data: DataChoice) -> tuple:
     from ..io import read_table
 
     frame, report = read_table(data.file, header=data.header, sep=_SEPARATORS.get(data.sep),
-                               encoding=data.encoding, return_report=True)
+                               encoding=data.encoding, decimal=data.decimal, return_report=True)
     hint = ""
     if report.format == "text" and report.header_detected:
         hint = " (--no-header if it is data)" if report.header else " (--header if it holds the names)"

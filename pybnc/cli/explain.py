@@ -38,7 +38,8 @@ def _class_label(model, text):
 @click.option("--plot", "picture", type=click.Path(dir_okay=False),
               help="Also draw the explanation (a waterfall for one row, the mean |value| per feature for "
                    "several) to this image file (png, svg, pdf).")
-def explain(model_file, file, header, sep, encoding, output, class_label, scale, max_evals, seed, errors, picture):
+def explain(model_file, file, header, sep, encoding, decimal, output, class_label, scale, max_evals, seed, errors,
+            picture):
     """Explain each row's prediction by its features' Shapley values.
 
     The value of a set of features is the model's answer with the other features
@@ -57,7 +58,7 @@ def explain(model_file, file, header, sep, encoding, output, class_label, scale,
         raise click.UsageError("give the rows to explain with --file FILE (or --csv/--parquet).")
     model = load_model(model_file)
     target = _class_label(model, class_label)
-    frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding))
+    frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding, decimal=decimal))
     X = _features(model, frame, file)
     click.echo(decided, err=True)
     explanation = model.explain(X, target=target, output=scale.replace("-", "_"), max_evals=max_evals,

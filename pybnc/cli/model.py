@@ -92,7 +92,7 @@ def _identifiers(frame: pd.DataFrame, names: tuple, source) -> pd.DataFrame:
                    "predictions; repeat for several.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (CSV, or Parquet or Excel by extension); default: CSV on stdout.")
-def predict(model_file, file, header, sep, encoding, id_columns, output):
+def predict(model_file, file, header, sep, encoding, decimal, id_columns, output):
     """Classify the rows of a table file (CSV and other text, ARFF, Parquet) with a saved model.
 
     The output has one row per input row, in their order: the --id-column
@@ -108,7 +108,7 @@ def predict(model_file, file, header, sep, encoding, id_columns, output):
     if not file:
         raise click.UsageError("give the rows to classify with --file FILE (or --csv/--parquet).")
     model = load_model(model_file)
-    frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding))
+    frame, decided = read_file(DataChoice(file=file, header=header, sep=sep, encoding=encoding, decimal=decimal))
     X = _features(model, frame, file)
     ids = _identifiers(frame, id_columns, file)
     click.echo(decided, err=True)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ._fields import count_fields, no_field_limit, split_whitespace
+from ._numbers import THOUSANDS, decimal_marks, is_number_text, to_numbers
 from ._sniff import GZIP_ERRORS, damaged_gzip, encoding_name, sniff, undecodable
 from .arff import parse_arff
 
@@ -38,8 +39,6 @@ _MISSING_WORDS = {"?", "na", "n/a", "nan", "null", "none", "-"}
 _CELL_CHARS = 100
 #: Line ends as pandas sees them (``str.splitlines`` also splits at form feeds and others).
 _LINE_END = re.compile(r"\r\n|\r|\n")
-#: A number written with a decimal comma (``-2,5``, ``0,649``, ``1,5e-3``), no thousands marks.
-_DECIMAL_COMMA = r"[+-]?(?:\d+,\d*|,\d+|\d+)(?:[eE][+-]?\d+)?"
 #: The name of a first column that a header one field short leaves unnamed (R's row names).
 ROW_NAMES = "Unnamed: 0"
 
@@ -59,6 +58,7 @@ class ReadReport:
     sheet: str | None = None  # of an Excel workbook, the sheet read (its first)
     n_sheets: int = 0
     decimal_comma: list = field(default_factory=list)  # columns of numbers read with decimal commas
+    thousands: list = field(default_factory=list)  # columns of numbers read with thousands separators
     n_rows: int = 0
     n_columns: int = 0
 
@@ -82,13 +82,15 @@ class ReadReport:
         else:
             first = f"no header row ({how}): columns named col1 ... col{self.n_columns}"
         skipped = f", {self.comment_lines} comment lines skipped" if self.comment_lines else ""
-        commas = (f"; decimal commas read as numbers in {len(self.decimal_comma)} column"
-                  f"{'s' if len(self.decimal_comma) > 1 else ''}" if self.decimal_comma else "")
+        commas = "".join(f"; {what} read as numbers in {len(names)} column{'s' if len(names) > 1 else ''}"
+                         for what, names in (("decimal commas", self.decimal_comma),
+                                             ("thousands separators", self.thousands)) if names)
         return (f"{self.name}: {_DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter))}-separated text "
                 f"({encoding_name(self.encoding)}{skipped}), {first}{commas}; {size}")
 
 
-def read_table(source, *, header=None, sep=None, encoding=None, name=None, return_report=False):
+def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, thousands=None, name=None,
+               return_report=False):
     """Read a table file: delimited text (CSV, TSV, UCI ``.data``...), ARFF, Parquet or
     an Excel workbook (.xlsx: its first sheet, its first row the column names unless
     ``header=False``).
@@ -110,6 +112,13 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     encoding : str or None, default=None
         Text encoding; ``None`` follows a BOM (UTF-8, UTF-16, UTF-32), else UTF-8,
         else Windows-1252, else Latin-1.
+    decimal, thousands : {".", ","} or None, default=None
+        The decimal mark of the numbers of a text file, or their thousands separator
+        (the other mark); ``None`` decides from the file: ``0,649`` and ``1.234,5``
+        have a decimal comma, ``0.649`` and ``1,234.5`` a decimal point, and a column of
+        ``42,520`` or ``42.520``, which read both ways, follows the other columns, else
+        the delimiter (``"42,520"`` in a comma-separated file is 42520, in another file
+        42.52), or is refused naming it (``42.520`` in a semicolon-separated file).
     name : str, optional
         How messages name the file (default: its path).
     return_report : bool, default=False
@@ -120,9 +129,9 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     frame : pandas.DataFrame
         String column names. In text files ``?``, empty cells and pandas' missing
         words (``NA``, ``NaN``, ``null``...) are missing; columns of numbers are int64
-        or float64 (in a file not separated by commas, also numbers written with a
-        decimal comma, ``0,649``, as a European spreadsheet exports them), others
-        text. ARFF files follow :func:`~pybnc.io.read_arff`.
+        or float64, also numbers written with a decimal comma (``0,649``, as a European
+        spreadsheet exports them) or thousands separators (``"42,520"``), others text.
+        ARFF files follow :func:`~pybnc.io.read_arff`.
     report : ReadReport
         Only with ``return_report=True``.
 
@@ -148,6 +157,12 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
     """
     if header not in (None, True, False):
         raise ValueError(f"header must be True, False or None (detect), got {header!r}.")
+    for given, what in ((decimal, "decimal"), (thousands, "thousands")):
+        if given not in (None, ".", ","):
+            raise ValueError(f"{what} must be '.', ',' or None (detect), got {given!r}.")
+    if thousands is not None and decimal not in (None, THOUSANDS[thousands]):
+        raise ValueError(f"decimal={decimal!r} and thousands={thousands!r}: give different marks (one suffices).")
+    decimal = decimal or (THOUSANDS[thousands] if thousands else None)
     sniffed = sniff(source, name, encoding)
     report = ReadReport(sniffed.name, "parquet")
     if sniffed.kind == "parquet":
@@ -161,7 +176,7 @@ def read_table(source, *, header=None, sep=None, encoding=None, name=None, retur
         frame = parse_arff(text, sniffed.name)
     else:
         report.format = "text"
-        frame = _read_text(sniffed, header, sep, report)
+        frame = _read_text(sniffed, header, sep, decimal, report)
     frame.columns = [str(c) for c in frame.columns]
     report.n_rows, report.n_columns = frame.shape
     return (frame, report) if return_report else frame
@@ -299,7 +314,8 @@ def detect_header(cells: np.ndarray) -> tuple:
     codes = codes.reshape(cells.shape)
     blank = cells == ""
     word = np.isin(np.char.lower(values), list(_MISSING_WORDS))[codes]
-    number = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()[codes]
+    number = (pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()
+              | is_number_text(pd.Series(values, dtype=object)))[codes]
     first, rest, observed = cells[0], cells[1:], ~(blank | word)[1:]
     n_observed = observed.sum(axis=0)
     numeric = (n_observed > 0) & ((number[1:] & observed).sum(axis=0) >= 0.99 * n_observed)
@@ -315,7 +331,7 @@ def detect_header(cells: np.ndarray) -> tuple:
     return bool(header > data or header == data == 0), header, data
 
 
-def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
+def _read_text(sniffed, header, sep, decimal, report) -> pd.DataFrame:
     report.comment_lines, lines = _sample_lines(sniffed)
     skip = report.comment_lines
     report.delimiter = sep = sep if sep is not None else sniff_delimiter(lines)
@@ -325,8 +341,9 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
     width = int(np.bincount(records.widths[1:] if records.widths.size > 1 else records.widths).argmax())
     first = int(records.widths[0])
     report.header_detected = header is None
+    cells = _cells(lines[:max(20, _SAMPLE_CELLS // width)], sep, width)
     if header is None:
-        header = _detect_header(lines, sep, width, first)
+        header = _detect_header(cells, width, first)
     if header and first == width - 1 and width > 1:
         report.row_names = True
     elif header and first != width:
@@ -342,54 +359,71 @@ def _read_text(sniffed, header, sep, report) -> pd.DataFrame:
         options.update(header=None, skiprows=skip + 1, names=_names([ROW_NAMES, *_split(lines[:1], sep)[0]]))
     elif not header:
         options.update(header=None, names=[f"col{i + 1}" for i in range(width)])
+    data = cells[1:] if header else cells
+    marks = decimal_marks(data, sep, decimal, options.get("names") or _split(lines[:1], sep)[0], sniffed.name)
+    grouped = {pos for pos in marks if (np.char.find(data[:, pos], THOUSANDS[marks[pos]]) >= 0).any()}
     for encoding in sniffed.encodings():
         try:
             frame = _parse(sniffed, dict(options, encoding=encoding))
             _check_rows(sniffed, frame, records.lines[body])
             report.encoding = encoding
-            if sep != ",":  # a comma-separated file cannot hold unquoted decimal commas
-                frame, report.decimal_comma = _read_decimal_commas(sniffed, dict(options, encoding=encoding), frame)
-            return frame
+            return _read_numbers(sniffed, dict(options, encoding=encoding), frame, marks, grouped, report)
         except UnicodeDecodeError as exc:
             error = exc
     raise undecodable(sniffed.name, sniffed.encoding, error)
 
 
-def _read_decimal_commas(sniffed, options: dict, frame: pd.DataFrame) -> tuple[pd.DataFrame, list]:
-    """Read again, with pandas' decimal comma, the text columns that may be numbers
-    written with one (a European spreadsheet's export: ``78,0;Paris;0,649``: their first
-    value is a number), and keep those that come out as numbers. Returns the frame and
-    their names. A column with other text (``Nice, FR``, ``1.234,5``) stays text."""
-    text = [i for i, kind in enumerate(frame.dtypes)
-            if not (pd.api.types.is_numeric_dtype(kind) or pd.api.types.is_bool_dtype(kind))]
-    if not text or frame.empty:
-        return frame, []
-    head = frame.iloc[:SAMPLE_ROWS, text].to_numpy(dtype=object)
-    first = head[pd.isna(head).argmin(axis=0), np.arange(len(text))]  # each column's first value
-    # text whose first value is a number: another value is not one as pandas reads them
-    candidates = [i for i, value in zip(text, first)
-                  if isinstance(value, str) and re.fullmatch(_DECIMAL_COMMA, value.strip())]
-    if not candidates:
-        return frame, []
-    again = _parse(sniffed, dict(options, decimal=",", usecols=candidates))
-    numbers = [k for k, kind in enumerate(again.dtypes)
-               if pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind)]
-    if not numbers:
-        return frame, []
-    names = [frame.columns[candidates[k]] for k in numbers]
-    read = again.iloc[:, numbers].astype(np.float64).set_axis(names, axis=1)
-    columns = frame.columns
-    frame = pd.concat([frame.drop(columns=names), read], axis=1)[columns]
-    return frame, [str(name) for name in names]
+def _read_numbers(sniffed, options: dict, frame: pd.DataFrame, marks: dict, grouped: set,
+                  report) -> pd.DataFrame:
+    """The columns of numbers written with a decimal comma or thousands separators
+    (``marks``: :func:`~._numbers.decimal_marks` of the sample), as numbers: text
+    columns from their values, columns pandas read as numbers with a decimal point
+    (``42.520`` where the point separates thousands) read again as text. A column whose
+    values beyond the sample are no such numbers stays text, or, read as numbers by
+    pandas, is refused."""
+    columns, again = list(frame.columns), {}
+    numeric = [pos for pos, mark in marks.items() if mark == "," and _is_numeric(frame.dtypes.iloc[pos])]
+    if numeric:
+        read = _parse(sniffed, dict(options, usecols=numeric, dtype=str))
+        again = {pos: read.iloc[:, k] for k, pos in enumerate(numeric)}
+    # decimal commas and no thousands points: pandas' C parser reads them (a column that is
+    # not all such numbers comes out as text and is checked value by value below)
+    plain = [pos for pos, mark in marks.items() if mark == "," and pos not in again and pos not in grouped]
+    if plain:
+        read = _parse(sniffed, dict(options, usecols=plain, decimal=","))
+        for k, pos in enumerate(plain):
+            if _is_numeric(read.dtypes.iloc[k]):
+                frame[columns[pos]] = read.iloc[:, k].astype(np.float64)
+                report.decimal_comma.append(str(columns[pos]))
+                marks = {p: m for p, m in marks.items() if p != pos}
+    for pos, mark in marks.items():
+        if _is_numeric(frame.dtypes.iloc[pos]) and pos not in again:
+            continue  # a decimal point: read as pandas reads it
+        found = to_numbers(again.get(pos, frame.iloc[:, pos]), mark)
+        if found is None and pos in again:
+            raise ValueError(f"{sniffed.name}: column {columns[pos]!r} holds numbers with a decimal comma and "
+                             "numbers with a decimal point; write them one way, or say which with decimal=...")
+        if found is None:
+            continue
+        frame[columns[pos]] = found[0]
+        if mark == "," and "decimal" in found[1]:
+            report.decimal_comma.append(str(columns[pos]))
+        if "thousands" in found[1]:
+            report.thousands.append(str(columns[pos]))
+    return frame
 
 
-def _detect_header(lines: list, sep: str, width: int, first: int) -> bool:
-    """Is the first line a header? Only a line with the rows' number of fields (or one
-    fewer: names over a first column of row names) can be."""
-    if first not in (width, width - 1) or len(lines) < 2:
-        return first == width and len(lines) < 2
-    cells = _cells(lines[:max(20, _SAMPLE_CELLS // width)], sep, width)
+def _is_numeric(dtype) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _detect_header(cells: np.ndarray, width: int, first: int) -> bool:
+    """Is the first line a header (``cells``: the sample lines split)? Only a line with the
+    rows' number of fields (or one fewer: names over a first column of row names) can be."""
+    if first not in (width, width - 1) or len(cells) < 2:
+        return first == width and len(cells) < 2
     if first == width - 1:  # the names shifted right, over the columns they name
+        cells = cells.copy()
         cells[0] = ["", *cells[0, :-1]]
     return bool(detect_header(cells)[0])
 
