@@ -22,7 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _mutations import check_model, check_table, model_cases, table_cases
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from _mutations import Case, Outcome, check_model, check_table, model_cases, table_cases
 
 
 def resident_mb(field: str = "VmRSS") -> float:
@@ -56,12 +61,74 @@ def report(title: str, cases: list, outcomes: list) -> None:
             print(f"  {outcome.kind.upper()} {case.name}: {case.how[:90]}\n      {outcome.detail[:240]}")
 
 
+# -- numbers as people write them ---------------------------------------------------------
+def number_cases(n: int, seed: int = 0) -> list:
+    """``(case, the numbers meant)``: tables of a column of numbers written as spreadsheets
+    of either convention write them (a decimal point or comma, thousands separators or
+    not, some cells missing as ``?``, ``NA`` or empty), a text column, a random delimiter
+    (quoted where the delimiter is a comma), and sometimes a second column that says the
+    decimal mark."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(n):
+        k = int(rng.integers(3, 60))
+        values = np.round(rng.choice([-1, 1], k) * 10 ** rng.uniform(-2, 7, k), int(rng.integers(0, 4)))
+        mark, grouped = str(rng.choice([".", ","])), bool(rng.random() < 0.5)
+        sep = str(rng.choice([",", ";", "\t", "|"]))
+        digits = int(rng.integers(0, 4))
+        written = [f"{v:{',' if grouped else ''}.{digits}f}" for v in values]
+        exact = np.array([float(w.replace(",", "")) for w in written])
+        if mark == ",":
+            written = [w.translate(str.maketrans(",.", ".,")) for w in written]
+        quote = '"' if sep == "," and (mark == "," or grouped) else ""
+        missing = rng.random(k) < 0.1
+        cells = [str(rng.choice(["?", "NA", ""])) if m else f"{quote}{w}{quote}" for w, m in zip(written, missing)]
+        meant = np.where(missing, np.nan, exact)
+        words = rng.choice(["Paris", "Lyon", "Nice"], k)
+        if rng.random() < 0.5:  # a second column of decimals says the mark
+            rate = [f"{quote}{r:.2f}{quote}".replace(".", mark) for r in rng.uniform(0, 1, k)]
+            rows = [sep.join(t) for t in zip(cells, words, rate)]
+            head = sep.join(["x", "city", "rate"])
+        else:
+            rows = [sep.join(t) for t in zip(cells, words)]
+            head = sep.join(["x", "city"])
+        how = f"{k} numbers, decimal {mark!r}, {'grouped' if grouped else 'plain'}, {digits} digits, sep {sep!r}"
+        cases.append((Case(f"num{i}.csv", ("\n".join([head, *rows]) + "\n").encode(), how), meant))
+    return cases
+
+
+def check_number_case(case, meant) -> Outcome:
+    """``read`` when the column comes out as the numbers meant, ``error`` for a
+    ``ValueError`` naming the file and saying ``decimal=``, else ``misread`` or ``raw``."""
+    from pybnc.io import read_table
+
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            frame = read_table(case.data, name=case.name)
+    except ValueError as exc:
+        kind = "error" if case.name in str(exc) and "decimal=" in str(exc) else "raw"
+        return Outcome(kind, time.perf_counter() - start, str(exc)[:240])
+    except Exception as exc:  # noqa: BLE001 - what the fuzz is looking for
+        return Outcome("raw", time.perf_counter() - start, f"{type(exc).__name__}: {str(exc)[:240]}")
+    seconds = time.perf_counter() - start
+    got = frame["x"]
+    if not pd.api.types.is_numeric_dtype(got):
+        return Outcome("misread", seconds, f"read as text: {got.head(3).tolist()}")
+    wrong = np.flatnonzero(~np.isclose(got.to_numpy(dtype=float), meant, rtol=1e-12, atol=0, equal_nan=True))
+    if wrong.size:
+        return Outcome("misread", seconds, f"row {wrong[0]}: {got.iloc[wrong[0]]} for {meant[wrong[0]]}")
+    return Outcome("read", seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1500)
     parser.add_argument("--models", type=int, default=1000)
     parser.add_argument("--all-classifiers", type=int, default=0, metavar="N",
                         help="also N model-file mutations spread over every pybnc classifier")
+    parser.add_argument("--numbers", type=int, default=500, help="tables of numbers as people write them")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f}")
@@ -82,6 +149,12 @@ def main() -> None:
         grown = resident_mb("VmHWM") - before
         report(f"pybnc.load ({time.perf_counter() - start:.0f} s; peak memory {grown:+.0f} MiB over "
                f"the {before:.0f} MiB before)", cases, outcomes)
+    if args.numbers:
+        start = time.perf_counter()
+        pairs = number_cases(args.numbers, args.seed)
+        outcomes = [check_number_case(case, meant) for case, meant in pairs]
+        report(f"read_table on numbers as people write them ({time.perf_counter() - start:.0f} s)",
+               [case for case, _ in pairs], outcomes)
     if args.all_classifiers:
         start = time.perf_counter()
         cases = model_cases(args.all_classifiers, args.seed, every=True)

@@ -269,3 +269,12 @@ def test_quoted_values_of_a_whitespace_separated_file_are_one_field_each():
     assert frame["name"].tolist() == ["chevrolet chevelle malibu", "buick skylark 320", 'plymouth "satellite"',
                                       'amc"rebel']
     assert frame["mpg"].tolist() == [18.0, 15.0, 18.0, 16.0]
+
+
+def test_numbers_as_people_write_them_are_read_exactly_or_refused():
+    from fuzz_readers import check_number_case, number_cases
+
+    pairs = number_cases(150, seed=46)
+    outcomes = [check_number_case(case, meant) for case, meant in pairs]
+    assert not _failures([case for case, _ in pairs], outcomes)
+    assert sum(o.kind == "read" for o in outcomes) > 140

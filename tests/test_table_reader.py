@@ -426,9 +426,14 @@ def test_numbers_that_read_both_ways_follow_the_file_or_are_refused_naming_the_c
     frame, report = read_table(b"amount;rate\n42.520;0,5\n1.234;1,25\n", return_report=True)
     assert frame["amount"].tolist() == [42520, 1234] and frame["rate"].tolist() == [0.5, 1.25]
     assert report.thousands == ["amount"] and report.decimal_comma == ["rate"]
-    # a point in a tab-separated file, a quoted comma in a comma-separated file: as before
-    assert read_table(b"amount\tcity\n42.520\tParis\n1.234\tLyon\n")["amount"].tolist() == [42.52, 1.234]
+    # a quoted comma in a comma-separated file is thousands, in a semicolon-separated one decimal
     assert read_table(b'amount,city\n"42,520",Paris\n"1,234",Lyon\n')["amount"].tolist() == [42520, 1234]
+    assert read_table(b"amount;city\n42,520;Paris\n1,234;Lyon\n")["amount"].tolist() == [42.52, 1.234]
+    for text in (b"amount\tcity\n42.520\tParis\n1.234\tLyon\n", b"amount\tcity\n42,520\tParis\n",
+                 b'amount,city\n42.520,Paris\n1.234,Lyon\n'):  # nothing says which: refused
+        with pytest.raises(ValueError, match="column 'amount' holds numbers such as"):
+            read_table(text)
+    assert read_table(b"amount,rate\n42.520,0.5\n1.234,0.25\n")["amount"].tolist() == [42.52, 1.234]
     with pytest.raises(ValueError, match="decimal must be"):
         read_table(ambiguous, decimal="_")
 

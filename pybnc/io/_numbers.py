@@ -5,11 +5,11 @@ it is written when only one way reads it: ``1.5``, ``0.649`` and ``1,234.5`` hav
 decimal point (and thousands commas), ``1,5``, ``0,649`` and ``1.234,5`` a decimal
 comma (and thousands points). ``1,234`` and ``42.520`` read both ways (a first group of
 one to three digits, not ``0``, then groups of three): a column of them follows the
-other columns of the file, else its delimiter (a comma-separated file writes thousands
-commas: ``"42,520"`` is 42520; in other files a comma is decimal, as before). A column
-of ``42.520`` in a semicolon-separated file (the delimiter of decimal-comma countries)
-that nothing else in the file decides is refused, naming the column: ``decimal=``
-says which.
+other columns of the file; where none decides, ``"42,520"`` is 42520 in a
+comma-separated file (it must be quoted there: a thousands separator) and 42.52 in a
+semicolon-separated one (the delimiter of decimal-comma countries), and any other
+such column (``42.520`` anywhere, ``42,520`` in a tab-separated file) is refused,
+naming the column: ``decimal=`` says which.
 """
 
 from __future__ import annotations
@@ -93,12 +93,13 @@ def _decimal_marks(cells: np.ndarray, delimiter: str, decimal, names: list, name
     in_file = set(marks.values())
     for j in np.flatnonzero(candidate & fits["."] & fits[","] & ~says["."] & ~says[","]):
         written = [c for c in cells[:, j] if c not in NA_CELLS and ("," in c or "." in c)]
+        commas_only = all("." not in c for c in written)
         if len(in_file) == 1:
             marks[int(j)] = next(iter(in_file))  # as the file's other columns
-        elif not in_file and delimiter == ",":
-            marks[int(j)] = "."  # "42,520" quoted in a comma-separated file: thousands
-        elif not in_file and (delimiter != ";" or all("." not in c for c in written)):
-            marks[int(j)] = "," if any("," in c for c in written) else "."
+        elif not in_file and commas_only and delimiter in (",", ";"):
+            # "42,520" quoted in a comma-separated file is thousands; in a semicolon-separated
+            # file (the delimiter where the comma is decimal) a decimal comma
+            marks[int(j)] = "." if delimiter == "," else ","
         else:
             cell = str(next((c for c in written if "." in c), written[0]))
             raise ValueError(

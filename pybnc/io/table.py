@@ -115,10 +115,10 @@ def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, th
     decimal, thousands : {".", ","} or None, default=None
         The decimal mark of the numbers of a text file, or their thousands separator
         (the other mark); ``None`` decides from the file: ``0,649`` and ``1.234,5``
-        have a decimal comma, ``0.649`` and ``1,234.5`` a decimal point, and a column of
+        have a decimal comma, ``0.649`` and ``1,234.5`` a decimal point; a column of
         ``42,520`` or ``42.520``, which read both ways, follows the other columns, else
-        the delimiter (``"42,520"`` in a comma-separated file is 42520, in another file
-        42.52), or is refused naming it (``42.520`` in a semicolon-separated file).
+        ``"42,520"`` is 42520 in a comma-separated file and 42.52 in a semicolon-separated
+        one, and others are refused naming the column (``42.520`` with nothing to decide).
     name : str, optional
         How messages name the file (default: its path).
     return_report : bool, default=False
