@@ -355,6 +355,25 @@ def test_text_columns_of_numbers_with_missing_tokens_are_read_as_numbers():
                                                         .astype(int) - 1))
 
 
+def test_text_columns_of_numbers_with_thousands_commas_are_numbers():
+    import pybnc
+
+    rng = np.random.default_rng(1)
+    y = rng.choice(["a", "b"], 400)
+    amount = np.round(rng.lognormal(7, 1, 400) * np.where(y == "a", 2, 1), 2)
+    frame = pd.DataFrame({"amount": [f"{v:,.2f}" for v in amount]})  # pd.read_csv leaves "1,234.50" text
+    with pytest.warns(UserWarning, match=r"read as numbers.*'amount'"):
+        model = pybnc.NaiveBayes().fit(frame, y)
+    reference = pybnc.NaiveBayes().fit(pd.DataFrame({"amount": amount}), y)
+    assert model.encoder_.kinds_ == ["discretised"] and not model.encoder_.dropped_columns_
+    np.testing.assert_array_equal(model.encoder_.cut_points_[0], reference.encoder_.cut_points_[0])
+    one = pd.DataFrame({"amount": ["2,345"]})  # a fitted column reads thousands commas in any value
+    np.testing.assert_array_equal(model.predict_proba(one), reference.predict_proba(pd.DataFrame({"amount": [2345.0]})))
+    # "1,234" alone may be a decimal comma: such a column is not taken for numbers
+    assert pybnc.NaiveBayes().fit(pd.DataFrame({"v": ["1,234", "2,500"] * 20}), ["a", "b"] * 20) \
+        .encoder_.categories_[0].tolist() == ["1,234", "2,500"]
+
+
 @needs_uci
 def test_crx_read_by_pandas_is_encoded_as_read_by_read_table():
     import pybnc

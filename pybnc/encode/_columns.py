@@ -16,7 +16,8 @@
   values (a number, see above) is an identifier only when its name says so.
 
 * **Numbers written as text are numbers.** A text column whose every value is a
-  number or a missing-value token (:data:`MISSING_TOKENS`: ``?``, ``NA``, ``-``, ...),
+  number (thousands commas too, where a value such as ``1,234.50`` shows them) or a
+  missing-value token (:data:`MISSING_TOKENS`: ``?``, ``NA``, ``-``, ...),
   as ``pd.read_csv`` leaves a numeric column holding ``?``, is read as the numbers
   :func:`pybnc.io.read_table` would read, the tokens missing, when it holds a token, a
   fraction or more than :data:`INTEGER_AS_NUMBER_ABOVE` values (an
@@ -48,6 +49,12 @@ ID_SHARE_BY_NAME = 0.5
 #: Columns with fewer distinct values are never called identifiers (tiny tables).
 ID_MIN_DISTINCT = 10
 _ID_WORDS = {"id", "ids", "identifier", "uuid", "guid", "name"}
+#: Numbers with thousands commas (``1,234.50``), plain numbers, and what only thousands
+#: commas write (a decimal point or a second group after a group: not ``1,234`` alone,
+#: which a decimal comma writes too).
+_THOUSANDS_COMMAS = r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?"
+_PLAIN = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_SURELY_GROUPED = r",\d{3}[.,]"
 #: Cells of a column of numbers that say "no value" (compared stripped and lower-cased).
 MISSING_TOKENS = frozenset({"", "?", "-", "--", ".", "na", "n/a", "nan", "null", "none", "#n/a", "missing"})
 
@@ -84,10 +91,12 @@ def too_many_levels(name, n_levels: int, limit: int, n_present: int) -> ValueErr
         "values are numbers, cast it to float so that it is discretised.")
 
 
-def parse_numbers(values) -> tuple | None:
+def parse_numbers(values, fitted: bool = False) -> tuple | None:
     """``(numbers, tokens)`` of distinct text values when each is a number or a missing-value
     token and at least one is a number: ``numbers[i]`` is ``values[i]`` as a float (NaN
-    for a token), ``tokens`` the tokens seen, as written; None otherwise.
+    for a token), ``tokens`` the tokens seen, as written; None otherwise. Thousands commas
+    are read where a value shows them (``1,234.50``), or in any value once ``fitted``
+    (a column fitted so, at predict).
 
     Examples
     --------
@@ -96,12 +105,18 @@ def parse_numbers(values) -> tuple | None:
     ([1.5, 20.0], [' ?', 'NA'])
     >>> parse_numbers(["1.5", "high"]) is None
     True
+    >>> parse_numbers(["1,234.50", "512", "?"])[0].tolist()
+    [1234.5, 512.0, nan]
     """
     values = np.asarray(values, dtype=object)
     if not all(isinstance(v, str) for v in values):
         return None
     stripped = pd.Series(values, dtype=object).str.strip()
     token = stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
+    grouped = stripped.str.fullmatch(_THOUSANDS_COMMAS).to_numpy(dtype=bool)
+    if grouped.any() and (grouped | token | stripped.str.fullmatch(_PLAIN).to_numpy(dtype=bool)).all() \
+            and (fitted or stripped[grouped].str.contains(_SURELY_GROUPED).any()):
+        stripped = stripped.str.replace(",", "", regex=False)  # "1,234.50": thousands commas, as written
     numbers = pd.to_numeric(stripped.where(~token), errors="coerce").to_numpy(dtype=np.float64)
     if token.all() or np.isnan(numbers[~token]).any() or np.isinf(numbers).any():
         return None
@@ -126,7 +141,7 @@ def numbers_of_text(col: pd.Series) -> np.ndarray | None:
     """A text column as floats, its missing-value tokens NaN, or None when it holds other
     text (what a column fitted as numbers reads at predict)."""
     codes, uniques = pd.factorize(col)
-    found = parse_numbers(uniques)
+    found = parse_numbers(uniques, fitted=True)
     return None if found is None else np.append(found[0], np.nan)[codes]
 
 
