@@ -60,32 +60,21 @@ thousands commas) or as 42520 (decimal comma, thousands points); say which with 
 (--decimal on the command line).
     """
     values, codes = np.unique(cells, return_inverse=True)
-    has_mark = ((np.char.find(values, ".") >= 0) | (np.char.find(values, ",") >= 0)) & \
-        ~np.isin(values, list(NA_CELLS))
-    if not has_mark.any():  # most tables: no column to look at
-        return {}
     codes = codes.reshape(cells.shape)
+    observed_value = ~np.isin(values, list(NA_CELLS))
+    has_mark = ((np.char.find(values, ".") >= 0) | (np.char.find(values, ",") >= 0)) & observed_value
     shown = np.flatnonzero(has_mark[codes].any(axis=0))  # the columns with a mark: the others are left
-    found = _decimal_marks(cells[:, shown], delimiter, decimal, [_name(names, j) for j in shown], name)
-    return {int(shown[k]): mark for k, mark in found.items()}
-
-
-def _name(names, j: int) -> str:
-    return str(names[j]) if j < len(names) else f"col{j + 1}"
-
-
-def _decimal_marks(cells: np.ndarray, delimiter: str, decimal, names: list, name: str) -> dict:
-    values, codes = np.unique(cells, return_inverse=True)
-    codes = codes.reshape(cells.shape)
-    text = pd.Series(values, dtype=object)
-    observed = ~np.isin(values, list(NA_CELLS))[codes]
-    fits = {mark: (text.str.fullmatch(NUMBER[mark]).to_numpy(dtype=bool)[codes] | ~observed).all(axis=0)
-            for mark in THOUSANDS}
-    point, comma = (text.str.fullmatch(NUMBER[m]).to_numpy(dtype=bool)[codes] & observed for m in ".,")
-    marked = (text.str.contains(r"[.,]", regex=True).to_numpy(dtype=bool)[codes] & observed).any(axis=0)
-    candidate = marked & (fits["."] | fits[","])
+    if shown.size == 0:  # most tables
+        return {}
+    cells, codes = cells[:, shown], codes[:, shown]
+    observed = observed_value[codes]
+    text = pd.Series(values, dtype=object)  # each distinct cell matched once
+    number = {mark: text.str.fullmatch(NUMBER[mark]).to_numpy(dtype=bool)[codes] for mark in THOUSANDS}
+    fits = {mark: (number[mark] | ~observed).all(axis=0) for mark in THOUSANDS}
+    point, comma = number["."] & observed, number[","] & observed
+    candidate = fits["."] | fits[","]
     if decimal is not None:
-        return {int(j): decimal for j in np.flatnonzero(candidate & fits[decimal])}
+        return {int(shown[j]): decimal for j in np.flatnonzero(candidate & fits[decimal])}
     says = {".": (point & ~comma).any(axis=0), ",": (comma & ~point).any(axis=0)}
     marks = {}
     for mark, other in (".", ","), (",", "."):
@@ -103,12 +92,16 @@ def _decimal_marks(cells: np.ndarray, delimiter: str, decimal, names: list, name
         else:
             cell = str(next((c for c in written if "." in c), written[0]))
             raise ValueError(
-                f"{name}: column {names[j]!r} holds numbers such as {cell!r}, which read as "
+                f"{name}: column {_name(names, shown[j])!r} holds numbers such as {cell!r}, which read as "
                 f"{float(cell.replace(',', '')):g} (decimal point, thousands commas) or as "
                 f"{float(cell.replace('.', '').replace(',', '.')):g} (decimal comma, thousands points)"
                 f"{', and the file has columns of both' if in_file else ''}; say which with decimal='.' or "
                 "decimal=',' (--decimal on the command line).")
-    return dict(sorted(marks.items()))
+    return {int(shown[j]): mark for j, mark in sorted(marks.items())}
+
+
+def _name(names, j: int) -> str:
+    return str(names[j]) if j < len(names) else f"col{j + 1}"
 
 
 def to_numbers(col: pd.Series, decimal: str) -> tuple | None:

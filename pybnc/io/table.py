@@ -381,36 +381,42 @@ def _read_numbers(sniffed, options: dict, frame: pd.DataFrame, marks: dict, grou
     (``42.520`` where the point separates thousands) read again as text. A column whose
     values beyond the sample are no such numbers stays text, or, read as numbers by
     pandas, is refused."""
-    columns, again = list(frame.columns), {}
-    numeric = [pos for pos, mark in marks.items() if mark == "," and _is_numeric(frame.dtypes.iloc[pos])]
+    columns, dtypes, again, new, blocks = list(frame.columns), list(frame.dtypes), {}, {}, []
+    numeric = [pos for pos, mark in marks.items() if mark == "," and _is_numeric(dtypes[pos])]
     if numeric:
         read = _parse(sniffed, dict(options, usecols=numeric, dtype=str))
-        again = {pos: read.iloc[:, k] for k, pos in enumerate(numeric)}
+        again = dict(zip(numeric, (col for _, col in read.items())))
     # decimal commas and no thousands points: pandas' C parser reads them (a column that is
     # not all such numbers comes out as text and is checked value by value below)
     plain = [pos for pos, mark in marks.items() if mark == "," and pos not in again and pos not in grouped]
     if plain:
         read = _parse(sniffed, dict(options, usecols=plain, decimal=","))
-        for k, pos in enumerate(plain):
-            if _is_numeric(read.dtypes.iloc[k]):
-                frame[columns[pos]] = read.iloc[:, k].astype(np.float64)
-                report.decimal_comma.append(str(columns[pos]))
-                marks = {p: m for p, m in marks.items() if p != pos}
+        numbers = [k for k, dtype in enumerate(read.dtypes) if _is_numeric(dtype)]
+        names = [columns[plain[k]] for k in numbers]
+        blocks.append(read.iloc[:, numbers].astype(np.float64).set_axis(names, axis=1))  # one block: wide tables
+        new.update((plain[k], None) for k in numbers)
+        report.decimal_comma += [str(name) for name in names]
     for pos, mark in marks.items():
-        if _is_numeric(frame.dtypes.iloc[pos]) and pos not in again:
-            continue  # a decimal point: read as pandas reads it
+        if pos in new or (_is_numeric(dtypes[pos]) and pos not in again):
+            continue  # read already, or a decimal point: read as pandas reads it
         found = to_numbers(again.get(pos, frame.iloc[:, pos]), mark)
         if found is None and pos in again:
             raise ValueError(f"{sniffed.name}: column {columns[pos]!r} holds numbers with a decimal comma and "
                              "numbers with a decimal point; write them one way, or say which with decimal=...")
         if found is None:
             continue
-        frame[columns[pos]] = found[0]
+        new[pos] = found[0]
         if mark == "," and "decimal" in found[1]:
             report.decimal_comma.append(str(columns[pos]))
         if "thousands" in found[1]:
             report.thousands.append(str(columns[pos]))
-    return frame
+    if not new:
+        return frame
+    one_by_one = {columns[pos]: col.to_numpy() for pos, col in new.items() if col is not None}
+    if one_by_one:
+        blocks.append(pd.DataFrame(one_by_one, index=frame.index))
+    names = [name for block in blocks for name in block.columns]  # one concatenation, not a column at a time
+    return pd.concat([frame.drop(columns=names), *blocks], axis=1)[columns]
 
 
 def _is_numeric(dtype) -> bool:
