@@ -4,9 +4,11 @@
 the file itself, what a user would otherwise have to say: the format (Parquet, gzip
 and Excel workbooks by their magic bytes, ARFF by its ``@relation`` line), the text
 encoding (BOM, UTF-8, then Windows-1252 and Latin-1), the delimiter (comma,
-semicolon, tab, pipe or runs of whitespace as in UCI ``.data`` files), decimal commas
-and whether the first row holds column names. Each decision can be given instead, and is reported (:class:`ReadReport`).
-Problems are ``ValueError``\\ s that name the file, and the line where there is one.
+semicolon, tab, pipe or runs of whitespace as in UCI ``.data`` files), the decimal mark
+and thousands separators of its numbers (:mod:`pybnc.io._numbers`), and whether the
+first row holds column names. Each decision can be given instead, and is reported
+(:class:`ReadReport`). Problems are ``ValueError``\\ s that name the file, and the line
+where there is one; a table is never read with other rows than the file's.
 """
 
 from __future__ import annotations
