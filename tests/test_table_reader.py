@@ -462,3 +462,17 @@ def test_a_column_that_turns_to_decimal_points_past_the_sample_is_refused():
     with pytest.raises(ValueError, match=r"column 'a' holds numbers with a decimal comma and numbers with a "
                                          r"decimal point"):
         read_table(("a;b\n" + rows).encode())
+
+
+def test_the_fast_number_match_is_the_regular_expressions():
+    from pybnc.io._numbers import NUMBER, numbers_written
+
+    rng = np.random.default_rng(0)
+    alphabet = list("0123456789.,eE+- x")
+    values = np.unique(["".join(rng.choice(alphabet, rng.integers(1, 9))) for _ in range(40_000)]
+                       + ["inf", "nan", "1.234", "12.345.678", "1,5", "0.649", "5.", ".5", "-1.5e-3", "1.234e5"])
+    found = numbers_written(values)
+    for mark in ".,":
+        expected = pd.Series(values, dtype=object).str.fullmatch(NUMBER[mark]).to_numpy(dtype=bool)
+        assert expected.sum() > 1000
+        np.testing.assert_array_equal(found[mark], expected)

@@ -40,6 +40,24 @@ def is_number_text(values: pd.Series) -> np.ndarray:
     return (values.str.fullmatch(NUMBER["."]) | values.str.fullmatch(NUMBER[","])).to_numpy(dtype=bool)
 
 
+def numbers_written(values) -> dict:
+    """``{mark: which of the distinct stripped strings are numbers written with it}``, as
+    :data:`NUMBER` matches them, the expressions run only where needed (a table of floats
+    has hundreds of thousands of distinct cells): a value of digits, points, signs and
+    exponents alone is a number with a decimal point when pandas parses it, and one with
+    a decimal comma only when it has no point or ends in a group of three digits."""
+    values = np.asarray(values, dtype=str)
+    text = pd.Series(values, dtype=object)
+    simple = np.char.strip(values, "0123456789.eE+-") == ""  # no comma, no space, no letter but e
+    out = {mark: np.zeros(values.size, dtype=bool) for mark in THOUSANDS}
+    out["."][simple] = pd.to_numeric(text[simple], errors="coerce").notna().to_numpy()
+    out["."][~simple] = text[~simple].str.fullmatch(NUMBER["."]).to_numpy(dtype=bool)
+    dot = np.char.rfind(values, ".")
+    maybe = ~simple | (dot < 0) | (np.char.str_len(values) - dot == 4) | (np.char.find(np.char.lower(values), "e") >= 0)
+    out[","][maybe] = text[maybe].str.fullmatch(NUMBER[","]).to_numpy(dtype=bool)
+    return out
+
+
 def decimal_marks(cells: np.ndarray, delimiter: str, decimal=None, names=(), name="the file") -> dict:
     """``{column position: decimal mark}`` of the columns of a sample of text cells
     (``(rows, columns)`` stripped strings) that hold numbers written with a ``.`` or a
@@ -68,8 +86,7 @@ thousands commas) or as 42520 (decimal comma, thousands points); say which with 
         return {}
     cells, codes = cells[:, shown], codes[:, shown]
     observed = observed_value[codes]
-    text = pd.Series(values, dtype=object)  # each distinct cell matched once
-    number = {mark: text.str.fullmatch(NUMBER[mark]).to_numpy(dtype=bool)[codes] for mark in THOUSANDS}
+    number = {mark: matches[codes] for mark, matches in numbers_written(values).items()}
     fits = {mark: (number[mark] | ~observed).all(axis=0) for mark in THOUSANDS}
     point, comma = number["."] & observed, number[","] & observed
     candidate = fits["."] | fits[","]
