@@ -341,7 +341,8 @@ def test_text_columns_of_numbers_with_missing_tokens_are_read_as_numbers():
     np.testing.assert_array_equal(model.predict_proba(frame), reference.predict_proba(typed.assign(code=frame["code"])))
     with warnings.catch_warnings():
         warnings.simplefilter("error", EncodingWarning)
-        kept = pybnc.NaiveBayes(categorical_features=["amount", "age"]).fit(frame[["amount", "age"]], y)
+        as_text = pybnc.Encoder(categorical_features=["amount", "age"])
+        kept = pybnc.NaiveBayes(encoder=as_text).fit(frame[["amount", "age"]], y)
     assert "?" in kept.encoder_.categories_[0].tolist()
     # few whole numbers and a token: levels of numbers, read again from text at predict
     small = pd.DataFrame({"stars": rng.choice(["1", "2", "3", "?"], n)})
