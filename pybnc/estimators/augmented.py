@@ -225,10 +225,11 @@ class NaiveBayes(AugmentedNaiveBayes):
 
     Parameters
     ----------
-    smoothing : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
+    smoothing : {"bayes", "backoff", "hgs", "mle", "friedman", "ms"}, default="bayes"
         Parameter learner (:mod:`pybnc.parameters.learn`): the Dirichlet posterior mean
         (Laplace's rule at ``alpha=1``), back-off (the same for tables without feature
-        parents), maximum likelihood, Friedman's smoothing (Cerquides & López de
+        parents), hierarchical gradient smoothing (``P(x | c)`` shrunk toward ``P(x)``),
+        maximum likelihood, Friedman's smoothing (Cerquides & López de
         Màntaras 2003 eq. 3) or multinomial sampling (eq. 4).
     alpha : float, default=None
         Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and ``"backoff"``
@@ -315,11 +316,13 @@ class TAN(AugmentedNaiveBayes):
         keep an arc only when it raises the score, giving a forest. ``mdl`` is
         Hamine & Helman's optimal forest, identical to ``bic``. Each tree is directed
         away from its first feature in column order; ties are broken by feature index.
-    smoothing : {"backoff", "bayes", "mle", "friedman", "ms"}, default="backoff"
+    smoothing : {"backoff", "bayes", "hgs", "mle", "friedman", "ms"}, default="backoff"
         Parameter learner (:mod:`pybnc.parameters.learn`): back-off (each table shrunk
         toward the table of one parent fewer, down to Laplace's ``P(x_i | c)``, the
         strength chosen by leave-one-out from the counts; ``"bayes"`` for a feature
-        without parents), the Dirichlet posterior mean, maximum likelihood, Friedman's
+        without parents), the Dirichlet posterior mean, hierarchical gradient smoothing
+        (the tree ``P(x)``, ``P(x | c)``, ``P(x | c, parent)``, strengths by
+        leave-one-out), maximum likelihood, Friedman's
         smoothing (Cerquides & López de Màntaras 2003 eq. 3) or multinomial sampling
         (eq. 4). The default is back-off because a tree gives every feature but one a
         parent whatever the data say (``docs/user-guide.md``, "Smoothing").
@@ -398,10 +401,11 @@ class FAN(AugmentedNaiveBayes):
 
     Parameters
     ----------
-    smoothing : {"bayes", "backoff", "mle", "friedman", "ms"}, default="bayes"
+    smoothing : {"bayes", "backoff", "hgs", "mle", "friedman", "ms"}, default="bayes"
         Parameter learner (:mod:`pybnc.parameters.learn`): the Dirichlet posterior mean,
-        back-off (each table shrunk toward the table of one parent fewer), maximum
-        likelihood, Friedman's smoothing (Cerquides & López de Màntaras 2003 eq. 3) or
+        back-off (each table shrunk toward the table of one parent fewer), hierarchical
+        gradient smoothing (each node of the tree of parent values toward its parent),
+        maximum likelihood, Friedman's smoothing (Cerquides & López de Màntaras 2003 eq. 3) or
         multinomial sampling (eq. 4). The default is the Dirichlet mean because an arc
         is kept only where the data support it (``docs/user-guide.md``, "Smoothing").
     alpha : float, default=None

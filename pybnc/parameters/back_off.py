@@ -73,8 +73,9 @@ def _hierarchy(levels: list, strength: float, leave_one_out: bool, base: float =
     return theta
 
 
-def _ranked(n: np.ndarray):
-    """The parent axes by decreasing strength, and ``n`` with its parents in that order."""
+def rank_parents(n: np.ndarray):
+    """The parent axes (1..k) by decreasing ``I(X; P | C)``, and ``n`` with its parents in
+    that order (the order of back-off and of the hierarchical smoothings)."""
     if n.ndim <= 3:  # at most one parent: nothing to rank
         return list(range(1, n.ndim - 1)), n
     order = _cmi_order(n)
@@ -131,7 +132,7 @@ def leave_one_out_log_likelihood(n, strength: float, base: float = 1.0, bottom=N
     >>> round(leave_one_out_log_likelihood(n, 1.0), 4)
     -4.4035
     """
-    return float(_loo_scores(_ranked(np.asarray(n, dtype=np.float64))[1], [strength], base, bottom)[0])
+    return float(_loo_scores(rank_parents(np.asarray(n, dtype=np.float64))[1], [strength], base, bottom)[0])
 
 
 def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
@@ -175,7 +176,7 @@ def back_off_log_table(n: np.ndarray, strengths=STRENGTHS, base: float = 1.0,
         return np.zeros(n.shape), float("nan")
     if n.ndim == 2:
         return np.log((n + base) / (n.sum(axis=-1, keepdims=True) + r * base)), float("nan")
-    order, ranked = _ranked(n)
+    order, ranked = rank_parents(n)
     cells = np.nonzero(ranked) if ranked.size > _SPARSE_FROM_CELLS else None
     sparse = cells is not None and 8 * cells[0].size <= ranked.size
     levels = _levels(ranked, bottom)

@@ -28,6 +28,11 @@ Estimators (``method``):
     Laplace estimate of ``P(x_i | c)`` (pseudo-count ``alpha``, default 1), the
     strength chosen by leave-one-out from the counts
     (:mod:`pybnc.parameters.back_off`); the class prior as ``"bayes"``.
+``"hgs"``
+    Hierarchical gradient smoothing (:mod:`pybnc.parameters.hierarchical`): each table
+    the leaves of the tree ``P(x)``, ``P(x | c)``, ``P(x | c, p_1)``, .. (parents
+    strongest first), each node shrunk toward its parent with one strength per depth
+    chosen by the leave-one-out loss of the counts; the class prior as ``"bayes"``.
 
 A probability of exactly zero (possible with ``"mle"`` only) is stored as
 ``log(1e-300)`` so that every prediction stays finite.
@@ -42,8 +47,8 @@ import numpy as np
 from ..counts.tables import Counts
 from ..structure.dag import Structure
 
-METHODS = ("mle", "bayes", "friedman", "ms", "backoff")
-DEFAULT_ALPHA = {"mle": 0.0, "bayes": 1.0, "friedman": 5.0, "ms": 10.0, "backoff": 1.0}
+METHODS = ("mle", "bayes", "friedman", "ms", "backoff", "hgs")
+DEFAULT_ALPHA = {"mle": 0.0, "bayes": 1.0, "friedman": 5.0, "ms": 10.0, "backoff": 1.0, "hgs": 1.0}
 LOG_FLOOR = np.log(1e-300)
 
 
@@ -202,7 +207,7 @@ def back_off_family(n_ijk: np.ndarray, parents, cardinalities, alpha: float = 1.
 
 def class_log_prior(class_counts: np.ndarray, method: str, alpha: float) -> np.ndarray:
     k = class_counts.shape[0]
-    pseudo = {"bayes": alpha, "backoff": alpha, "ms": alpha / k}.get(method, 0.0)
+    pseudo = {"bayes": alpha, "backoff": alpha, "hgs": alpha, "ms": alpha / k}.get(method, 0.0)
     numerator = class_counts + pseudo
     return log_ratio(numerator, numerator.sum(), max(k, 1))
 
@@ -261,6 +266,9 @@ def learn_parameters(structure: Structure, counts: Counts, method: str = "bayes"
     if method == "backoff":
         return ParameterTables(class_log_prior(counts.class_counts, method, alpha),
                                _back_off_tables(structure, counts, alpha, codes, y, families))
+    if method == "hgs":
+        return ParameterTables(class_log_prior(counts.class_counts, method, alpha),
+                               _hierarchical_tables(structure, counts, codes, y, families))
     tables = [family_counts(counts, structure, i, codes, y, families) for i in range(structure.n_features)]
     if method == "friedman":
         log_cpts = []
@@ -311,6 +319,23 @@ def _back_off_tables(structure: Structure, counts: Counts, alpha: float, codes, 
         if log_cpts[i] is None:
             log_cpts[i] = back_off_family(tables[i], parents, counts.cardinalities, alpha, counts.feature(i))
     return log_cpts
+
+
+def _hierarchical_tables(structure: Structure, counts: Counts, codes, y, families) -> list:
+    """Every feature's :mod:`~pybnc.parameters.hierarchical` table, all families' strengths
+    fitted at once; each family's parents ranked by their information about the child
+    (:func:`pybnc.parameters.back_off.rank_parents`), from its own counts."""
+    from .back_off import rank_parents
+    from .hierarchical import hgs_log_cpts
+
+    cards = np.asarray(counts.cardinalities, dtype=np.int64)
+    tables, order = [], []
+    for i, parents in enumerate(structure.parents):
+        n = family_counts(counts, structure, i, codes, y, families)
+        axes, n = rank_parents(n.reshape(counts.n_classes, *cards[list(parents)], cards[i]))
+        tables.append(n)
+        order.append(tuple(parents[a - 1] for a in axes))
+    return hgs_log_cpts(tables, order)
 
 
 def n_free_parameters(structure: Structure, cardinalities, n_classes: int) -> int:

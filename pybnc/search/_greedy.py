@@ -104,7 +104,7 @@ class FoldsFollowTheRows:
 def make_scorer(estimator, codes, y, counts, folds, rng) -> CVScorer:
     # Back-off tables (kDB's default) are scored by their Dirichlet estimates: the search
     # reads each candidate family's counts per fold, not a hierarchy of them.
-    method = "bayes" if estimator.smoothing == "backoff" else estimator.smoothing
+    method = "bayes" if estimator.smoothing in ("backoff", "hgs") else estimator.smoothing
     return CVScorer(codes, y, counts.cardinalities, counts.n_classes, folds, rng, method, estimator.alpha)
 
 

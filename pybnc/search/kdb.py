@@ -117,13 +117,15 @@ class KDB(_ArcSearch):
     epsilon : float, default=0.01
         Minimum improvement in cross-validated accuracy to accept a move; the
         search stops when the best candidate gains less.
-    smoothing : {"backoff", "bayes", "mle", "friedman", "ms", "hdp"}, default="backoff"
+    smoothing : {"backoff", "bayes", "mle", "friedman", "ms", "hgs", "hdp"}, default="backoff"
         Parameter learner of the final model (:mod:`pybnc.parameters.learn`): back-off
         smoothing shrinks each table toward the table of one parent fewer, so that a
         family with more configurations than rows does not overfit (the default because
         every feature takes ``k`` parents whatever the data say; ``docs/user-guide.md``,
-        "Smoothing"); ``hdp`` see above. The hill-climbing scores its candidates with
-        this learner (``bayes`` for ``backoff``).
+        "Smoothing"); ``hgs`` (hierarchical gradient smoothing) shrinks each node of the
+        tree of parent values toward its parent node by strengths chosen by
+        leave-one-out; ``hdp`` see above. The hill-climbing scores its candidates with
+        this learner (``bayes`` for ``backoff`` and ``hgs``).
     alpha : float, default=None
         Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and of the bottom
         table of ``"backoff"`` (default 1), ``N0`` of ``"friedman"`` (5), the equivalent
@@ -217,7 +219,7 @@ class KDB(_ArcSearch):
         if self.search == "sahami":
             return sahami_structure(counts, int(self.k))
         # back-off tables (the default) are scored by their Dirichlet estimates (make_scorer)
-        searched = WRAPPER_CONSTRAINTS["smoothing"][0].options | {"backoff"}
+        searched = WRAPPER_CONSTRAINTS["smoothing"][0].options | {"backoff", "hgs"}
         if self.smoothing not in searched:
             raise ValueError(f"smoothing={self.smoothing!r} needs search='sahami': the hill-climbing scores candidate "
                              f"arcs by cross-validation with one of {sorted(searched)}.")

@@ -42,6 +42,7 @@ from ..estimators import _discriminative
 from ..estimators._constraints import DISCRIMINATIVE_WEIGHTING
 from ..estimators.base import keep_arguments, run_passes
 from ..parameters.hdp import hdp_class_log_prior, hdp_log_cpts, hdp_parameters, ranked_to_sorted
+from ..parameters.hierarchical import hgs_log_cpts
 from ..parameters.learn import class_log_prior, conditional_log_table, resolve_alpha
 from ..structure.dag import Structure
 from .kdb import sahami_ranking
@@ -58,7 +59,7 @@ SKDB_CONSTRAINTS = {
     **ENCODER,
     "k": [Interval(Integral, 0, None, closed="left")],
     "loss": [StrOptions(set(LOSSES))],
-    "smoothing": smoothing_options("bayes", "mle", "hdp"),
+    "smoothing": smoothing_options("bayes", "mle", "hgs", "hdp"),
     "alpha": ALPHA,
     "hdp_iterations": POSITIVE_INT,
     "random_state": ["random_state"],
@@ -111,12 +112,14 @@ class SKDB(AugmentedNaiveBayes):
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
         Leave-one-out loss that selects the model: root mean squared error of the
         true class probability (the paper's), log-loss or error rate.
-    smoothing : {"bayes", "mle", "hdp"}, default="bayes"
+    smoothing : {"bayes", "mle", "hgs", "hdp"}, default="bayes"
         Parameter learner of the fitted model: Dirichlet posterior mean with
-        pseudo-count ``alpha``, relative frequencies, or hierarchical Dirichlet
-        process smoothing (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`; the class first,
-        then the parents strongest first). The selection uses ``bayes``/``mle``
-        (``hdp``: ``bayes``), as Zhang et al.'s ESKDB.
+        pseudo-count ``alpha``, relative frequencies, hierarchical gradient smoothing
+        (Zhang et al. 2020, :mod:`pybnc.parameters.hierarchical`) or hierarchical Dirichlet
+        process smoothing (Petitjean et al. 2018, :mod:`pybnc.parameters.hdp`); both
+        hierarchies condition on the class first, then on the parents strongest first.
+        The selection uses ``bayes``/``mle`` (``hgs``, ``hdp``: ``bayes``), as Zhang et
+        al.'s ESKDB.
     alpha : float, default=None
         Pseudo-count of ``bayes`` (default 1), also of the selection with ``hdp``.
     hdp_iterations : int, default=500
@@ -183,7 +186,7 @@ class SKDB(AugmentedNaiveBayes):
 
     @property
     def _selection_smoothing(self) -> str:
-        return "bayes" if self.smoothing == "hdp" else self.smoothing
+        return "bayes" if self.smoothing in ("hdp", "hgs") else self.smoothing
 
     # -- the three passes ---------------------------------------------------------------
     def _fit_encoded(self, codes, y, counts):
@@ -251,6 +254,9 @@ class SKDB(AugmentedNaiveBayes):
         in_order = [int(i) for i in self.order_]
         if self.smoothing == "hdp":
             prior, by_position = self._hdp_tables(counts, tables, [ranked[i] for i in in_order])
+        elif self.smoothing == "hgs":
+            prior = class_log_prior(counts.class_counts, self.smoothing, alpha)
+            by_position = hgs_log_cpts(tables, [ranked[i] for i in in_order])
         else:
             prior = class_log_prior(counts.class_counts, self.smoothing, alpha)
             by_position = [conditional_log_table(ranked_to_sorted(t, ranked[i]), self.smoothing, alpha)
