@@ -70,40 +70,44 @@ class _Paths:
     """
 
     def __init__(self, tables, tie: str = "node"):
-        if tie not in TIES:
-            raise ValueError(f"tie={tie!r} is not one of {TIES}.")
+        if tie not in TIES[1:]:
+            raise ValueError(f"tie={tie!r} is not one of {TIES[1:]}.")
         self.shapes = [t.shape for t in tables]
         order = sorted(range(len(tables)), key=lambda f: -tables[f].ndim)
         height = max((t.ndim for t in tables), default=0)
-        weights, outcomes, counts, totals, params, family = [], [], [], [], [], []
+        weights, outcomes, counts, totals, family = [], [], [], [], []
         prefix = np.zeros(height, np.int64)
-        self.nodes = [[] for _ in tables]
-        n_params, param_family = 0, []
+        # per tie: the cells' strength indexes by height, each family's nodes, the strengths' families
+        ties = {t: ([], [[] for _ in tables], []) for t in TIES[1:]}
+        n_params = dict.fromkeys(TIES[1:], 0)
         for f in order:
             n = tables[f]
             if n.size == 0:
                 continue
             cells = np.nonzero(n)
             depth, m = n.ndim, cells[0].size
-            at_count, at_total, at_param = (np.zeros((height, m)) for _ in range(3))
+            at_count, at_total = np.zeros((height, m)), np.zeros((height, m))
+            at_param = {t: np.zeros((height, m), dtype=np.int64) for t in TIES[1:]}
             for d, level in enumerate(_level_counts(n)):  # depth d keeps the first d conditioning axes
                 at = tuple(cells[a] if a < d else 0 for a in range(n.ndim - 1))
                 at_count[depth - 1 - d] = level[(*at, cells[-1])]
                 at_total[depth - 1 - d] = level.sum(axis=-1)[at]
-                if tie == "node" and d:
-                    where, inverse = np.unique(np.ravel_multi_index(cells[:d], n.shape[:d]), return_inverse=True)
-                else:  # the root, or every node of the depth: one strength
-                    where, inverse = None, np.zeros(m, dtype=np.int64)
-                at_param[depth - 1 - d] = n_params + inverse
-                self.nodes[f].append((n_params, where))
-                size = 1 if where is None else where.size
-                param_family.append(np.full(size, f))
-                n_params += size
+                for t in TIES[1:]:
+                    if t == "node" and d:
+                        where, inverse = np.unique(np.ravel_multi_index(cells[:d], n.shape[:d]), return_inverse=True)
+                    else:  # the root, or every node of the depth: one strength
+                        where, inverse = None, np.zeros(m, dtype=np.int64)
+                    at_param[t][depth - 1 - d] = n_params[t] + inverse
+                    ties[t][1][f].append((n_params[t], where))
+                    size = 1 if where is None else where.size
+                    ties[t][2].append(np.full(size, f))
+                    n_params[t] += size
             weights.append(n[cells])
             outcomes.append(np.full(m, 1.0 / n.shape[-1]))
             counts.append(at_count)
             totals.append(at_total)
-            params.append(at_param)
+            for t in TIES[1:]:
+                ties[t][0].append(at_param[t])
             family.append(np.full(m, f, dtype=np.int64))
             prefix[:depth] += m
         join = (lambda parts, axis: np.concatenate(parts, axis=axis) if parts else np.zeros((height, 0)[-1 - axis:]))
@@ -112,13 +116,19 @@ class _Paths:
         # the held-out row removed from every node of its path (never below 0: weighted cells)
         self.n = np.maximum(join(counts, 1) - 1.0, 0.0)
         self.total = np.maximum(join(totals, 1) - 1.0, 0.0)
-        self.param = join(params, 1).astype(np.int64)
         self.family = join(family, 0).astype(np.int64)
         self.prefix = prefix
-        self.n_params = n_params
         self.n_families = len(tables)
-        # each strength's family, to add up a family's loss terms
-        self.param_family = np.concatenate(param_family).astype(np.int64) if param_family else np.zeros(0, np.int64)
+        self._ties = {t: (join(params, 1).astype(np.int64), n_params[t], nodes,
+                          np.concatenate(fams).astype(np.int64) if fams else np.zeros(0, np.int64))
+                      for t, (params, nodes, fams) in ties.items()}
+        self.tie(tie)
+
+    def tie(self, tie: str) -> "_Paths":
+        """Index the strengths one per node or one per depth (the paths are the same)."""
+        # param_family: each strength's family, to add up a family's loss terms
+        self.param, self.n_params, self.nodes, self.param_family = self._ties[tie]
+        return self
 
     def flat(self, strengths) -> np.ndarray:
         """The flat strengths of per-depth arrays (:func:`fit_strengths`' layout)."""
@@ -177,27 +187,33 @@ class _Paths:
         return losses, grad
 
 
-def _descend(paths: "_Paths") -> np.ndarray:
+def _descend(paths: "_Paths", start=None) -> np.ndarray:
     """Strengths (flat, as ``paths.param`` indexes them) of least leave-one-out loss:
     resilient gradient steps in ``log a`` (iRprop-: each strength its own step, grown
-    while its gradient keeps its sign, halved when it flips), all families at once.
-    Their losses are separate: each family keeps the strengths of its least loss met,
-    and stops when none of its steps exceeds :data:`TOLERANCE`."""
+    while its gradient keeps its sign, halved when it flips), all families at once, from
+    ``start`` (default :data:`INITIAL_STRENGTH`). Their losses are separate: each
+    family keeps the strengths of its least loss met, and stops when its steps are all
+    below :data:`TOLERANCE` (or pushed against a bound), or when its least loss fell
+    by less than a relative :data:`TOLERANCE` squared in the last 5 steps."""
     low, high = np.log(STRENGTH_BOUNDS)
-    beta = np.full(paths.n_params, np.log(INITIAL_STRENGTH))
-    step = np.full(paths.n_params, 1.0)
+    beta = np.log(np.full(paths.n_params, INITIAL_STRENGTH) if start is None else np.asarray(start, dtype=np.float64))
+    step = np.full(paths.n_params, 1.0 if start is None else 0.25)
     previous = np.zeros(paths.n_params)
-    best_loss = np.full(paths.n_families, np.inf)
     best = beta.copy()
+    history = [np.full(paths.n_families, np.inf)]
+    moving = np.ones(paths.n_families, dtype=bool)
     for _ in range(MAX_ITER):
         losses, grad = paths.loss(np.exp(beta), gradient=True)
-        better = losses < best_loss
+        better = losses < history[-1]
         best = np.where(better[paths.param_family], beta, best)
-        best_loss = np.where(better, losses, best_loss)
+        history.append(np.where(better, losses, history[-1]))
         turned = grad * previous
         step = np.where(turned > 0, np.minimum(step * 1.2, 4.0), np.where(turned < 0, step * 0.5, step))
         grad = np.where(turned < 0, 0.0, grad)
-        moving = np.bincount(paths.param_family, step > TOLERANCE, minlength=paths.n_families) > 0
+        free = (step > TOLERANCE) & ~((beta <= low) & (grad > 0)) & ~((beta >= high) & (grad < 0))
+        moving &= np.bincount(paths.param_family, free, minlength=paths.n_families) > 0
+        if len(history) > 6:
+            moving &= history[-6] - history[-1] > TOLERANCE**2 * np.abs(history[-1])
         if not moving.any():
             break
         beta = np.clip(beta - np.sign(grad) * step * moving[paths.param_family], low, high)
@@ -234,6 +250,17 @@ def fit_strengths(tables, tie: str = "node") -> list:
     return paths.dense(flat)
 
 
+def _node_and_level_strengths(tables) -> tuple:
+    """:func:`fit_strengths` with each tie, on one set of paths: the strengths per node
+    start from those per depth (the optimum of a coarser model, near the finer one's)."""
+    paths = _Paths(tables, "level")
+    if not paths.weight.size:
+        return fit_strengths(tables, "node"), fit_strengths(tables, "level")
+    by_level = paths.dense(_descend(paths))
+    node = paths.tie("node")
+    return node.dense(_descend(node, node.flat(by_level))), by_level
+
+
 def leave_one_out_loss(tables, strengths) -> np.ndarray:
     """Each family's leave-one-out log-loss at the given strengths (per family, per depth,
     as :func:`fit_strengths` returns them, or anything that broadcasts to that: a
@@ -256,15 +283,25 @@ def smoothed_table(n: np.ndarray, strengths) -> np.ndarray:
     strengths (per depth, root first: a number or an array of shape ``n.shape[:d]``), of
     ``n``'s shape, each row summing to one."""
     n = np.asarray(n, dtype=np.float64)
-    r = n.shape[-1]
-    if n.size == 0:
-        return np.full(n.shape, 1.0 / max(r, 1))
-    p = np.full((1,) * n.ndim, 1.0 / r)
-    for d, (a, level) in enumerate(zip(strengths, _level_counts(n))):
-        a = np.asarray(a, dtype=np.float64)
-        a = a.reshape(a.shape + (1,) * (n.ndim - a.ndim)) if a.ndim else a
-        p = (level + a * p) / (level.sum(axis=-1, keepdims=True) + a)
-    return np.broadcast_to(p, n.shape)
+    return _smoothed(_level_counts(n), n.shape, strengths)
+
+
+def _smoothed(levels: list, shape, *strengths) -> np.ndarray:
+    """:func:`smoothed_table` from the tree's counts (:func:`_level_counts`), the mean of
+    the tables of several sets of strengths."""
+    r = shape[-1]
+    if 0 in shape:
+        return np.full(shape, 1.0 / max(r, 1))
+    totals = [level.sum(axis=-1, keepdims=True) for level in levels]
+    mean = 0.0
+    for by_depth in strengths:
+        p = np.full((1,) * len(shape), 1.0 / r)
+        for a, level, total in zip(by_depth, levels, totals):
+            a = np.asarray(a, dtype=np.float64)
+            a = a.reshape(a.shape + (1,) * (len(shape) - a.ndim))
+            p = (level + a * p) / (total + a)
+        mean = mean + p
+    return np.broadcast_to(mean / len(strengths), shape)
 
 
 def hgs_tables(tables, tie: str = "both") -> tuple:
@@ -295,8 +332,8 @@ def hgs_tables(tables, tie: str = "both") -> tuple:
     """
     tables = [np.asarray(t, dtype=np.float64) for t in tables]
     if tie == "both":
-        by_node, by_level = fit_strengths(tables, "node"), fit_strengths(tables, "level")
-        return [0.5 * (smoothed_table(t, a) + smoothed_table(t, b)) for t, a, b in zip(tables, by_node, by_level)], \
+        by_node, by_level = _node_and_level_strengths(tables)
+        return [_smoothed(_level_counts(t), t.shape, a, b) for t, a, b in zip(tables, by_node, by_level)], \
             [by_node, by_level]
     strengths = fit_strengths(tables, tie)
     return [smoothed_table(t, a) for t, a in zip(tables, strengths)], strengths
