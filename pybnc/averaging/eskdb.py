@@ -115,8 +115,9 @@ class ESKDB(BaseBNC):
         Largest number of feature parents each member tries.
     loss : {"rmse", "log_loss", "zero_one"}, default="rmse"
         Leave-one-out loss of each member's selection.
-    smoothing : {"hdp", "bayes", "mle"}, default="hdp"
-        Members' parameter learner (see :class:`pybnc.SKDB`).
+    smoothing : {"hdp", "hgs", "bayes", "mle"}, default="hdp"
+        Members' parameter learner (see :class:`pybnc.SKDB`): ``hgs``, hierarchical
+        gradient smoothing, is deterministic and needs no sampling.
     alpha : float, default=None
     hdp_iterations : int, default=1000
         Gibbs iterations per member (the authors' ESKDB runs: 1000).
