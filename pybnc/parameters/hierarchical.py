@@ -19,9 +19,9 @@ strengths together (their losses add up, so each family's optimum is its own).
 The strengths are tied one per node (``tie="node"``: each node's own shrinkage) or one
 per depth of a family (``"level"``: HDP smoothing's tying); the default, ``"both"``,
 is the mean of the two tables. One strength per node fits tables with many rows per
-node best (car, nursery) and can be overconfident where nodes have few rows; one per
-depth is the reverse; their mean was as accurate as HDP smoothing on every table of
-``benchmarks/smoothing.md``.
+node best (car, nursery) and is overconfident where nodes have few rows (a node whose
+rows all agree takes the smallest strength); one per depth is the reverse.
+``benchmarks/smoothing.md`` compares them with HDP smoothing.
 
 It is a deterministic counterpart of HDP smoothing, whose posterior mean has the same
 recursion with concentrations sampled per depth: here they are chosen by the held-out
