@@ -63,10 +63,10 @@ def load(name):
 
 def make(model: str, smoothing: str):
     if model == "KDB":
-        return KDB(k=2, params=smoothing, random_state=0, verbose=0)
+        return KDB(k=2, smoothing=smoothing, random_state=0, verbose=0)
     if model == "SKDB":
-        return SKDB(params=smoothing, random_state=0, verbose=0)
-    return ESKDB(params=smoothing, random_state=0, n_jobs=N_JOBS, verbose=0)
+        return SKDB(smoothing=smoothing, random_state=0, verbose=0)
+    return ESKDB(smoothing=smoothing, random_state=0, n_jobs=N_JOBS, verbose=0)
 
 
 def run_table(name, folds, models):
