@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ._fields import count_fields, no_field_limit, split_whitespace
+from ._limits import MAX_BYTES, MAX_ROWS
+from ._limits import check as check_limits
 from ._numbers import THOUSANDS, decimal_marks, is_number_text, to_numbers
 from ._sniff import GZIP_ERRORS, damaged_gzip, encoding_name, sniff, undecodable
 from .arff import parse_arff
@@ -92,7 +94,7 @@ class ReadReport:
 
 
 def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, thousands=None, name=None,
-               return_report=False):
+               return_report=False, max_bytes=MAX_BYTES, max_rows=MAX_ROWS):
     """Read a table file: delimited text (CSV, TSV, UCI ``.data``...), ARFF, Parquet or
     an Excel workbook (.xlsx: its first sheet, its first row the column names unless
     ``header=False``).
@@ -125,6 +127,12 @@ def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, th
         How messages name the file (default: its path).
     return_report : bool, default=False
         Also return a :class:`ReadReport` of the decisions taken.
+    max_bytes : int, default=2**30
+        Largest uncompressed size (a gzip file decompressed, a workbook's members
+        together); checked while streaming, before anything is parsed, so that a
+        decompression bomb is refused in seconds.
+    max_rows : int, default=10_000_000
+        Most lines of a text file (rows of a sheet, of a Parquet file), checked the same way.
 
     Returns
     -------
@@ -143,7 +151,8 @@ def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, th
         Naming the file (and the line, where there is one): empty, binary or not a
         table (an Excel 97-2003 .xls workbook, a zip, a PDF...), not decodable in the
         encoding, a row with more fields than the others, a malformed ARFF file, a
-        damaged workbook.
+        damaged workbook, one past ``max_bytes`` or ``max_rows``, an XML member of a
+        workbook with a document type declaration (entities: an XML attack).
     ImportError
         For Parquet without pyarrow (``pip install "pybnc[parquet]"``), for a workbook
         without openpyxl (``pip install "pybnc[excel]"``).
@@ -166,6 +175,7 @@ def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, th
         raise ValueError(f"decimal={decimal!r} and thousands={thousands!r}: give different marks (one suffices).")
     decimal = decimal or (THOUSANDS[thousands] if thousands else None)
     sniffed = sniff(source, name, encoding)
+    check_limits(sniffed, max_bytes, max_rows)
     report = ReadReport(sniffed.name, "parquet")
     if sniffed.kind == "parquet":
         frame = _read_parquet(sniffed)
@@ -178,7 +188,11 @@ def read_table(source, *, header=None, sep=None, encoding=None, decimal=None, th
         frame = parse_arff(text, sniffed.name)
     else:
         report.format = "text"
-        frame = _read_text(sniffed, header, sep, decimal, report)
+        try:
+            frame = _read_text(sniffed, header, sep, decimal, report)
+        except csv.Error as exc:  # a field past the csv module's bound (131,072 characters)
+            raise ValueError(f"{sniffed.name} is not a table pybnc reads: {exc}; a cell this long is no "
+                             "category or number (a wrong delimiter, or a stray quote?).") from None
     frame.columns = [str(c) for c in frame.columns]
     report.n_rows, report.n_columns = frame.shape
     return (frame, report) if return_report else frame
@@ -210,8 +224,11 @@ def _read_excel(sniffed, header, report) -> pd.DataFrame:
             report.sheet, report.n_sheets = str(workbook.sheet_names[0]), len(workbook.sheet_names)
             frame = pd.read_excel(workbook, sheet_name=0, header=None if header is False else 0,
                                   na_values=NA_VALUES)
-    except (OSError, ValueError, KeyError) as exc:  # a damaged archive or sheet
-        raise ValueError(f"{sniffed.name} is a damaged Excel workbook ({exc}).") from None
+    except ImportError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - openpyxl raises anything on a damaged archive or sheet
+        raise ValueError(f"{sniffed.name} is a damaged Excel workbook ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}).") from None
     report.header = header is not False
     if header is False:
         frame.columns = [f"col{i + 1}" for i in range(frame.shape[1])]
