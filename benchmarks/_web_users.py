@@ -4,9 +4,10 @@
 One loop: upload a table and start a TAN job (``POST /result``), poll the job's status
 until it is done (every second while it waits, as the page does; every quarter of a
 second while it runs, twice as often as the page), open the result page, set random evidence
-(``POST .../posterior``, checked to be a distribution), and predict a second file
-(``POST .../predict``). A job refused with 429 (queue full) is retried after a pause,
-and counted. Standard library only.
+(``POST .../posterior``, checked to be a distribution; then ``.../contributions``), and
+predict a second file (``POST .../predict``). Each person is one browser session (it keeps
+the server's cookie, and sends its ``Origin`` as a browser does). A job refused with 429
+(queue full) is retried after a pause, and counted. Standard library only.
 """
 
 from __future__ import annotations
@@ -57,13 +58,22 @@ class User:
         self.table, self.new_rows, self.target = table, new_rows, target
         self.rng = np.random.default_rng(seed)
         self.poll, self.poll_queued, self.timeout = poll, poll_queued, timeout
+        self.origin, self.cookie = f"{split.scheme}://{split.netloc}", ""
 
     def request(self, loop: Loop, method: str, path: str, body: bytes | None = None, kind: str | None = None):
         connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
-            connection.request(method, path, body=body, headers={"Content-Type": kind} if kind else {})
+            headers = {"Content-Type": kind} if kind else {}
+            if self.cookie:
+                headers["Cookie"] = self.cookie
+            if method == "POST":
+                headers["Origin"] = self.origin
+            connection.request(method, path, body=body, headers=headers)
             response = connection.getresponse()
             data = response.read()
+            given = response.getheader("Set-Cookie")
+            if given:  # the session: its jobs and runs are this person's only
+                self.cookie = given.split(";", 1)[0]
         finally:
             connection.close()
         loop.statuses.append(response.status)
@@ -113,6 +123,10 @@ class User:
         status, _, data = self.request(loop, "POST", f"/api/runs/{run}/tan/posterior",
                                        json.dumps({"evidence": evidence}).encode(), "application/json")
         loop.posterior_sum = float(np.sum(json.loads(data)["proba"]))
+        status, _, data = self.request(loop, "POST", f"/api/runs/{run}/tan/contributions",
+                                       json.dumps({"evidence": evidence}).encode(), "application/json")
+        if status != 200 or "values" not in json.loads(data):
+            raise RuntimeError(f"contributions answered {status}: {data[:200]!r}")
         body, kind = _multipart({}, {"file": ("new.csv", self.new_rows)})
         status, _, _ = self.request(loop, "POST", f"/runs/{run}/tan/predict", body, kind)
         if status != 200:

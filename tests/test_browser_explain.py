@@ -13,7 +13,7 @@ def test_contributions_panel_shows_the_shapley_values_of_the_evidence(server, br
 
     app, url = server
     run = learned_run(server, car_file)
-    model = app.extensions["pybnc_runs"].get(run).models["tan"]
+    model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     browser.get(f"{url}/runs/{run}?model=tan")
     wait_for(browser, lambda b: len(css(b, "#network-svg .node[data-feature]")) == 6, "the drawn network")
     assert css(browser, "#contribution-bars .contribution") == []

@@ -176,7 +176,7 @@ def test_evidence_gives_predict_proba(server, browser, car_file, figures):
 
     app, url = server
     run = learned_run(server, car_file)
-    model = app.extensions["pybnc_runs"].get(run).models["tan"]
+    model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     browser.get(f"{url}/runs/{run}?model=tan")
     wait_for(browser, lambda b: len(css(b, "#network-svg .node[data-feature]")) == 6, "the drawn network")
 
@@ -290,7 +290,7 @@ def test_a_job_waits_its_turn_shows_its_place_and_cancels_while_waiting(server, 
 def test_predict_a_second_file(server, browser, car_file, tmp_path, figures):
     app, url = server
     run = learned_run(server, car_file)
-    model = app.extensions["pybnc_runs"].get(run).models["tan"]
+    model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     table = pd.read_csv(car_file).sample(300, random_state=1)
     path = tmp_path / "new.csv"
     table.to_csv(path, index=False)

@@ -91,7 +91,7 @@ def test_compare_numbers_are_the_out_of_fold_ones(client, car_run):
     from pybnc.evaluation import cross_validate
 
     run, _ = car_run
-    learned = client.application.extensions["pybnc_runs"].get(run)
+    learned = client.application.extensions["pybnc_runs"].runs[run]
     X, y = load_dataset("car")
     results, proba = cross_validate({"tan": analysis.build("tan")}, X, y, cv=10, random_state=0,
                                     verbose=0, return_proba=True)
@@ -154,7 +154,7 @@ def test_downloads_give_models_and_predictions(client, car_run):
 
 def test_posterior_endpoint_is_predict_proba_with_the_rest_missing(client, car_run):
     run, _ = car_run
-    learned = client.application.extensions["pybnc_runs"].get(run)
+    learned = client.application.extensions["pybnc_runs"].runs[run]
     model = learned.models["tan"]
     X, _ = load_dataset("car")
     evidence = {"0": 2, "4": 1, "5": 0}  # buying, lug_boot, safety
@@ -215,7 +215,7 @@ def test_evidence_values_of_discretised_columns_fall_in_their_bins():
 
 def test_predict_a_second_file(client, car_run, car_csv):
     run, _ = car_run
-    learned = client.application.extensions["pybnc_runs"].get(run)
+    learned = client.application.extensions["pybnc_runs"].runs[run]
     X, y = load_dataset("car")
     rows = X.iloc[::7].assign(verdict=y[::7], note="extra").drop(columns=["doors"])
     response = client.post(f"/runs/{run}/tan/predict", content_type="multipart/form-data",
@@ -242,8 +242,14 @@ def test_predict_a_second_file(client, car_run, car_csv):
     assert response.status_code == 400 and "none of the model's feature columns" in error_of(response)
 
 
-def test_bundled_dataset_by_get_and_model_without_one_network(client):
-    job, page = finish(client, client.get("/result?dataset=car&model=aode"))
+def test_a_link_fills_the_form_and_the_button_runs_a_model_without_one_network(client):
+    manager = client.application.extensions["pybnc_jobs"]
+    before = len(manager._jobs)
+    form = client.get("/result?dataset=car&models=aode")  # a link starts nothing
+    text = form.get_data(as_text=True)
+    assert form.status_code == 200 and len(manager._jobs) == before
+    assert "<option selected>car</option>" in text and re.search(r'value="aode"\s+checked', text)
+    job, page = finish(client, client.post("/result", data={"dataset": "car", "models": "aode"}))
     page = page.get_data(as_text=True)
     assert job.state == "done" and "nb, aode on car" in page and "averages many networks" in page
     assert 'id="network-svg"' not in page and page.count('<select id="ev-') == 6  # still answers
@@ -270,7 +276,7 @@ def test_bad_input_is_a_message_on_the_form(client, car_csv, data, fields, expec
 
 def test_nothing_chosen_unknown_dataset_and_too_large(client):
     assert "Choose a CSV file" in error_of(client.post("/result", data={"models": "tan"}))
-    assert "Unknown dataset" in error_of(client.get("/result?dataset=nosuch"))
+    assert "Unknown dataset" in error_of(client.post("/result", data={"dataset": "nosuch"}))
     response = post(client, b"a,b\n" + b"x,y\n" * 300_000)  # 1.2 MB > the fixture's 1 MB
     assert response.status_code == 413 and "larger than the limit of 1 MB" in error_of(response)
 

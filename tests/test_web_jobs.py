@@ -209,10 +209,12 @@ def test_a_forgotten_run_takes_its_files_with_it(tmp_path, monkeypatch):
     store = runs.Runs(tmp_path)
     made = []
     for i in range(4):
-        run, folder = store.folder()
+        run, folder = store.folder("me")
         (folder / "rows.pkl").write_bytes(b"x")
         made.append(store.add(run, f"learned {i}"))
-    pending, _ = store.folder()  # a job still running: its folder is young, and kept
-    store.add(*store.folder()[:1], "learned 4")
+    pending, _ = store.folder("me")  # a job still queued or running: its folder stays, however old
+    failed, _ = store.folder("me")
+    store.discard(failed)  # a job that ended without a result: its folder goes at once
+    store.add(*store.folder("me")[:1], "learned 4")
     kept = {p.name for p in store.root.iterdir()}
-    assert not {made[0], made[1], made[2]} & kept and made[3] in kept and pending in kept
+    assert not {made[0], made[1], made[2], failed} & kept and made[3] in kept and pending in kept

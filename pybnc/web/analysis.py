@@ -56,14 +56,19 @@ def dataset_choices() -> list:
 
 
 # -- input ------------------------------------------------------------------------------------
-def read_csv(data: bytes, name: str = "The file", return_report: bool = False):
+def read_csv(data: bytes, name: str = "The file", return_report: bool = False, limits: dict | None = None):
     """The uploaded bytes as a table, read by :func:`pybnc.io.read_table` (the command
     line's reader): delimiter, encoding and header row detected; ARFF, Parquet and gzip
-    too. With ``return_report``, also one sentence saying how the file was read."""
+    too. With ``return_report``, also one sentence saying how the file was read.
+    ``limits``: ``max_bytes`` and ``max_rows`` of ``read_table``."""
     from ..io import read_table
+    from ..io._limits import TooLarge
 
     try:
-        frame, report = read_table(data, name=name, return_report=True)
+        frame, report = read_table(data, name=name, return_report=True, **(limits or {}))
+    except TooLarge as exc:
+        option = "--max-upload-mb (the limit is twice it)" if exc.limit == "max_bytes" else "--max-rows"
+        raise UserError(f"{str(exc).split('; if you trust it')[0]}. pybnc serve {option} raises it.") from None
     except (ValueError, ImportError) as exc:
         raise UserError(f"Could not read the file as a table: {' '.join(str(exc).split())}") from None
     if frame.shape[1] < 1 or len(frame) < 1:
@@ -174,13 +179,14 @@ class _Progress:
         self.report(self.done + self.folds, self.total, text)
 
 
-def table_payload(upload, dataset: str, target: str) -> dict:
-    """The table of a job: an uploaded file (``werkzeug.FileStorage``), read and split into
-    features and class at once so that problems surface before any work starts, or the
-    name of a bundled dataset (loaded by the job)."""
+def table_payload(upload, dataset: str, target: str, limits: dict | None = None) -> dict:
+    """The table of a job: an uploaded file (``werkzeug.FileStorage``), read (within
+    ``limits``, see :func:`read_csv`) and split into features and class at once so that
+    problems surface before any work starts, or the name of a bundled dataset (loaded by
+    the job)."""
     if upload is not None and upload.filename:
         source = Path(upload.filename).name
-        frame, how = read_csv(upload.read(), name=source, return_report=True)
+        frame, how = read_csv(upload.read(), name=source, return_report=True, limits=limits)
         X, y, target, notes = split_target(frame, target)
         return {"X": X, "y": y, "target": target, "notes": [how, *notes], "source": source,
                 "columns": [str(c) for c in frame.columns]}

@@ -6,16 +6,20 @@ downloads); this module sets up what they share: the settings, the run store
 (:mod:`pybnc.web.runs`), the job manager (:mod:`pybnc.web.jobs`) and the error pages.
 
 Uploads are read in memory (Werkzeug spools big ones to the system temp dir) and
-never stored; the downloads of each run are written under one temporary directory,
+never stored, within bounds on their decompressed size and rows
+(:func:`pybnc.io.read_table`'s ``max_bytes`` and ``max_rows``); :mod:`.guard` keeps
+other sites and other sessions out. The downloads of each run are written under one temporary directory,
 removed when the server stops.
 """
 
 from __future__ import annotations
 
-from flask import Flask
+import threading
+
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from . import jobs
+from . import guard, jobs
 from .analysis import UserError
 from .pages import BLUEPRINTS
 from .pages.form import render_form
@@ -23,20 +27,24 @@ from .runs import Runs
 
 #: Default upload limit in megabytes (``pybnc serve --max-upload-mb``).
 MAX_UPLOAD_MB = 50
+#: Default bound on an upload's lines (rows).
+MAX_ROWS = 1_000_000
 #: File types the upload fields offer (pybnc.io.read_table reads them all).
 ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.xlsx,.gz,text/csv"
 
 
 def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs: int = jobs.MAX_JOBS,
                job_time_limit: float = jobs.TIME_LIMIT, client_timeout: float = jobs.CLIENT_TIMEOUT,
-               job_memory_mb: float = jobs.MEMORY_LIMIT, max_queue: int = jobs.MAX_QUEUE) -> Flask:
+               job_memory_mb: float = jobs.MEMORY_LIMIT, max_queue: int = jobs.MAX_QUEUE,
+               allowed_hosts=(), max_rows: int = MAX_ROWS) -> Flask:
     """The web application.
 
     Parameters
     ----------
     max_upload_mb : float, default=50
         Largest accepted request (the uploaded CSV) in megabytes; larger ones get
-        an error message on the form.
+        an error message on the form. A compressed upload may grow to twice this
+        when decompressed (a workbook's members together, too).
     temp_root : path, optional
         Where the run directory is created (default: the system temp dir).
     max_jobs : int, default=2
@@ -50,6 +58,12 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
         Seconds without news from the job's page after which the job is stopped.
     job_memory_mb : float, default=4096
         Megabytes of resident memory a job may use before it is stopped (Linux).
+    allowed_hosts : iterable of str, default=()
+        Host names the server answers to besides the loopback ones (``127.0.0.1``,
+        ``localhost``, ``::1``): the address it listens on, a name other machines use.
+        Any other ``Host`` header gets 400 (:mod:`pybnc.web.guard`).
+    max_rows : int, default=1_000_000
+        Most lines (rows) of an uploaded table.
 
     Returns
     -------
@@ -60,49 +74,105 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
     >>> client = create_app().test_client()
     >>> client.get("/").status_code
     200
+    >>> client.get("/", headers={"Host": "attacker.example"}).status_code
+    400
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = int(max_upload_mb * 2**20)
     app.config["PYBNC"] = dict(max_upload_mb=max_upload_mb, job_time_limit=job_time_limit,
-                               client_timeout=client_timeout)
+                               client_timeout=client_timeout,
+                               read_limits=dict(max_bytes=int(2 * max_upload_mb * 2**20), max_rows=int(max_rows)))
     app.extensions["pybnc_runs"] = Runs(temp_root)
     app.extensions["pybnc_jobs"] = jobs.JobManager(max_jobs, job_time_limit, client_timeout,
                                                    user_errors=(UserError,), memory_limit=job_memory_mb,
                                                    max_queue=max_queue)
+    app.extensions["pybnc_work"] = threading.BoundedSemaphore(max_jobs)  # pages._common.work_slot
     app.jinja_env.globals["accept"] = ACCEPT
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    hosts = guard.allowed(allowed_hosts)
+    app.before_request(lambda: guard.check_request(hosts))
+    app.after_request(guard.finish_response)
+
+    def answer(message: str, status: int):
+        """An error in the form the client asked for: JSON for the page's scripts, else the form."""
+        if request.path.startswith("/api/"):
+            return jsonify({"error": message}), status
+        return render_form(message, status)
+
+    @app.errorhandler(guard.Refused)
+    def refused(exc):
+        return answer(exc.message, exc.status)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc):
-        return render_form(f"The file is larger than the limit of {max_upload_mb:g} MB "
-                           "(pybnc serve --max-upload-mb raises it).", 413)
+        return answer(f"The file is larger than the limit of {max_upload_mb:g} MB "
+                      "(pybnc serve --max-upload-mb raises it).", 413)
 
     @app.errorhandler(Exception)
     def internal(exc):
-        if isinstance(exc, HTTPException):  # 404, 405: their own short pages
+        if isinstance(exc, HTTPException):  # 404, 405: their own short pages, or JSON
+            if request.path.startswith("/api/"):
+                return jsonify({"error": f"{exc.code} {exc.name}: {exc.description}"}), exc.code
             return exc
         # A bug, not the user's fault: the traceback goes to the server's log, not the page.
         app.logger.exception("pybnc web: internal error")
-        return render_form(f"Internal error ({type(exc).__name__}: {exc}). The server log has the details; "
-                           "please report it.", 500)
+        return answer(f"Internal error ({type(exc).__name__}: {exc}). The server log has the details; "
+                      "please report it.", 500)
 
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_UPLOAD_MB, **limits) -> None:
-    """Run the web application until interrupted (Ctrl+C).
+def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_UPLOAD_MB, *,
+          verbose: bool = False, threads: int = 8, allowed_hosts=(), **limits) -> None:
+    """Run the web application with waitress until interrupted (Ctrl+C or SIGTERM).
 
-    Werkzeug's threaded server: one user on one machine is its purpose; put a
-    production WSGI server in front of :func:`create_app` for anything else.
-    ``limits``: ``max_jobs``, ``max_queue``, ``job_time_limit``, ``client_timeout``, ``job_memory_mb`` of
-    :func:`create_app`.
+    Parameters
+    ----------
+    host, port : str, int
+        Where to listen (only this machine by default).
+    max_upload_mb : float
+        As in :func:`create_app`.
+    verbose : bool, default=False
+        Log one line per request (the access log) to the console.
+    threads : int, default=8
+        Requests served at once (the jobs run in processes of their own).
+    allowed_hosts : iterable of str
+        More host names to answer to (``host`` is one already).
+    **limits
+        ``max_jobs``, ``max_queue``, ``job_time_limit``, ``client_timeout``, ``job_memory_mb``,
+        ``max_rows`` of :func:`create_app`.
     """
+    import logging
     import signal
     import sys
 
-    from werkzeug.serving import run_simple
-
+    try:
+        from waitress import serve as run_waitress
+    except ImportError:
+        raise ImportError("pybnc serve needs waitress: pip install 'pybnc[web]'.") from None
+    app = create_app(max_upload_mb, allowed_hosts=(host, *allowed_hosts), **limits)
+    wsgi = app.wsgi_app
+    if verbose:
+        wsgi = _access_log(wsgi)
+    else:  # waitress says only what goes wrong
+        logging.getLogger("waitress").setLevel(logging.ERROR)
     # `kill` (SIGTERM) ends the server like Ctrl+C does, so that atexit removes the run directory.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    run_simple(host, port, create_app(max_upload_mb, **limits), threaded=True)
+    run_waitress(wsgi, host=host, port=port, threads=threads, ident="pybnc",
+                 max_request_body_size=int(max_upload_mb * 2**20) + (1 << 20), _quiet=not verbose)
+
+
+def _access_log(wsgi):
+    """``wsgi`` logging one line per request to stderr: time, client, method, path, status."""
+    import sys
+    import time
+
+    def logged(environ, start_response):
+        def start(status, headers, exc_info=None):
+            sys.stderr.write(f"{time.strftime('%H:%M:%S')} {environ.get('REMOTE_ADDR', '-')} "
+                             f"{environ['REQUEST_METHOD']} {environ.get('PATH_INFO', '')} {status.split()[0]}\n")
+            return start_response(status, headers, exc_info)
+        return wsgi(environ, start)
+
+    return logged

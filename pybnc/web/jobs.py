@@ -81,6 +81,8 @@ class Job:
     left_at: float | None = None
     stop_reason: str | None = None  # set by cancel(); read by the watcher
     pid: int | None = None  # the worker process
+    owner: str = ""  # the browser session that started it (pybnc.web.guard)
+    on_end: object = None  # called once if the job ends without a result (failed, stopped, dropped)
 
     ended: float | None = None
 
@@ -164,21 +166,25 @@ class JobManager:
         self._lock = threading.Lock()
         self._ctx = None
 
-    def running(self) -> list:
+    def running(self, owner: str | None = None) -> list:
+        """The running jobs (of ``owner`` only, when given)."""
         with self._lock:
-            return [job for job in self._jobs.values() if job.state == RUNNING]
+            return [job for job in self._jobs.values() if job.state == RUNNING and owner in (None, job.owner)]
 
-    def queued(self) -> list:
-        """The waiting jobs, next first."""
+    def queued(self, owner: str | None = None) -> list:
+        """The waiting jobs, next first (of ``owner`` only, when given)."""
         with self._lock:
-            return [entry[0] for entry in self._queue]
+            return [entry[0] for entry in self._queue if owner in (None, entry[0].owner)]
 
-    def submit(self, title, target, payload, on_done=lambda result: result) -> Job:
+    def submit(self, title, target, payload, on_done=lambda result: result, *, owner: str = "",
+               on_end=None) -> Job:
         """Run ``target(payload, report)`` in a child process, now if a slot is free,
         else once the jobs queued before it have started.
 
         ``on_done(result)`` runs in the server once the child has returned; what it
-        returns becomes ``job.result``. It may raise one of ``user_errors``.
+        returns becomes ``job.result``. It may raise one of ``user_errors``. ``on_end()``
+        runs instead when the job ends any other way (failed, stopped, taken out of the
+        queue). ``owner``: who may see the job (:meth:`get` with ``owner``).
         """
         with self._lock:
             busy = [job for job in self._jobs.values() if job.state == RUNNING]
@@ -186,7 +192,7 @@ class JobManager:
                 raise Busy(f"The queue is full: {len(busy)} job(s) running ({', '.join(j.title for j in busy)}) "
                            f"and {len(self._queue)} waiting, the limits of this server (pybnc serve --max-jobs, "
                            "--max-queue). Try again in a minute.")
-            job = Job(uuid.uuid4().hex, title, self.time_limit)
+            job = Job(uuid.uuid4().hex, title, self.time_limit, owner=owner, on_end=on_end)
             self._jobs[job.id] = job
             self._queue.append((job, target, payload, on_done))
             self._forget_old()
@@ -246,6 +252,7 @@ class JobManager:
                                if reason == CANCELLED else
                                f"Taken out of the queue after {job.waited:.0f} s: the page that started it "
                                "was closed or stopped asking for news.")
+                _ended(job)
         self._number()
 
     def _number(self) -> None:
@@ -253,26 +260,29 @@ class JobManager:
         for place, (job, *_) in enumerate(self._queue, start=1):
             job.position, job.text = place, "waiting in the queue"
 
-    def get(self, job_id: str) -> Job | None:
+    def get(self, job_id: str, owner: str | None = None) -> Job | None:
+        """The job; None when there is none, or it is not ``owner``'s (when given)."""
         with self._lock:
-            return self._jobs.get(job_id)
+            job = self._jobs.get(job_id)
+        return job if job is not None and owner in (None, job.owner) else None
 
-    def touch(self, job_id: str) -> Job | None:
+    def touch(self, job_id: str, owner: str | None = None) -> Job | None:
         """Record that the page asked about the job (it is still wanted)."""
-        job = self.get(job_id)
+        job = self.get(job_id, owner)
         if job is not None:
             job.last_seen = time.monotonic()
         return job
 
-    def leave(self, job_id: str) -> None:
+    def leave(self, job_id: str, owner: str | None = None) -> None:
         """The page is going away: stop the job unless a new poll comes soon (a reload)."""
-        job = self.get(job_id)
+        job = self.get(job_id, owner)
         if job is not None:
             job.left_at = time.monotonic()
 
-    def cancel(self, job_id: str) -> bool:
-        """Stop the job, or take it out of the queue; False when it has already ended."""
-        job = self.get(job_id)
+    def cancel(self, job_id: str, owner: str | None = None) -> bool:
+        """Stop the job, or take it out of the queue; False when it has already ended (or is
+        not ``owner``'s)."""
+        job = self.get(job_id, owner)
         if job is None or job.state not in _ACTIVE:
             return False
         job.stop_reason = CANCELLED  # the watcher stops a running job; _dispatch a waiting one
@@ -376,4 +386,16 @@ class JobManager:
             }[state]
         job.ended = time.monotonic()
         job.message, job.state = message, state
+        if state != DONE:
+            _ended(job)
         self._dispatch()  # a slot is free: the next job in the queue starts
+
+
+def _ended(job: Job) -> None:
+    """Tell whoever asked (``on_end``) that the job ended without a result; once."""
+    callback, job.on_end = job.on_end, None
+    if callback is not None:
+        try:
+            callback()
+        except Exception:  # noqa: BLE001 - a clean-up that fails must not stop the watcher
+            log.exception("pybnc web: cleaning up after job %s failed", job.id)

@@ -3,8 +3,12 @@ manager and its settings (set once by :func:`pybnc.web.create_app`)."""
 
 from __future__ import annotations
 
-from flask import abort, current_app
+import contextlib
 
+from flask import abort, current_app, request
+
+from ..guard import Refused
+from ..guard import session as owner  # noqa: F401 (for the pages: the request's session)
 from ..runs import ID
 
 
@@ -25,8 +29,9 @@ def setting(name: str):
 
 
 def job_or_404(job_id: str):
-    """The job, recorded as asked about (its page is still there), or a 404."""
-    job = manager().touch(job_id) if ID.match(job_id) else None
+    """The job, recorded as asked about (its page is still there), or a 404 (also when it
+    is another session's)."""
+    job = manager().touch(job_id, owner()) if ID.match(job_id) else None
     if job is None:
         abort(404)
     return job
@@ -51,3 +56,32 @@ def bins(text: str) -> int | None:
     if not 2 <= value <= 50:
         raise UserError(f"The number of bins must be a whole number from 2 to 50, got {text!r}.")
     return value
+
+
+#: Seconds a request waits for a free slot of in-request work before it is refused (429).
+WORK_WAIT = 15.0
+
+
+@contextlib.contextmanager
+def work_slot():
+    """One of the server's few slots for the work a request does itself (predictions of a
+    file, explanations): at most ``max_jobs`` at once, so that many such requests queue
+    instead of sharing the cores to a crawl; one that waits more than :data:`WORK_WAIT`
+    seconds is refused with 429."""
+    slots = current_app.extensions["pybnc_work"]
+    if not slots.acquire(timeout=WORK_WAIT):
+        raise Refused(429, f"The server is busy with other requests of this kind (waited {WORK_WAIT:g} s); "
+                           "try again in a moment.")
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+def json_body() -> dict:
+    """The request's JSON object, or a 400 saying what was sent instead."""
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise Refused(400, "Send a JSON object as the request body (Content-Type: application/json), "
+                           'e.g. {"evidence": {"0": 1}}.')
+    return body

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from .. import network
-from ._common import runs
+from ._common import json_body, owner, runs
 
 bp = Blueprint("ask", __name__)
 
@@ -59,9 +59,9 @@ def parse_evidence(question, domains: list) -> dict:
 def posterior(run, key):
     """``{"evidence": {feature index: level index}, "influence": true}`` to the class
     posterior and each set feature's influence (:func:`pybnc.web.network.posterior`)."""
-    learned, model = runs().model(run, key)
+    learned, model = runs().model(run, key, owner())
     domains = learned.views[key]["domains"]
-    question = request.get_json(silent=True)
+    question = json_body()
     try:
         evidence = parse_evidence(question, domains)
     except ValueError as exc:

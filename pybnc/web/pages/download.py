@@ -12,7 +12,7 @@ from flask import Blueprint, send_file
 
 from .. import compare
 from ..analysis import ROWS
-from ._common import runs
+from ._common import owner, runs
 
 bp = Blueprint("download", __name__)
 _IN_SAMPLE = re.compile(r"^([a-z]+)-predictions\.csv$")
@@ -26,7 +26,7 @@ def file(run, name):
         _predict_rows(run, in_sample.group(1))
     elif model_file:
         _save_model(run, model_file.group(1))
-    path = runs().path(run, name)
+    path = runs().path(run, name, owner())
     kind = "text/csv" if name.endswith(".csv") else "application/octet-stream"
     nice = "predictions-new.csv" if name.startswith("new-") else name
     return send_file(path, mimetype=kind, as_attachment=True, download_name=nice)
@@ -36,7 +36,7 @@ def _predict_rows(run: str, key: str) -> None:
     """Write ``<key>-predictions.csv``, the model's predictions of the run's own rows,
     unless it is there already."""
     store = runs()
-    learned, model = store.model(run, key)
+    learned, model = store.model(run, key, owner())
     folder = store.root / run
     target = folder / f"{key}-predictions.csv"
     if target.exists() or not (folder / ROWS).exists():
@@ -50,7 +50,7 @@ def _save_model(run: str, key: str) -> None:
     from ...io import save
 
     store = runs()
-    _, model = store.model(run, key)
+    _, model = store.model(run, key, owner())
     target = store.root / run / f"{key}.pybnc"
     if not target.exists():
         _write(target, lambda path: save(model, path))

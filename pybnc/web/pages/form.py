@@ -7,7 +7,7 @@ from flask import Blueprint, jsonify, render_template, request
 
 from .. import analysis
 from ..analysis import UserError
-from ._common import bins, chosen_models, manager, setting
+from ._common import bins, chosen_models, manager, owner, setting
 
 bp = Blueprint("form", __name__)
 
@@ -19,8 +19,9 @@ def render_form(error=None, status=200, **chosen):
     page = render_template("index.html", error=error, models=analysis.model_choices(),
                            datasets=analysis.dataset_choices(), max_mb=setting("max_upload_mb"),
                            slow=analysis.SLOW_MODELS, discretizers=analysis.DISCRETIZERS,
-                           chosen=chosen, running=manager().running(),
-                           waiting=len(manager().queued()), limit=setting("job_time_limit"))
+                           chosen=chosen, running=manager().running(owner()), waiting=len(manager().queued()),
+                           others=len(manager().running()) - len(manager().running(owner())),
+                           limit=setting("job_time_limit"))
     return page, status
 
 
@@ -36,7 +37,7 @@ def columns():
     values = request.values
     try:
         payload = analysis.table_payload(request.files.get("file"), (values.get("dataset") or "").strip(),
-                                         (values.get("target") or "").strip())
+                                         (values.get("target") or "").strip(), setting("read_limits"))
         X, y, source, target, notes = analysis.load_input(payload)
         discretizer = values.get("discretizer") or None
         if discretizer and discretizer not in analysis.DISCRETIZERS:

@@ -10,7 +10,7 @@ from flask import Blueprint, render_template, request
 
 from .. import analysis, compare
 from ..analysis import UserError
-from ._common import runs
+from ._common import owner, runs, setting, work_slot
 
 bp = Blueprint("predict", __name__)
 
@@ -21,17 +21,19 @@ SHOWN_PREDICTIONS = 200
 @bp.post("/runs/<run>/<key>/predict")
 def rows(run, key):
     store = runs()
-    learned, model = store.model(run, key)
+    learned, model = store.model(run, key, owner())
     upload = request.files.get("file")
     try:
         if upload is None or not upload.filename:
             raise UserError("Choose a CSV file with the rows to predict.")
-        frame = analysis.read_csv(upload.read())
-        table, score, notes = compare.predict_table(model, frame, learned.target)
+        with work_slot():
+            frame = analysis.read_csv(upload.read(), Path(upload.filename).name, limits=setting("read_limits"))
+            table, score, notes = compare.predict_table(model, frame, learned.target)
     except (UserError, ValueError) as exc:
         return render_template("predict.html", o=learned, run=run, key=key, error=str(exc)), 400
     name = f"new-{uuid.uuid4().hex}.csv"
     table.to_csv(store.root / run / name, index=False)
+    store.keep_newest(run, "new-*.csv")  # every upload's predictions kept would fill the disk
     return render_template("predict.html", o=learned, run=run, key=key, file=Path(upload.filename).name,
                            table=table.head(SHOWN_PREDICTIONS), n_rows=len(table), score=score, notes=notes,
                            download=name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template, request
 
 from .. import analysis, network
-from ._common import runs
+from ._common import owner, runs
 from . import ask
 
 bp = Blueprint("run", __name__)
@@ -15,7 +15,7 @@ bp = Blueprint("run", __name__)
 
 @bp.get("/runs/<run>")
 def page(run):
-    learned = runs().get(run)
+    learned = runs().get(run, owner())
     key = request.args.get("model") or default_view(learned)
     if key not in learned.models:
         abort(404)

@@ -53,7 +53,11 @@
     const response = await fetch(panel.dataset.url, {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({evidence}),
     });
-    if (!response.ok || mine !== asked) return;  // a newer question is on its way
+    if (mine !== asked) return;  // a newer question is on its way
+    if (!response.ok) {  // refused (busy, bad evidence): the server's reason
+      note.textContent = (await response.json().catch(() => ({}))).error || `The server answered ${response.status}.`;
+      return;
+    }
     show(await response.json(), evidence);
   });
 })();

@@ -41,6 +41,11 @@
     try {
       const response = await fetch(box.dataset.status, {cache: "no-store"});
       if (response.ok) show(await response.json());
+      else if (response.status < 500) {  // gone (another session's, or forgotten): say so, stop asking
+        active = false;
+        const answer = await response.json().catch(() => ({}));
+        $("job-text").textContent = answer.error || `The server answered ${response.status}.`;
+      }
     } catch (err) { /* a dropped request: the next poll tries again */ }
     // Twice a second while it runs; a waiting job moves up only as jobs end: once a second.
     if (active) setTimeout(poll, box.dataset.state === "queued" ? 1000 : 500);

@@ -34,12 +34,19 @@
       body: JSON.stringify({evidence: Object.fromEntries(evidence), influence}),
     });
     const response = await question(false);
-    if (!response.ok || mine !== asked) return;  // a newer question is on its way
+    if (mine !== asked) return;  // a newer question is on its way
+    if (!response.ok) { $("answer-time").textContent = await reason(response); return; }
     showAnswer(await response.json(), performance.now() - start);
     if (!evidence.size) return;
     const moves = await question(true);
     if (!moves.ok || mine !== asked) return;
     showInfluence(await moves.json());
+  }
+
+  // What a refused request says (the server answers JSON errors), for the page.
+  async function reason(response) {
+    try { return (await response.json()).error || `The server answered ${response.status}.`; }
+    catch (err) { return `The server answered ${response.status}.`; }
   }
 
   function showAnswer(answer, took) {

@@ -17,6 +17,12 @@
       const response = await fetch(report.dataset.url, {method: "POST", body});
       const answer = await response.json();
       if (mine !== asked) return;  // a newer choice is on its way
+      if (answer.html === undefined) {  // refused before the report (too large, busy...): the reason
+        report.textContent = answer.error || `The server answered ${response.status}.`;
+        report.className = "error";
+        return;
+      }
+      report.className = "";
       report.innerHTML = answer.html;  // rendered by the server's templates, names escaped there
       if (fillTargets && answer.columns) {
         target.replaceChildren(...answer.columns.map(name => new Option(name, name, false, name === answer.target)));
