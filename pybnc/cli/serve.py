@@ -26,7 +26,13 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
               help="Seconds without news from a job's page (closed, lost) before the job is stopped.")
 @click.option("--job-memory-mb", default=4096.0, show_default=True, type=click.FloatRange(min=1),
               help="Megabytes of memory a job may use before it is stopped (Linux).")
-def serve(port, host, max_upload_mb, max_jobs, max_queue, job_time_limit, client_timeout, job_memory_mb):
+@click.option("--max-rows", default=1_000_000, show_default=True, type=click.IntRange(min=1),
+              help="Most lines (rows) of an uploaded table; its decompressed size may be twice --max-upload-mb.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Answer to this host name too (besides 127.0.0.1, localhost and --host); repeatable.")
+@click.option("--verbose", is_flag=True, help="Log one line per request (the access log).")
+def serve(port, host, max_upload_mb, max_jobs, max_queue, job_time_limit, client_timeout, job_memory_mb,
+          max_rows, allow_hosts, verbose):
     """Open a local web page: upload a table (CSV, ARFF, Parquet; or pick a bundled
     dataset), see its column report, choose the class column and the models, and
     compare them by cross-validation next to naive Bayes; question each learned
@@ -36,7 +42,10 @@ def serve(port, host, max_upload_mb, max_jobs, max_queue, job_time_limit, client
     button, a time limit and a memory limit; jobs beyond --max-jobs wait in a queue
     whose place their page shows.
 
-    Needs Flask (pip install 'pybnc[web]'). Stop with Ctrl+C.
+    Served by waitress; only the page's own forms and scripts can change anything, and
+    each browser session sees only its own jobs (docs/web.md, "Security").
+
+    Needs Flask and waitress (pip install 'pybnc[web]'). Stop with Ctrl+C.
 
     \b
     Example:
@@ -46,10 +55,14 @@ def serve(port, host, max_upload_mb, max_jobs, max_queue, job_time_limit, client
     try:
         from ..web import serve as run
     except ImportError:
-        raise click.UsageError("pybnc serve needs Flask: pip install 'pybnc[web]'.") from None
+        raise click.UsageError("pybnc serve needs Flask and waitress: pip install 'pybnc[web]'.") from None
     if host not in _LOOPBACK:
         # Anyone who reaches this address can upload tables and run fits.
         click.echo(f"warning: listening on {host}: other machines can use this page.", err=True)
     click.echo(f"pybnc web page on http://{host}:{port}/ (Ctrl+C stops it)", err=True)
-    run(host=host, port=port, max_upload_mb=max_upload_mb, max_jobs=max_jobs, max_queue=max_queue,
-        job_time_limit=job_time_limit, client_timeout=client_timeout, job_memory_mb=job_memory_mb)
+    try:
+        run(host=host, port=port, max_upload_mb=max_upload_mb, max_jobs=max_jobs, max_queue=max_queue,
+            job_time_limit=job_time_limit, client_timeout=client_timeout, job_memory_mb=job_memory_mb,
+            max_rows=max_rows, allowed_hosts=allow_hosts, verbose=verbose)
+    except ImportError as exc:
+        raise click.UsageError(str(exc)) from None
