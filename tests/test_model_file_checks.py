@@ -85,6 +85,50 @@ def test_the_total_size_cap_and_compression_methods(tan):
         load(_zip(_members(blob), method=zipfile.ZIP_BZIP2))
 
 
+def test_a_header_larger_than_its_arrays_justify_is_refused_unparsed(tan):
+    """An 18.8 MB file can hold a 264 MB JSON header; the cap follows the arrays' count."""
+    import time
+
+    from pybnc.io import _archive
+
+    members = _members(_saved(tan))
+    n_arrays = len(members) - 1
+    header = json.loads(members["model.json"])
+    size = _archive.HEADER_BASE + _archive.HEADER_PER_ARRAY * n_arrays
+    header["padding"] = np.random.default_rng(0).bytes(size // 2 + 1).hex()  # incompressible: no zip bomb
+    members["model.json"] = json.dumps(header).encode()
+    forged, start = _zip(members), time.perf_counter()
+    with pytest.raises(ValueError, match=rf"model.json: [\d,]+ bytes, above what its {n_arrays} array member\(s\) "
+                                         r"justify of [\d,]+\. "):
+        load(forged)
+    assert time.perf_counter() - start < 1.0
+    many = _archive.CONTAINERS_BASE + _archive.CONTAINERS_PER_ARRAY * n_arrays
+    header["padding"] = [{} for _ in range(many)]  # small text, many dicts
+    members["model.json"] = json.dumps(header, separators=(",", ":")).encode()
+    with pytest.raises(ValueError, match=r"model.json: [\d,]+ JSON objects and lists, more than its"):
+        load(_zip(members))
+
+
+def test_a_shape_no_array_can_have_is_refused_naming_the_field(tan):
+    blob = _saved(tan)
+    node = json.loads(_members(blob)["model.json"])["estimator"]["attributes"]["class_log_prior_"]
+    huge = [0, 2**62, 2**62]
+
+    def declare(header):
+        header["estimator"]["attributes"]["class_log_prior_"]["shape"] = huge
+    members = _members(_with_header(blob, declare).getvalue())
+    members[node["file"]] = _npy(f"{{'descr': '<f8', 'fortran_order': False, 'shape': {tuple(huge)}, }}")
+    with pytest.raises(ValueError, match=r"the file object is not a valid pybnc model file: arrays/\d+\.npy "
+                                         r"\(TAN\.class_log_prior_\): the \.npy shape .* larger than any array"):
+        load(_zip(members))
+
+    def labels(header):
+        header["estimator"]["attributes"]["classes_"].update(shape=huge, items=[])
+    with pytest.raises(ValueError, match=r"TAN\.classes_: shape \[0, 4611686018427387904, 4611686018427387904\] "
+                                         "does not hold"):
+        load(_with_header(blob, labels))
+
+
 def _npy(header: str, data: bytes = b"") -> bytes:
     text = header.encode("latin-1")
     text += b" " * (-(len(text) + 11) % 64) + b"\n"

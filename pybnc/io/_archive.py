@@ -20,8 +20,17 @@ MAX_MODEL_BYTES = 2 << 30
 #: Default cap on a member's compression ratio (uncompressed / compressed size) above
 #: ``_RATIO_FLOOR`` bytes; deflate cannot exceed about 1032:1, a zip bomb's signature.
 MAX_COMPRESSION_RATIO = 500
-#: Cap on ``model.json``: its JSON becomes Python objects several times its size.
-MAX_HEADER_BYTES = 256 << 20
+#: Hard cap on ``model.json``: its JSON becomes Python objects several times its size.
+MAX_HEADER_BYTES = 64 << 20
+#: What a model file's arrays justify of its header: a base, and a share per array member
+#: (pybnc's own headers: at most 2.2 KiB per array and 250 KiB in all, on UCI tables; the
+#: labels of a table's levels, stored in the header, fill the base).
+HEADER_BASE, HEADER_PER_ARRAY = 8 << 20, 4 << 10
+#: JSON containers (``{`` and ``[``) the header may hold: each node is one (or two), and
+#: each becomes a Python dict or list of 60 bytes or more, however short its text.
+CONTAINERS_BASE, CONTAINERS_PER_ARRAY = 100_000, 64
+#: Largest number of bytes any array (or shape) may declare: numpy's own bound.
+_MAX_ARRAY_BYTES = np.iinfo(np.intp).max
 _RATIO_FLOOR = 1 << 20
 #: Array kinds a model file may hold: bool, integers, floats, complex, text, bytes, times.
 _ARRAY_KINDS = "biufcUSmM"
@@ -102,12 +111,25 @@ class Archive:
         except Exception as exc:  # a damaged local header, encryption, an unknown method...
             raise self.error(label or name, f"unreadable ({type(exc).__name__}: {exc})") from exc
 
-    def read_bytes(self, name: str, cap: int = MAX_HEADER_BYTES) -> bytes:
+    def read_bytes(self, name: str, cap: int = MAX_HEADER_BYTES, why: str = "the cap") -> bytes:
         """The whole member (its declared size checked against ``cap`` first)."""
         if self.infos[name].file_size > cap:
-            raise self.error(name, f"{self.infos[name].file_size:,} bytes, above the cap of {cap:,}")
+            raise self.error(name, f"{self.infos[name].file_size:,} bytes, above {why} of {cap:,}")
         with self._open(name) as handle:
             return self._read(handle, name, self.infos[name].file_size, exact=True)
+
+    def read_header(self, name: str) -> bytes:
+        """The header member, bounded by what the archive's arrays justify: in size
+        (:data:`HEADER_BASE` + :data:`HEADER_PER_ARRAY` per other member, at most
+        :data:`MAX_HEADER_BYTES`) and in JSON containers, counted before it is parsed."""
+        n_arrays = len(self.infos) - 1
+        cap = min(MAX_HEADER_BYTES, HEADER_BASE + HEADER_PER_ARRAY * n_arrays)
+        text = self.read_bytes(name, cap, f"what its {n_arrays:,} array member(s) justify")
+        containers, bound = text.count(b"{") + text.count(b"["), CONTAINERS_BASE + CONTAINERS_PER_ARRAY * n_arrays
+        if containers > bound:
+            raise self.error(name, f"{containers:,} JSON objects and lists, more than its {n_arrays:,} array "
+                                   f"member(s) justify ({bound:,})")
+        return text
 
     def _read(self, handle, name: str, n: int, exact: bool = False) -> bytes:
         try:
@@ -176,6 +198,17 @@ class Archive:
                                    "(object and structured arrays are never loaded)")
         if not (isinstance(shape, tuple) and all(type(d) is int and d >= 0 for d in shape) and len(shape) <= 32):
             raise self.error(name, f"the .npy shape {shape!r} is not a tuple of sizes")
+        if not shape_fits(shape, dtype.itemsize):
+            raise self.error(name, f"the .npy shape {shape!r} is larger than any array can be")
         if type(fortran) is not bool:
             raise self.error(name, "the .npy fortran_order is not a bool")
         return dtype, shape, fortran, start + length
+
+
+def shape_fits(shape, itemsize: int = 1) -> bool:
+    """Whether an array of ``shape`` can exist: numpy refuses one whose sizes (zeros left
+    out) times ``itemsize`` pass the largest index, even when it is empty."""
+    total = max(int(itemsize), 1)
+    for size in shape:
+        total *= max(int(size), 1)
+    return total <= _MAX_ARRAY_BYTES

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse
 
 from ..encode import Encoder
+from ._archive import shape_fits
 from ._types import ESTIMATORS, HELPERS
 
 #: Parameters renamed for 1.0; files written before name the old ones.
@@ -290,7 +291,8 @@ class Reader:
 
     def _object_array(self, node, where, depth):
         shape, items = _expect(node, "shape", list, where), _expect(node, "items", list, where)
-        if not all(type(d) is int and d >= 0 for d in shape) or int(np.prod(shape, dtype=object)) != len(items):
+        if not all(type(d) is int and d >= 0 for d in shape) or int(np.prod(shape, dtype=object)) != len(items) \
+                or not shape_fits(shape, 8):
             raise Malformed(where, f"shape {shape} does not hold its {len(items)} items")
         out = np.empty(len(items), dtype=object)
         for i, item in enumerate(items):
@@ -307,6 +309,8 @@ class Reader:
         parts = _expect(node, "parts", dict, where)
         if len(shape) != 2 or not all(type(d) is int and d >= 0 for d in shape):
             raise Malformed(where, f"sparse shape {shape} is not two sizes")
+        if not shape_fits(shape):
+            raise Malformed(where, f"sparse shape {shape} is larger than any matrix can be")
         values = {}
         for part in _SPARSE_PARTS[fmt]:
             values[part] = self.decode(parts.get(part), f"{where}.{part}", depth + 1)

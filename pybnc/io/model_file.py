@@ -129,7 +129,7 @@ def _open(path, max_bytes, max_ratio):
     try:
         if not archive.has(HEADER):
             raise ValueError(f"{source} is a zip archive but not a pybnc model file (no {HEADER}).")
-        text = archive.read_bytes(HEADER)
+        text = archive.read_header(HEADER)
         try:
             header = json.loads(text.decode("utf-8"))
         except (ValueError, RecursionError) as exc:  # bad UTF-8 or JSON; nesting too deep
