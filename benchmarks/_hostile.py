@@ -129,6 +129,37 @@ def wide_header(chars: int = 140_000) -> tuple:
     return "wide.csv", b"x" * chars + b",b\n1,2\n3,4\n"
 
 
+def model_with_huge_header(mebibytes: int = 252) -> tuple:
+    """A saved naive Bayes on car whose ``model.json`` is padded to ``mebibytes`` MiB of
+    JSON (264 MB at 252 MiB, under the former flat cap of 256 MiB; deflated below the zip-bomb
+    ratio: 2 MB), written a piece at a time."""
+    import json
+
+    import numpy as np
+
+    import pybnc
+    from pybnc.datasets import load_dataset
+
+    saved = io.BytesIO()
+    pybnc.save(pybnc.NaiveBayes().fit(*load_dataset("car")), saved)
+    source = zipfile.ZipFile(saved)
+    text = json.dumps(json.loads(source.read("model.json")))
+    block = np.random.default_rng(0).bytes(12 << 10).hex().encode()  # 24 KiB, repeated inside deflate's window
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+        info = zipfile.ZipInfo("model.json", (1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with out.open(info, "w", force_zip64=True) as member:
+            member.write(text[:-1].encode() + b', "padding": "')
+            for part in _repeat(block, mebibytes << 20, len(block) * 40):
+                member.write(part)
+            member.write(b'"}')
+        for name in source.namelist():
+            if name != "model.json":
+                out.writestr(name, source.read(name))
+    return "huge-header.pybnc", buffer.getvalue()
+
+
 #: Every maker, by name, with small arguments (fast enough for a test).
 SMALL = {"gzip bomb": lambda: gzip_bomb(256), "xlsx of spaces": lambda: xlsx_spaces(0.25),
          "xlsx of 5 M rows": lambda: xlsx_rows(5_000_000), "malformed xlsx": xlsx_malformed, "xxe xlsx": xlsx_xxe,

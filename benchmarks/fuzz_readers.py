@@ -10,6 +10,9 @@ slowest case, and every raw exception, misread and hang.
 
 Run: ``python benchmarks/fuzz_readers.py`` (1,500 tables and 1,000 model files: a few
 minutes on 2 cores); ``--all-classifiers 1500`` adds model files of every classifier.
+``--hostile`` reads the hostile files of ``_hostile.py`` at the issue's sizes (bombs,
+huge sheets, hostile XML, a wide header line, a model file whose header is 264 MB)
+with the default bounds: each one's outcome, time and peak memory.
 """
 
 from __future__ import annotations
@@ -122,6 +125,34 @@ def check_number_case(case, meant) -> Outcome:
     return Outcome("read", seconds)
 
 
+def hostile() -> None:
+    """Each hostile file read with the default bounds: outcome, seconds, peak memory."""
+    import io
+
+    import pybnc
+    from _hostile import FULL, model_with_huge_header
+    from pybnc.io import read_table
+
+    makers = dict(FULL, **{"model file, 264 MB header": model_with_huge_header})
+    print(f"\n{'hostile file':<28}{'MB':>7}{'s':>7}{'peak MiB':>10}  outcome")
+    for what, make in makers.items():
+        name, data = make()
+        before = reset_peak()
+        start = time.perf_counter()
+        try:
+            if name.endswith(".pybnc"):
+                pybnc.load(io.BytesIO(data))
+            else:
+                read_table(data, name=name)
+            outcome = "READ (not refused)"
+        except ValueError as exc:
+            outcome = f"ValueError: {' '.join(str(exc).split())[:150]}"
+        except Exception as exc:  # noqa: BLE001 - a raw exception is what this looks for
+            outcome = f"RAW {type(exc).__name__}: {str(exc)[:150]}"
+        seconds, grown = time.perf_counter() - start, resident_mb("VmHWM") - before
+        print(f"{what:<28}{len(data) / 1e6:>7.2f}{seconds:>7.2f}{grown:>+10.0f}  {outcome}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1500)
@@ -130,8 +161,11 @@ def main() -> None:
                         help="also N model-file mutations spread over every pybnc classifier")
     parser.add_argument("--numbers", type=int, default=500, help="tables of numbers as people write them")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hostile", action="store_true", help="also the hostile files of _hostile.py")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f}")
+    if args.hostile:
+        hostile()
     if args.tables:
         start = time.perf_counter()
         cases = table_cases(args.tables, args.seed)

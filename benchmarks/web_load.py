@@ -14,7 +14,14 @@ answers by HTTP status (no 5xx; 429 only for a full queue), the jobs' ends (noth
 lost), the largest place in the queue seen, every posterior's sum, and the server's
 resident memory (with its forkserver) before and after.
 
-Run: ``python benchmarks/web_load.py`` (about two minutes; ``--users 16 --seconds 90``).
+With ``--hostile``, first the hostile files of ``_hostile.py`` at the issue's sizes (a
+gzip bomb, a workbook of 2 GiB of spaces, one of 5 million rows, malformed, XXE and
+billion-laughs sheets, a 140,000-character header) are uploaded to the column report
+and to ``/result``: printed, each answer's status, time and reason, and the server's
+peak resident memory over its idle one.
+
+Run: ``python benchmarks/web_load.py`` (about two minutes; ``--users 16 --seconds 90``);
+``--users 8 --seconds 40 --hostile`` for the bars of a safe server.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _web_users import User
+from _web_users import User, _multipart
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,6 +139,42 @@ def start_server(port: int, max_jobs: int, max_queue: int) -> subprocess.Popen:
     raise RuntimeError("the server did not answer within 60 s")
 
 
+def own_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory of ``pid`` alone, in MiB: now (``VmRSS``) or its peak (``VmHWM``)."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field)) / 1024
+
+
+def hostile_uploads(base: str, pid: int) -> None:
+    """Each hostile file to ``/api/columns`` and ``/result``: status, seconds, reason, and
+    the server's peak memory over its idle memory."""
+    import json
+    import re
+
+    from _hostile import FULL
+    from _web_users import Loop
+
+    user = User(base, b"", b"", "", seed=0, timeout=120)
+    user.request(Loop(), "GET", "/")  # a session, as a browser has
+    idle = own_mb(pid)
+    print(f"{'hostile upload':<22}{'MB':>6}{'columns':>9}{'s':>7}{'result':>8}{'s':>7}  reason (the column report's)")
+    for what, make in FULL.items():
+        name, data = make()
+        answers = []
+        for path in ("/api/columns", "/result"):
+            body, kind = _multipart({"models": "tan"}, {"file": (name, data)})
+            start = time.perf_counter()
+            status, _, reply = user.request(Loop(), "POST", path, body, kind)
+            answers.append((status, time.perf_counter() - start, reply))
+        html = json.loads(answers[0][2]).get("html", "") if answers[0][2][:1] == b"{" else ""
+        reason = re.sub(r"<[^>]+>|\s+", " ", html).strip()[:110]
+        print(f"{what:<22}{len(data) / 1e6:>6.2f}{answers[0][0]:>9}{answers[0][1]:>7.2f}{answers[1][0]:>8}"
+              f"{answers[1][1]:>7.2f}  {reason}")
+    print(f"server process memory: idle {idle:.0f} MiB, peak {own_mb(pid, 'VmHWM'):.0f} MiB since it started, "
+          f"now {own_mb(pid):.0f} MiB (bar: peak within 500 MiB of idle)")
+    print()
+
+
 def run_users(base, table, new_rows, users: int, seconds: float, seed: int) -> list:
     """``users`` people, each looping until ``seconds`` have passed; every finished loop."""
     deadline = time.monotonic() + seconds
@@ -167,12 +210,15 @@ def main() -> None:
     parser.add_argument("--max-jobs", type=int, default=2)
     parser.add_argument("--max-queue", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hostile", action="store_true", help="first upload the hostile files (_hostile.py)")
     args = parser.parse_args()
     table, new_rows = tables()
     port = free_port()
     server = start_server(port, args.max_jobs, args.max_queue)
     base = f"http://127.0.0.1:{port}"
     try:
+        if args.hostile:
+            hostile_uploads(base, server.pid)
         run_users(base, table, new_rows, 1, 0.1, args.seed)  # warm up: the forkserver, the imports
         busy = [machine_busy()]
         single = run_users(base, table, new_rows, 1, args.single_seconds, args.seed)
