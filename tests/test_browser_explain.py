@@ -12,7 +12,7 @@ def test_contributions_panel_shows_the_shapley_values_of_the_evidence(server, br
     from selenium.webdriver.support.ui import Select
 
     app, url = server
-    run = learned_run(server, car_file)
+    run = learned_run(server, car_file, browser=browser)
     model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     browser.get(f"{url}/runs/{run}?model=tan")
     wait_for(browser, lambda b: len(css(b, "#network-svg .node[data-feature]")) == 6, "the drawn network")
@@ -51,8 +51,8 @@ def test_contributions_panel_shows_the_shapley_values_of_the_evidence(server, br
 
 def test_contributions_route_checks_the_evidence(server, car_file):
     app, _ = server
-    run = learned_run(server, car_file)
     client = app.test_client()
+    run = learned_run(server, car_file, client=client)
     answer = client.post(f"/api/runs/{run}/tan/contributions", json={"evidence": {"5": 1, "0": 0}}).get_json()
     assert [m["feature"] for m in answer["values"]] == sorted([5, 0], key=lambda f: -abs(
         next(m["value"] for m in answer["values"] if m["feature"] == f)))

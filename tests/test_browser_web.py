@@ -23,6 +23,7 @@ import pytest
 
 from pybnc.datasets import load_dataset
 from pybnc.web import create_app
+from pybnc.web.guard import COOKIE
 
 DOCS_FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
 WAIT = 30  # seconds for anything the page does; a job on car takes about one
@@ -128,10 +129,21 @@ def no_script_errors(browser):
     assert not errors, errors
 
 
-def learned_run(server, car_file, models="tan"):
-    """A finished run on car (started through the app itself, not the browser): its id."""
-    app, _ = server
+def client_of(server, browser):
+    """A test client in the browser's session (its cookie): what it starts, the browser sees."""
+    app, url = server
+    if browser.get_cookie(COOKIE) is None:
+        browser.get(url + "/")
     client = app.test_client()
+    client.set_cookie(COOKIE, browser.get_cookie(COOKIE)["value"])
+    return client
+
+
+def learned_run(server, car_file, models="tan", browser=None, client=None):
+    """A finished run on car (started through the app itself, not the browser, but in the
+    browser's session when one is given, else in ``client``'s): its id."""
+    app, _ = server
+    client = client or (client_of(server, browser) if browser is not None else app.test_client())
     response = client.post("/result", content_type="multipart/form-data",
                            data={"file": (io.BytesIO(car_file.read_bytes()), "car.csv"),
                                  "target": "verdict", "models": models})
@@ -175,7 +187,7 @@ def test_evidence_gives_predict_proba(server, browser, car_file, figures):
     from selenium.webdriver.support.ui import Select
 
     app, url = server
-    run = learned_run(server, car_file)
+    run = learned_run(server, car_file, browser=browser)
     model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     browser.get(f"{url}/runs/{run}?model=tan")
     wait_for(browser, lambda b: len(css(b, "#network-svg .node[data-feature]")) == 6, "the drawn network")
@@ -259,7 +271,7 @@ def test_a_job_waits_its_turn_shows_its_place_and_cancels_while_waiting(server, 
     try:
         browser.get(url + "/?dataset=car&models=tan")
         wait_for(browser, lambda b: css(b, "#column-table tbody tr"), "car's column report")
-        assert "Running now" in css(browser, ".note")[0].text
+        assert "2 job(s) of other sessions running" in css(browser, ".note")[0].text  # their ids: not shown
         by_id(browser, "go").click()
         wait_for(browser, lambda b: "/jobs/" in b.current_url, "the job's page")
         wait_for(browser, lambda b: by_id(b, "job-queue").is_displayed(), "the place in the queue")
@@ -277,7 +289,10 @@ def test_a_job_waits_its_turn_shows_its_place_and_cancels_while_waiting(server, 
         assert manager.get(waiting).state == "cancelled" and manager.get(waiting).pid is None
         screenshot(browser, figures, "job-queued-cancelled", by_id(browser, "job"))
         # Once a slot is free, a waiting job starts by itself and its page shows the progress.
-        browser.get(url + "/result?dataset=car&models=tan")
+        browser.get(url + "/result?dataset=car&models=tan")  # a link fills the form; its button starts the job
+        wait_for(browser, lambda b: css(b, "#column-table tbody tr"), "car's column report")
+        assert "/result" in browser.current_url and not manager.queued()
+        by_id(browser, "go").click()
         wait_for(browser, lambda b: by_id(b, "job").get_attribute("data-state") == "queued", "a waiting job")
         manager.cancel(blockers[0])
         wait_for(browser, lambda b: "/runs/" in b.current_url, "the result of the job that waited", timeout=60)
@@ -289,7 +304,7 @@ def test_a_job_waits_its_turn_shows_its_place_and_cancels_while_waiting(server, 
 
 def test_predict_a_second_file(server, browser, car_file, tmp_path, figures):
     app, url = server
-    run = learned_run(server, car_file)
+    run = learned_run(server, car_file, browser=browser)
     model = app.extensions["pybnc_runs"].runs[run].models["tan"]
     table = pd.read_csv(car_file).sample(300, random_state=1)
     path = tmp_path / "new.csv"
@@ -308,7 +323,7 @@ def test_predict_a_second_file(server, browser, car_file, tmp_path, figures):
     proba = model.predict_proba(X.iloc[:1])[0]
     assert [float(v) for v in first[-len(proba):]] == pytest.approx(proba, abs=5e-4)
     href = by_id(browser, "download-new").get_attribute("href")
-    download = app.test_client().get(href.replace(url, ""))
+    download = client_of(server, browser).get(href.replace(url, ""))
     assert download.status_code == 200 and len(pd.read_csv(io.BytesIO(download.data))) == 300
     screenshot(browser, figures, "predict")
     no_script_errors(browser)
@@ -354,3 +369,33 @@ def test_leaving_the_job_page_stops_the_job(server, browser):
     job = manager.get(job_id)
     assert job.state == "abandoned" and "was closed" in job.message
     assert time.monotonic() - left < 10  # the 5 s grace for a reload, not the 90 s timeout
+
+
+def test_hostile_and_too_large_uploads_show_their_reason_on_the_page(browser, tmp_path):
+    """A bomb gets the reader's reason in the column report, and so does a file past the
+    upload limit (the server's 413 is JSON, and the script shows its message); nothing starts."""
+    import sys
+
+    from werkzeug.serving import make_server
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _hostile
+
+    app = create_app(max_upload_mb=0.5, temp_root=tmp_path)
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        name, data = _hostile.gzip_bomb(64)
+        (tmp_path / name).write_bytes(data)
+        (tmp_path / "big.csv").write_bytes(b"a,b\n" + b"1,2\n" * 200_000)  # 0.8 MB
+        browser.get(f"http://127.0.0.1:{httpd.server_port}/")
+        by_id(browser, "file").send_keys(str(tmp_path / name))
+        wait_for(browser, lambda b: "bomb.csv.gz holds more than 1,048,576 bytes uncompressed" in by_id(b, "report").text,
+                 "the bomb's reason")
+        by_id(browser, "file").send_keys(str(tmp_path / "big.csv"))
+        wait_for(browser, lambda b: "larger than the limit of 0.5 MB" in by_id(b, "report").text, "the 413's reason")
+        assert not app.extensions["pybnc_jobs"]._jobs
+        errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert all("Failed to load resource" in e for e in errors), errors  # the 400 and 413 themselves
+    finally:
+        httpd.shutdown()
