@@ -160,7 +160,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
     # `kill` (SIGTERM) ends the server like Ctrl+C does, so that atexit removes the run directory.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     run_waitress(wsgi, host=host, port=port, threads=threads, ident="pybnc",
-                 max_request_body_size=int(max_upload_mb * 2**20) + (1 << 20), _quiet=not verbose)
+                 # Flask answers 413 with the reason up to four times the limit; beyond, waitress
+                 # refuses the body before spooling it (a shorter 413 of its own).
+                 max_request_body_size=int(4 * max_upload_mb * 2**20) + (1 << 20), _quiet=not verbose)
 
 
 def _access_log(wsgi):
