@@ -156,6 +156,10 @@ def hostile_uploads(base: str, pid: int) -> None:
 
     user = User(base, b"", b"", "", seed=0, timeout=120)
     user.request(Loop(), "GET", "/")  # a session, as a browser has
+    body, kind = _multipart({}, {"file": ("small.csv", b"a,b\n1,x\n2,y\n")})
+    start = time.perf_counter()
+    user.request(Loop(), "POST", "/api/columns", body, kind)  # the reader processes are up
+    print(f"a first column report (a small table): {time.perf_counter() - start:.2f} s")
     idle = own_mb(pid)
     print(f"{'hostile upload':<22}{'MB':>6}{'columns':>9}{'s':>7}{'result':>8}{'s':>7}  reason (the column report's)")
     for what, make in FULL.items():

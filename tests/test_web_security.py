@@ -215,3 +215,28 @@ def test_pybnc_serve_runs_waitress_quietly_and_stops_on_sigterm(tmp_path):
     assert "development server" not in err and "GET /" not in err  # quiet: no access log
     assert err.strip().splitlines() == [f"pybnc web page on http://127.0.0.1:{port}/ (Ctrl+C stops it)"]
     assert not list(tmp_path.glob("pybnc-web-*"))  # the run folder went with it
+
+
+def test_a_file_slow_to_parse_is_stopped_in_its_reader_process(app):
+    """Within every bound (rows, bytes) but slow: 300,000 rows of a workbook take openpyxl
+    far longer than a reader process may run; the server says so, and stays free."""
+    import threading
+
+    client, readers = app.test_client(), app.extensions["pybnc_readers"]
+    name, data = _hostile.xlsx_rows(300_000)
+    limit, readers.time_limit = readers.time_limit, 2.0
+    try:
+        answers, start = [], time.perf_counter()
+        upload = threading.Thread(target=lambda: answers.append(client.post(
+            "/api/columns", data={"file": (io.BytesIO(data), name)}, content_type="multipart/form-data")))
+        upload.start()
+        time.sleep(0.5)
+        form_start = time.perf_counter()
+        assert client.get("/").status_code == 200  # the server answers meanwhile
+        form_seconds = time.perf_counter() - form_start
+        upload.join(60)
+    finally:
+        readers.time_limit = limit
+    assert time.perf_counter() - start < 15 and form_seconds < 2
+    assert answers[0].status_code == 400
+    assert "rows.xlsx took more than 2 s to parse, a limit of this server" in answers[0].json["html"]

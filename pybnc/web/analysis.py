@@ -179,17 +179,31 @@ class _Progress:
         self.report(self.done + self.folds, self.total, text)
 
 
-def table_payload(upload, dataset: str, target: str, limits: dict | None = None) -> dict:
-    """The table of a job: an uploaded file (``werkzeug.FileStorage``), read (within
-    ``limits``, see :func:`read_csv`) and split into features and class at once so that
-    problems surface before any work starts, or the name of a bundled dataset (loaded by
-    the job)."""
+def upload_payload(task: dict, report=None) -> dict:
+    """The table of an upload, read (within ``task["limits"]``, see :func:`read_csv`) and
+    split into features and class, so that problems surface before any work starts.
+
+    ``task``: ``data`` (the bytes), ``name``, ``target`` and ``limits``. A job of the
+    server's reader processes (:func:`pybnc.web.pages._common.in_reader`), where a file
+    that is slow or big to parse meets a time and a memory limit; ``report`` is unused.
+    """
+    frame, how = read_csv(task["data"], name=task["name"], return_report=True, limits=task.get("limits"))
+    X, y, target, notes = split_target(frame, task.get("target"))
+    return {"X": X, "y": y, "target": target, "notes": [how, *notes], "source": task["name"],
+            "columns": [str(c) for c in frame.columns]}
+
+
+def upload_frame(task: dict, report=None):
+    """The table of an upload as it is (for predictions): a reader job like :func:`upload_payload`."""
+    return read_csv(task["data"], name=task["name"], limits=task.get("limits"))
+
+
+def table_payload(upload, dataset: str, target: str, limits: dict | None = None, read=upload_payload) -> dict:
+    """The table of a job: an uploaded file (``werkzeug.FileStorage``), read by
+    ``read(task)`` (:func:`upload_payload`, or the same in a reader process), or the name
+    of a bundled dataset (loaded by the job)."""
     if upload is not None and upload.filename:
-        source = Path(upload.filename).name
-        frame, how = read_csv(upload.read(), name=source, return_report=True, limits=limits)
-        X, y, target, notes = split_target(frame, target)
-        return {"X": X, "y": y, "target": target, "notes": [how, *notes], "source": source,
-                "columns": [str(c) for c in frame.columns]}
+        return read({"data": upload.read(), "name": Path(upload.filename).name, "target": target, "limits": limits})
     if dataset:
         if dataset not in dataset_choices():
             raise UserError(f"Unknown dataset {dataset!r}; the bundled ones are: {', '.join(dataset_choices())}.")

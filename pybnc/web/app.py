@@ -5,10 +5,10 @@ form, a job, a run's result, the evidence view, predictions of a second file,
 downloads); this module sets up what they share: the settings, the run store
 (:mod:`pybnc.web.runs`), the job manager (:mod:`pybnc.web.jobs`) and the error pages.
 
-Uploads are read in memory (Werkzeug spools big ones to the system temp dir) and
-never stored, within bounds on their decompressed size and rows
-(:func:`pybnc.io.read_table`'s ``max_bytes`` and ``max_rows``); :mod:`.guard` keeps
-other sites and other sessions out. The downloads of each run are written under one temporary directory,
+Uploads are never stored; they are parsed in reader processes of their own (with a
+time and a memory limit, :data:`READ_TIME_LIMIT`), within bounds on their
+decompressed size and rows (:func:`pybnc.io.read_table`'s ``max_bytes`` and
+``max_rows``); :mod:`.guard` keeps other sites and other sessions out. The downloads of each run are written under one temporary directory,
 removed when the server stops.
 """
 
@@ -29,6 +29,9 @@ from .runs import Runs
 MAX_UPLOAD_MB = 50
 #: Default bound on an upload's lines (rows).
 MAX_ROWS = 1_000_000
+#: Seconds, and megabytes of memory (at least; 20 times the upload limit), that parsing one
+#: upload may take in its reader process.
+READ_TIME_LIMIT, READ_MEMORY_MB = 60.0, 1024.0
 #: File types the upload fields offer (pybnc.io.read_table reads them all).
 ACCEPT = ".csv,.tsv,.txt,.arff,.data,.parquet,.xlsx,.gz,text/csv"
 
@@ -87,6 +90,10 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
                                                    user_errors=(UserError,), memory_limit=job_memory_mb,
                                                    max_queue=max_queue)
     app.extensions["pybnc_work"] = threading.BoundedSemaphore(max_jobs)  # pages._common.work_slot
+    # Uploads are parsed in processes of their own (pages._common.in_reader), apart from the jobs' slots.
+    app.extensions["pybnc_readers"] = jobs.JobManager(max_jobs, READ_TIME_LIMIT, client_timeout,
+                                                      user_errors=(UserError,), max_queue=4 * max_jobs,
+                                                      memory_limit=max(READ_MEMORY_MB, 20 * max_upload_mb))
     app.jinja_env.globals["accept"] = ACCEPT
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
@@ -152,6 +159,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
     except ImportError:
         raise ImportError("pybnc serve needs waitress: pip install 'pybnc[web]'.") from None
     app = create_app(max_upload_mb, allowed_hosts=(host, *allowed_hosts), **limits)
+    app.extensions["pybnc_readers"].warm(1)  # the first upload's column report comes at once
     wsgi = app.wsgi_app
     if verbose:
         wsgi = _access_log(wsgi)

@@ -231,6 +231,22 @@ class JobManager:
         threading.Thread(target=self._watch, args=(job, worker, on_done), daemon=True,
                          name=f"pybnc-watch-{job.id[:8]}").start()
 
+    def warm(self, n: int = 1) -> None:
+        """Start ``n`` idle workers now, in the background, so that the first job does not
+        wait for the forkserver to import pybnc (seconds)."""
+        def start():
+            try:
+                if self._ctx is None:
+                    self._ctx = context()
+                workers = [Worker(self._ctx, self.user_errors) for _ in range(n)]
+            except Exception:  # noqa: BLE001 - the first job then starts its worker itself
+                log.exception("pybnc web: starting workers ahead failed")
+                return
+            with self._lock:
+                self._idle.extend(workers)
+
+        threading.Thread(target=start, daemon=True, name="pybnc-warm").start()
+
     def _release(self, worker) -> None:
         """A worker whose job has ended well: keep it for the next job, or retire it."""
         with self._lock:

@@ -85,3 +85,31 @@ def json_body() -> dict:
         raise Refused(400, "Send a JSON object as the request body (Content-Type: application/json), "
                            'e.g. {"evidence": {"0": 1}}.')
     return body
+
+
+def readers():
+    """The application's reader processes (a :class:`~pybnc.web.jobs.JobManager` of their own)."""
+    return current_app.extensions["pybnc_readers"]
+
+
+def in_reader(target, task: dict):
+    """``target(task)`` (:func:`~pybnc.web.analysis.upload_payload`...) in one of the reader
+    processes, under their time and memory limits: a file that is slow or big to parse
+    stops there, never in the server. Its result, or a ``UserError`` saying what happened."""
+    from .. import jobs
+    from ..analysis import UserError
+
+    manager = readers()
+    try:
+        job = manager.submit(f"reading {task['name']}", target, task)
+    except jobs.Busy:
+        raise Refused(429, "The server is reading other files; try again in a moment.") from None
+    job = manager.wait(job.id, timeout=manager.time_limit + 30)
+    if job.state == jobs.DONE:
+        return job.result
+    if job.state in (jobs.TIMED_OUT, jobs.TOO_BIG):
+        took = (f"took more than {manager.time_limit:g} s" if job.state == jobs.TIMED_OUT else
+                f"needed more than {manager.memory_limit:g} MB of memory")
+        raise UserError(f"Could not read the file as a table: {task['name']} {took} to parse, a limit of this "
+                        "server for one upload. Send fewer rows or columns, or a CSV file.")
+    raise UserError(job.message)

@@ -8,7 +8,7 @@ from flask import Blueprint, jsonify, redirect, render_template, request, url_fo
 from .. import analysis, jobs
 from ..analysis import UserError
 from ..runs import ID
-from ._common import bins, chosen_models, job_or_404, manager, owner, runs, setting
+from ._common import bins, chosen_models, in_reader, job_or_404, manager, owner, runs, setting
 from .form import render_form
 
 bp = Blueprint("job", __name__)
@@ -40,7 +40,8 @@ def start():
         # The table is read here, so that a bad file is a message on the form with the
         # choices kept; the job gets the parsed table.
         payload = analysis.table_payload(request.files.get("file"), chosen["dataset"], chosen["target"],
-                                         setting("read_limits"))
+                                         setting("read_limits"),
+                                         read=lambda task: in_reader(analysis.upload_payload, task))
         store = runs()
         run, folder = store.folder(owner())
         payload.update(models=keys, discretizer=chosen["discretizer"], n_bins=n_bins, folder=str(folder))

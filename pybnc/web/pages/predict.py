@@ -10,7 +10,7 @@ from flask import Blueprint, render_template, request
 
 from .. import analysis, compare
 from ..analysis import UserError
-from ._common import owner, runs, setting, work_slot
+from ._common import in_reader, owner, runs, setting, work_slot
 
 bp = Blueprint("predict", __name__)
 
@@ -26,8 +26,9 @@ def rows(run, key):
     try:
         if upload is None or not upload.filename:
             raise UserError("Choose a CSV file with the rows to predict.")
+        frame = in_reader(analysis.upload_frame, {"data": upload.read(), "name": Path(upload.filename).name,
+                                                   "limits": setting("read_limits")})
         with work_slot():
-            frame = analysis.read_csv(upload.read(), Path(upload.filename).name, limits=setting("read_limits"))
             table, score, notes = compare.predict_table(model, frame, learned.target)
     except (UserError, ValueError) as exc:
         return render_template("predict.html", o=learned, run=run, key=key, error=str(exc)), 400
