@@ -85,6 +85,19 @@ def test_the_bounds_are_parameters_and_a_trusted_file_reads(hostile):
         read_table(data, name=name, max_rows=1000)
 
 
+def test_a_parquet_file_is_bounded_by_its_footer(tmp_path):
+    import pandas as pd
+
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": ["x" * 100] * 20_000, "b": range(20_000)}).to_parquet(path)  # dictionary-coded: small
+    assert read_table(path).shape == (20_000, 2)
+    with pytest.raises(ValueError, match=r"t\.parquet holds more than 1,000 rows.*max_rows"):
+        read_table(path, max_rows=1000)
+    with pytest.raises(ValueError, match=r"t\.parquet holds more than 10,000 bytes uncompressed.*max_bytes"):
+        read_table(path, max_bytes=10_000)
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="peak memory is read from /proc")
 def test_hostile_uploads_are_4xx_with_their_reason_and_memory_stays_flat(app, hostile):
     client = app.test_client()

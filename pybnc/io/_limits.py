@@ -46,7 +46,7 @@ def check(sniffed, max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS) -> None
     if sniffed.kind == "xlsx":
         _check_workbook(sniffed, max_bytes, max_rows)
     elif sniffed.kind == "parquet":
-        _check_parquet(sniffed, max_rows)
+        _check_parquet(sniffed, max_bytes, max_rows)
     else:
         _check_text(sniffed, max_bytes, max_rows)
 
@@ -103,16 +103,21 @@ def _check_text(sniffed, max_bytes: int, max_rows: int) -> None:
         raise damaged_gzip(sniffed.name, exc) from None
 
 
-def _check_parquet(sniffed, max_rows: int) -> None:
+def _check_parquet(sniffed, max_bytes: int, max_rows: int) -> None:
+    """Rows and uncompressed bytes as the file's footer declares them (pyarrow reads no more)."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
         return  # the reader says what is missing
     try:
         with sniffed.open() as handle:
-            rows = pq.ParquetFile(handle).metadata.num_rows
+            meta = pq.ParquetFile(handle).metadata
+            rows = meta.num_rows
+            size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     except Exception:  # noqa: BLE001 - a damaged file: the reader names what is wrong
         return
+    if size > max_bytes:
+        raise _too_many_bytes(sniffed.name, max_bytes)
     if rows > max_rows:
         raise _too_many_rows(sniffed.name, max_rows, "rows")
 
