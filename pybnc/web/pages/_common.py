@@ -113,3 +113,10 @@ def in_reader(target, task: dict):
         raise UserError(f"Could not read the file as a table: {task['name']} {took} to parse, a limit of this "
                         "server for one upload. Send fewer rows or columns, or a CSV file.")
     raise UserError(job.message)
+
+
+def read_upload(task: dict) -> dict:
+    """:func:`~pybnc.web.analysis.upload_payload` in a reader process (``table_payload``'s ``read``)."""
+    from ..analysis import upload_payload
+
+    return in_reader(upload_payload, task)

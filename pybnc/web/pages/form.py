@@ -7,7 +7,7 @@ from flask import Blueprint, jsonify, render_template, request
 
 from .. import analysis
 from ..analysis import UserError
-from ._common import bins, chosen_models, in_reader, manager, owner, setting
+from ._common import bins, chosen_models, manager, owner, read_upload, setting
 
 bp = Blueprint("form", __name__)
 
@@ -38,7 +38,7 @@ def columns():
     try:
         payload = analysis.table_payload(request.files.get("file"), (values.get("dataset") or "").strip(),
                                          (values.get("target") or "").strip(), setting("read_limits"),
-                                         read=lambda task: in_reader(analysis.upload_payload, task))
+                                         read=read_upload)
         X, y, source, target, notes = analysis.load_input(payload)
         discretizer = values.get("discretizer") or None
         if discretizer and discretizer not in analysis.DISCRETIZERS:

@@ -8,7 +8,7 @@ from flask import Blueprint, jsonify, redirect, render_template, request, url_fo
 from .. import analysis, jobs
 from ..analysis import UserError
 from ..runs import ID
-from ._common import bins, chosen_models, in_reader, job_or_404, manager, owner, runs, setting
+from ._common import bins, chosen_models, job_or_404, manager, owner, read_upload, runs, setting
 from .form import render_form
 
 bp = Blueprint("job", __name__)
@@ -37,11 +37,11 @@ def start():
             raise UserError(f"unknown discretiser {chosen['discretizer']!r}; choose one of "
                             f"{', '.join(analysis.DISCRETIZERS)}.")
         n_bins = bins(chosen["n_bins"])
-        # The table is read here, so that a bad file is a message on the form with the
-        # choices kept; the job gets the parsed table.
+        # The table is read now (in a reader process), so that a bad file is a message on
+        # the form with the choices kept; the job gets the parsed table.
         payload = analysis.table_payload(request.files.get("file"), chosen["dataset"], chosen["target"],
                                          setting("read_limits"),
-                                         read=lambda task: in_reader(analysis.upload_payload, task))
+                                         read=read_upload)
         store = runs()
         run, folder = store.folder(owner())
         payload.update(models=keys, discretizer=chosen["discretizer"], n_bins=n_bins, folder=str(folder))
