@@ -253,3 +253,11 @@ def test_a_file_slow_to_parse_is_stopped_in_its_reader_process(app):
     assert time.perf_counter() - start < 15 and form_seconds < 2
     assert answers[0].status_code == 400
     assert "rows.xlsx took more than 2 s to parse, a limit of this server" in answers[0].json["html"]
+
+
+def test_the_reader_processes_keep_no_table(app):
+    client = app.test_client()
+    table = b"a,b,c\n" + b"x,1,p\ny,2,q\n" * 50
+    assert client.post("/api/columns", data={"file": (io.BytesIO(table), "t.csv")},
+                       content_type="multipart/form-data").status_code == 200
+    assert all(job.result is None for job in app.extensions["pybnc_readers"]._jobs.values())

@@ -106,7 +106,8 @@ def in_reader(target, task: dict):
         raise Refused(429, "The server is reading other files; try again in a moment.") from None
     job = manager.wait(job.id, timeout=manager.time_limit + 30)
     if job.state == jobs.DONE:
-        return job.result
+        result, job.result = job.result, None  # the manager remembers ended jobs, not their tables
+        return result
     if job.state in (jobs.TIMED_OUT, jobs.TOO_BIG):
         took = (f"took more than {manager.time_limit:g} s" if job.state == jobs.TIMED_OUT else
                 f"needed more than {manager.memory_limit:g} MB of memory")
