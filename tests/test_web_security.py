@@ -135,6 +135,9 @@ def test_other_sites_start_nothing(app):
                     {"Referer": "http://attacker.example/page.html"}, {"Origin": "http://localhost:9999"}):
         answer = client.post("/result", data=form, headers=headers)
         assert answer.status_code == 403 and "another site" in answer.get_data(as_text=True), headers
+    for broken in ({"Origin": "http://[nonsense"}, {"Referer": "http://127.0.0.1:notaport/"}):
+        assert client.post("/result", data=form, headers=broken).status_code == 403, broken
+    assert client.get("/", headers={"Host": "[nonsense"}).status_code == 400
     rebound = client.post("/result", data=form, headers={"Host": "attacker.example"})
     assert rebound.status_code == 400 and "does not answer to the host name" in rebound.get_data(as_text=True)
     assert client.get("/", headers={"Host": "attacker.example:8000"}).status_code == 400

@@ -143,7 +143,8 @@ def _check_workbook(sniffed, max_bytes: int, max_rows: int) -> None:
                 if rows > EXCEL_ROWS:
                     raise ValueError(f"{name} (sheet {info.filename}) holds more than {EXCEL_ROWS:,} rows, "
                                      "more than an Excel sheet can: the workbook is damaged or forged.")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error,
+            RuntimeError) as exc:  # RuntimeError: an encrypted member
         raise ValueError(f"{name} is a damaged Excel workbook ({type(exc).__name__}: {exc}).") from None
 
 

@@ -61,8 +61,13 @@ def allowed(hosts) -> frozenset:
     return LOOPBACK | (extra - {"", "0.0.0.0", "::"})
 
 
-def _hostname(netloc: str) -> str:
-    return (urlsplit(f"//{netloc}").hostname or "").lower()
+def _split(url: str) -> tuple:
+    """``(scheme, host[:port], host name)`` of a URL, lower case; empty for one that does not parse."""
+    try:
+        where = urlsplit(url)
+        return where.scheme, where.netloc.lower(), (where.hostname or "").lower()
+    except ValueError:  # "http://[nonsense", a port that is no number...
+        return "", "", ""
 
 
 def check_request(hosts: frozenset) -> None:
@@ -70,17 +75,15 @@ def check_request(hosts: frozenset) -> None:
     token = request.cookies.get(COOKIE, "")
     g.pybnc_new_session = not ID.match(token)
     g.pybnc_session = secrets.token_hex(16) if g.pybnc_new_session else token
-    if _hostname(request.host) not in hosts:
+    if _split(f"//{request.host}")[2] not in hosts:
         raise Refused(400, f"This server does not answer to the host name {request.host[:100]!r} (a page that "
                            "renamed itself to reach it?). Open it as http://127.0.0.1:<port>/, or start it "
                            "with pybnc serve --allow-host NAME.")
     if request.method not in _SAFE:
         sender = request.headers.get("Origin") or request.headers.get("Referer")
-        if sender is not None:
-            where = urlsplit(sender)
-            if sender == "null" or (where.scheme, where.netloc.lower()) != (request.scheme, request.host.lower()):
-                raise Refused(403, f"Refused: this request comes from another site ({sender[:100]!r}); "
-                                   "the page's own forms and buttons work.")
+        if sender is not None and _split(sender)[:2] != (request.scheme, request.host.lower()):  # "null" too
+            raise Refused(403, f"Refused: this request comes from another site ({sender[:100]!r}); "
+                               "the page's own forms and buttons work.")
 
 
 def session() -> str:
