@@ -92,7 +92,7 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
     app.extensions["pybnc_work"] = threading.BoundedSemaphore(max_jobs)  # pages._common.work_slot
     # Uploads are parsed in processes of their own (pages._common.in_reader), apart from the jobs' slots.
     app.extensions["pybnc_readers"] = jobs.JobManager(max_jobs, READ_TIME_LIMIT, client_timeout,
-                                                      user_errors=(UserError,), max_queue=4 * max_jobs,
+                                                      user_errors=(UserError,), max_queue=max_queue,
                                                       memory_limit=max(READ_MEMORY_MB, 20 * max_upload_mb))
     app.jinja_env.globals["accept"] = ACCEPT
     for blueprint in BLUEPRINTS:
@@ -131,7 +131,7 @@ def create_app(max_upload_mb: float = MAX_UPLOAD_MB, temp_root=None, *, max_jobs
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_UPLOAD_MB, *,
-          verbose: bool = False, threads: int = 8, allowed_hosts=(), **limits) -> None:
+          verbose: bool = False, threads: int = 32, allowed_hosts=(), **limits) -> None:
     """Run the web application with waitress until interrupted (Ctrl+C or SIGTERM).
 
     Parameters
@@ -142,8 +142,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_upload_mb: float = MAX_
         As in :func:`create_app`.
     verbose : bool, default=False
         Log one line per request (the access log) to the console.
-    threads : int, default=8
-        Requests served at once (the jobs run in processes of their own).
+    threads : int, default=32
+        Requests served at once (the jobs run in processes of their own; a request that
+        waits for a reader process or a work slot holds a thread, and the page's polls
+        must not queue behind it).
     allowed_hosts : iterable of str
         More host names to answer to (``host`` is one already).
     **limits
