@@ -1,8 +1,8 @@
 """A small local web page: upload a table, see the learned network (``pybnc serve``).
 
-Needs Flask (``pip install 'pybnc[web]'``). :func:`create_app` builds the
-application; :func:`serve` runs it on ``127.0.0.1:8000`` by default. See
-``docs/web.md``.
+Needs Flask and waitress (``pip install 'pybnc[web]'``). :func:`create_app` builds
+the application; :func:`serve` runs it under waitress on ``127.0.0.1:8000`` by
+default. See ``docs/web.md`` (its security section: sessions, same origin, limits).
 """
 
 from .app import MAX_UPLOAD_MB, create_app, serve
