@@ -14,5 +14,6 @@ from pybnc.plotting import plot_learning_curve
 
 X, y = load_dataset("chess")
 results = learning_curve({"naive Bayes": NaiveBayes(), "TAN": TAN(), "kDB (k=2)": KDB(k=2)}, X, y,
-                         train_fractions=(0.05, 0.1, 0.25, 0.5, 1.0), cv=5, verbose=0)
+                         train_fractions=(0.05, 0.1, 0.25, 0.5, 1.0), cv=5, dataset="chess (kr-vs-kp), 5-fold CV",
+                         verbose=0)
 plot_learning_curve(results, metric="accuracy")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._utils.optional import require
 from .counts.tables import count, remap_counts
 from ._utils.sample_weight import check_sample_weight, take_rows
 from .estimators.base import Encoding, run_passes
@@ -224,7 +225,7 @@ def fit_dask(model, ddf, target, classes=None, weight=None, **compute_kwargs):
     >>> int(model.counts_.n_rows), model.classes_.tolist()
     (6, ['n', 'y'])
     """
-    import dask
+    dask = require("dask", "fit_dask")
 
     model._begin_fit()
     refusal = block_refusal(model, one_pass=False)

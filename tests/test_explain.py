@@ -405,3 +405,19 @@ def test_independent_groups_are_solved_in_a_few_model_calls_and_equal_the_whole_
                             np.ones((1, 2000), dtype=bool), wide_groups)
     assert len(calls) <= 4
     np.testing.assert_allclose(result.values[0], np.arange(2000.0))
+
+
+def test_efficiency_holds_to_rounding_in_log_space_on_sampled_rows_of_near_certain_predictions():
+    # chess' 36 features are sampled; a TAN there is often within 1e-9 of certain, where a logit
+    # recomputed from predict_proba, log(p) - log(1 - p), has lost ~1e-6 to the subtraction 1 - p
+    X, y = load_dataset("chess")
+    model = TAN().fit(X, y)
+    log_proba = model.predict_log_proba(X)
+    rows = np.argsort(-log_proba.max(axis=1), kind="stable")[:24]
+    why = model.explain(X.iloc[rows], max_evals=256, random_state=0, verbose=0)
+    assert why.method == "sampling"
+    k = pd.Index(model.classes_).get_indexer(why.target)
+    at = np.arange(rows.size)
+    logit = log_proba[rows][at, k] - log_proba[rows][at, 1 - k]
+    assert np.abs(logit).max() > 20  # the rows the probability-space logit gets wrong
+    np.testing.assert_allclose(why.sum(axis=1).to_numpy(), logit, rtol=1e-12, atol=1e-12)

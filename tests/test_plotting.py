@@ -135,3 +135,54 @@ def test_estimator_methods_delegate(votes_tan, tmp_path):
     assert votes_tan.to_dot() == to_dot(votes_tan)
     ax = votes_tan.plot(path=tmp_path / "net.png", title="votes")
     assert ax.get_title() == "votes" and (tmp_path / "net.png").exists()
+
+
+def test_explanation_plot_row_draws_that_rows_waterfall():
+    X, y = load_dataset("car")
+    why = pybnc.TAN().fit(X, y).explain(X.iloc[[5, 700, 1200]], verbose=0)
+    for row in range(3):
+        ax = why.plot(row=row)
+        assert ax.get_title().startswith(f"row {row} ({why.index[row]}): base value")
+        widths = sorted(round(p.get_width(), 9) for p in ax.patches)
+        assert widths == sorted(round(v, 9) for v in why.feature_values.iloc[row])
+        # the bars run from base_value to the row's own output
+        assert ax.get_title().endswith(f"{why.iloc[row].sum():.3g}")
+        plt.close(ax.figure)
+    assert why.plot().get_xlabel().startswith("mean |Shapley value|")  # several rows: the bars
+    with pytest.raises(ValueError, match="kind='waterfall'"):
+        why.plot(kind="bar", row=1)
+
+
+def test_waterfall_values_sit_inside_the_axes_beside_their_bars():
+    X, y = load_dataset("car")
+    why = pybnc.TAN().fit(X, y).explain(X.sample(40, random_state=0), verbose=0)
+    for row in range(len(why)):
+        ax = why.plot(row=row)
+        ax.figure.canvas.draw()
+        renderer = ax.figure.canvas.get_renderer()
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:  # no value runs over the tick labels or out of the frame
+            box = text.get_window_extent(renderer)
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1, (row, text.get_text())
+        plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("draw", ["waterfall", "beeswarm", "learning_curve"])
+def test_labels_are_inside_the_saved_figure(draw, tmp_path):
+    X, y = load_dataset("car")
+    if draw == "learning_curve":
+        results = pd.DataFrame({"dataset": "data", "model": ["NB", "NB"], "fold": 0, "train_fraction": [0.5, 1.0],
+                                "accuracy": [0.8, 0.85]})
+        ax = plot_learning_curve(results)
+        assert ax.get_title() == ""  # cross_validate's name for an unnamed table is not a title
+    else:
+        why = pybnc.TAN().fit(X, y).explain(X.head(30), verbose=0)
+        ax = why.plot(row=0) if draw == "waterfall" else why.plot(kind="beeswarm")
+    figure = ax.figure
+    figure.canvas.draw()  # saved as sphinx-gallery saves: no bbox_inches="tight"
+    renderer = figure.canvas.get_renderer()
+    whole = figure.bbox
+    for label in [*ax.get_yticklabels(), ax.xaxis.label, ax.yaxis.label, ax.title]:
+        if label.get_text():
+            box = label.get_window_extent(renderer)
+            assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 - 1 <= box.y0, label.get_text()

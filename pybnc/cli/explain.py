@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .._utils.optional import require
 from ._group import cli
 from ._common import DataChoice, file_options, load_model, read_file, write_table
 from .model import _features
@@ -76,9 +77,7 @@ def explain(model_file, file, header, sep, encoding, decimal, output, class_labe
     top = explanation.importance().head(5)
     click.echo("mean |value|: " + ", ".join(f"{name} {value:.3g}" for name, value in top.items()), err=True)
     if picture:
-        import matplotlib
-
-        matplotlib.use("Agg")  # files only: never open a window
+        require("matplotlib", "pybnc explain --plot").use("Agg")  # files only: never open a window
         import matplotlib.pyplot as plt
 
         ax = explanation.plot(path=picture)

@@ -8,6 +8,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from .._utils.optional import require
 from ..estimators.capabilities import capabilities
 from ._group import cli
 from ._common import (MODEL_HELP, DataChoice, build_models, console, data_options, file_options, load_data,
@@ -197,16 +198,11 @@ def plot(model_file, data, model_name, smoothing, alpha, cv, options, seed, outp
       pybnc plot --dataset chess --model tan -o chess-tan.png
       pybnc plot car-tan.pbnc -o car-tan.svg
     """
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only: never open a window
+    require("matplotlib", "pybnc plot").use("Agg")  # files only: never open a window
     import matplotlib.pyplot as plt
 
-    try:
-        from ..plotting import plot_network
-    except ImportError:
-        raise click.UsageError("pybnc.plotting.plot_network is not available in this pybnc "
-                               "installation yet.") from None
+    from ..plotting import plot_network
+
     if model_file:
         if data.given():
             raise click.UsageError("give either a model file or data to fit, not both.")

@@ -164,7 +164,9 @@ class AugmentedNaiveBayes(BaseBNC):
     def to_networkx(self):
         """The network as a ``networkx.DiGraph``: the class node (``"class"``) points at
         every feature; augmenting arcs carry ``kind="augmenting"``."""
-        import networkx as nx
+        from .._utils.optional import require
+
+        nx = require("networkx", "to_networkx")
 
         check_is_fitted(self)
         graph = nx.DiGraph()

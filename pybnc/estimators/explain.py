@@ -10,7 +10,7 @@ A classifier that sums missing values out exactly (every single network, TBMATAN
 ``max_missing_combinations``, MANB, ESKDB's members) makes ``v(S)`` the exact marginal of its
 own distribution: no background sample, no imputation. ``base_value = v(empty)`` is the
 class prior's logit (or probability), and a row's ``base_value`` plus its values equals
-``v(all)``, the logit of ``predict_proba`` (efficiency). The game of a classifier whose
+``v(all)``, the logit of ``predict_log_proba`` (efficiency, to rounding). The game of a classifier whose
 missing values follow a rule rather than a sum is that rule's answer:
 
 * AODE and AnDE leave a missing super-parent out of the average (and fall back on naive
@@ -88,15 +88,45 @@ class Explanation(pd.DataFrame):
         """Global importance: each feature's mean ``|value|`` over the rows, largest first."""
         return global_importance(self)
 
-    def plot(self, kind=None, row=0, **kw):
-        """A waterfall of one row (``kind="waterfall"``, the default for one row), or a
-        ``"bar"`` (default for several) or ``"beeswarm"`` of the whole table; see
-        :mod:`pybnc.plotting`."""
+    def plot(self, kind=None, row=None, **kw):
+        """Draw the explanation; see :mod:`pybnc.plotting`.
+
+        Parameters
+        ----------
+        kind : {"waterfall", "bar", "beeswarm"}, optional
+            ``"waterfall"``: one row, from ``base_value`` to the model's output (the default
+            when ``row`` is given or the table has one row); ``"bar"`` (the default for
+            several rows) or ``"beeswarm"``: the whole table.
+        row : int, optional
+            Position of the row a waterfall draws (0 unless given).
+        **kw
+            Passed to :func:`~pybnc.plotting.plot_waterfall` or
+            :func:`~pybnc.plotting.plot_importance` (``ax``, ``path``, ``max_display``).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pybnc import TAN
+        >>> from pybnc.datasets import load_dataset
+        >>> X, y = load_dataset("car")
+        >>> why = TAN().fit(X, y).explain(X.head(5), verbose=0)
+        >>> why.plot(row=3).get_title().startswith("row 3:")
+        True
+        """
         from ..plotting import plot_importance, plot_waterfall
 
-        kind = kind or ("waterfall" if len(self) == 1 else "bar")
+        if kind is None:
+            kind = "waterfall" if row is not None or len(self) == 1 else "bar"
         if kind == "waterfall":
-            return plot_waterfall(self, row=row, **kw)
+            return plot_waterfall(self, row=0 if row is None else row, **kw)
+        if row is not None:
+            raise ValueError(f"row={row!r} draws one row's waterfall; kind={kind!r} draws every row "
+                             "(leave row out, or use kind='waterfall').")
         return plot_importance(self, kind=kind, **kw)
 
     def _repr_html_(self):

@@ -27,7 +27,7 @@ Solvers
   than rounding is solved again without the groups.
 * **Permutation sampling** beyond ``max_evals``: random orders of the players, each
   paired with its reverse (antithetic), each order's marginal contributions telescoping
-  to ``v(all) - v(empty)``, so efficiency holds exactly for every estimate; the
+  to ``v(all) - v(empty)``, so efficiency holds for every estimate (to rounding); the
   standard error is that of the mean over pairs.
 
 Computing these values exactly is #P-hard in general for a nonlinear link: with two

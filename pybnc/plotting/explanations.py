@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._utils.optional import require
+
 TOWARDS = "#d6404e"
 AWAY = "#2b7bba"
 BASE = "base_value"
@@ -83,7 +85,7 @@ def plot_waterfall(explanation, row=0, max_display=10, ax=None, path=None, **kw)
     >>> ax.get_xlabel()
     'logit P(unacc | x)'
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot_waterfall")
 
     values = _values(explanation)
     phi = values.iloc[row].to_numpy(float)
@@ -100,13 +102,19 @@ def plot_waterfall(explanation, row=0, max_display=10, ax=None, path=None, **kw)
         bars.append((f"{rest.size} other features", float(phi[rest].sum())))
     bars = bars[::-1]  # smallest at the bottom, starting from the base value
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.42 * len(bars)))
-    left = base
+        # constrained layout keeps long labels inside the figure however it is saved
+        _, ax = plt.subplots(figsize=(7.5, 1.1 + 0.42 * len(bars)), layout="constrained")
+    ends = base + np.cumsum([0.0] + [width for _, width in bars])
     for y, (label, width) in enumerate(bars):
-        ax.barh(y, width, left=left, color=TOWARDS if width >= 0 else AWAY, height=0.7)
-        ax.text(left + width, y, f" {width:+.3g} " if width >= 0 else f" {width:+.3g} ", va="center",
-                ha="left" if width >= 0 else "right", fontsize=8, parse_math=False)
-        left += width
+        ax.barh(y, width, left=ends[y], color=TOWARDS if width >= 0 else AWAY, height=0.7)
+        # the value sits beyond the bar's far end, on the side the bar grows towards
+        ax.text(ends[y + 1], y, f" {width:+.3g} ", va="center", ha="left" if width >= 0 else "right",
+                fontsize=8, parse_math=False)
+    left = ends[-1]
+    # room on both sides for the values printed beyond the bars (bars' edges are sticky)
+    low, high = float(ends.min()), float(ends.max())
+    pad = 0.22 * ((high - low) or 1.0)
+    ax.set_xlim(low - pad, high + pad)
     ax.set_yticks(range(len(bars)), [b[0] for b in bars], fontsize=9)
     for label in ax.get_yticklabels():
         label.set_parse_math(False)
@@ -116,8 +124,9 @@ def plot_waterfall(explanation, row=0, max_display=10, ax=None, path=None, **kw)
     name = target.iloc[row] if target is not None else "target"
     scale = _scale(explanation)
     ax.set_xlabel(f"P({name} | x)" if scale == "probability" else f"logit P({name} | x)", parse_math=False)
-    ax.set_title(f"base value {base:.3g} → {left:.3g}", fontsize=10, parse_math=False)
-    ax.margins(x=0.25)
+    index = explanation.index[row]
+    shown_row = f"row {row}" if index == row else f"row {row} ({index})"
+    ax.set_title(f"{shown_row}: base value {base:.3g} → {left:.3g}", fontsize=10, parse_math=False)
     ax.grid(axis="x", alpha=0.3)
     return _finish(ax, path, kw)
 
@@ -172,7 +181,7 @@ def plot_importance(explanation, kind="bar", max_display=15, ax=None, path=None,
     >>> ax.get_yticklabels()[0].get_text()
     'persons'
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot_importance")
 
     if kind not in ("bar", "beeswarm"):
         raise ValueError(f"kind={kind!r} is not 'bar' or 'beeswarm' (a waterfall is plot_waterfall).")
@@ -180,7 +189,7 @@ def plot_importance(explanation, kind="bar", max_display=15, ax=None, path=None,
     importance = values.abs().mean(axis=0).sort_values(ascending=False, kind="stable")
     top = list(importance.index[:max_display])
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 1.0 + 0.38 * len(top)))
+        _, ax = plt.subplots(figsize=(7.5, 1.2 + 0.38 * len(top)), layout="constrained")
     rows = np.arange(len(top))
     scale = _scale(explanation)
     if kind == "bar":

@@ -8,6 +8,8 @@ import re
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.optional import require
+
 CLASS_COLOUR = "#f2b84b"
 FEATURE_COLOUR = "#e8eef8"
 ARC_COLOUR = "#1d4e89"
@@ -174,7 +176,7 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     >>> ax.get_title()
     'TAN: 6 features, 5 augmenting arcs'
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot_network")
     from matplotlib.patches import FancyArrowPatch
 
     label, names, parents = _network(model)

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.optional import require
+
+#: The ``dataset`` column of :func:`pybnc.evaluation.cross_validate` when none is named.
+DEFAULT_DATASET = "data"
+
 def _check_results(results, metric, needed=("dataset", "model")):
     missing = [c for c in (*needed, metric) if c not in results.columns]
     if missing:
@@ -16,7 +21,7 @@ def _check_results(results, metric, needed=("dataset", "model")):
 
 
 def _panels(n: int, ax):
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "pybnc.plotting")
 
     if ax is not None:
         axes = np.atleast_1d(ax).ravel()
@@ -25,7 +30,7 @@ def _panels(n: int, ax):
         return axes
     cols = min(n, 3)
     rows = -(-n // cols)
-    _, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    _, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False, layout="constrained")
     for extra in axes.ravel()[n:]:
         extra.set_visible(False)
     return axes.ravel()
@@ -73,13 +78,13 @@ def plot_learning_curve(results, metric="accuracy", ax=None, path=None, **kw):
             panel.plot(x, curve["mean"], marker="o", ms=4, label=model)
             sem = curve["sem"].fillna(0).to_numpy()
             panel.fill_between(x, curve["mean"] - sem, curve["mean"] + sem, alpha=0.2)
-        panel.set_title(str(name))
+        if str(name) != DEFAULT_DATASET or len(datasets) > 1:  # cross_validate's name for an unnamed table
+            panel.set_title(str(name))
         panel.set_xlabel("share of training fold")
         panel.set_ylabel(metric)
         panel.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     if path is not None:
-        axes[0].figure.tight_layout()
         axes[0].figure.savefig(path, bbox_inches="tight", **kw)
     return axes[0] if len(datasets) == 1 else axes[: len(datasets)]
 
@@ -119,7 +124,7 @@ def plot_comparison(results, metric="accuracy", baseline=None, ax=None, path=Non
     >>> plot_comparison(res, baseline="NB").get_xlabel()
     'NB accuracy'
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot_comparison")
 
     _check_results(results, metric)
     if "train_fraction" in results.columns:
@@ -131,7 +136,7 @@ def plot_comparison(results, metric="accuracy", baseline=None, ax=None, path=Non
     means = means.loc[datasets, models]
     if ax is None:
         size = (5.2, 5.0) if baseline is not None else (7, 1.2 + 0.4 * len(datasets))
-        _, ax = plt.subplots(figsize=size)
+        _, ax = plt.subplots(figsize=size, layout="constrained")
     if baseline is not None:
         if baseline not in models:
             raise ValueError(f"baseline={baseline!r} is not a model of results; models: {models}.")
