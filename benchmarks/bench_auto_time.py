@@ -9,7 +9,7 @@ and end of the table's repeats, and the commit measured. Rows go to the CSV (``-
 
 ``--wide`` adds a synthetic wide numeric table (200 rows x 2,000 normal columns, two
 classes, 2 % of the columns shifted by the class): the shape where AutoBNC is furthest
-from the forest (docs/accuracy_vs_forest.md, "What is left"). ``--many-levelled`` adds a
+from the forest (benchmarks/accuracy_vs_forest.md, "What is left"). ``--many-levelled`` adds a
 synthetic table of many rare levels (600 rows: six text columns of 300 levels, three of
 them shifted by the class, and one number): the shape AutoBNC groups the rare levels of
 (``min_frequency``, docs/encoding.md).

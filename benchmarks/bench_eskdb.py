@@ -22,7 +22,7 @@ encoding and counting; ``--params hdp --iterations 1000`` gives the paper's sett
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_eskdb.py [--tables adult,letter,wide,levels]
 [--members 20] [--params bayes|hdp] [--iterations N]``. Results: the earlier accuracy table,
-``git show 01750ec:docs/accuracy_vs_forest.md``.
+``git show 01750ec:benchmarks/accuracy_vs_forest.md``.
 """
 
 from __future__ import annotations

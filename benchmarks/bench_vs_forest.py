@@ -28,7 +28,7 @@ Run: ``OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_vs_forest.py [--ta
 [--models ESKDB,SKDB,...] [--repeats 3] [--big-repeats 1] [--python /path/to/venv/bin/python] [--first-use-only]``.
 To take the first-use rows right after an install, run the script with that
 environment's interpreter and without PYTHONPATH (the fresh processes inherit the
-environment). Results: docs/speed.md.
+environment). Results: benchmarks/speed.md.
 """
 
 from __future__ import annotations

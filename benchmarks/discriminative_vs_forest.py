@@ -13,7 +13,7 @@ refuses a table (too many weights) is marked with its error.
 Usage::
 
     OMP_NUM_THREADS=1 nice python benchmarks/discriminative_vs_forest.py [--tables car,glass] [--models ...]
-    python benchmarks/discriminative_vs_forest.py --report [--markdown docs/discriminative.md]
+    python benchmarks/discriminative_vs_forest.py --report [--markdown benchmarks/discriminative.md]
 """
 
 from __future__ import annotations

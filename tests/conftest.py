@@ -50,7 +50,7 @@ def registry_classifiers() -> dict:
         models[key] = model
     # ESKDB's defaults are the paper's, 20 members of 1000 Gibbs iterations each: seconds
     # per fit even on 100 rows. Here 3 members of 100; the full tables with the defaults are
-    # in the earlier accuracy table (git show 01750ec:docs/accuracy_vs_forest.md).
+    # in the earlier accuracy table (git show 01750ec:benchmarks/accuracy_vs_forest.md).
     models["eskdb"].set_params(n_estimators=3, hdp_iterations=100)
     # AutoBNC's default rounds cross-validate some twenty candidates; two on three folds
     # exercise the same machinery (tests/test_autobnc.py runs the defaults)

@@ -123,7 +123,7 @@ class AutoBNC(BaseBNC):
         one averaging the posteriors and one pooling them in log space (their weighted
         geometric mean, :func:`pybnc.selection.blend.log_pool_selection`); each competes
         as the most complex candidate. 0: no ensemble. With 25 steps rather than 10 the weights are
-        finer: on the 34 tables of ``docs/accuracy_vs_forest.md`` (nested CV) no bar
+        finer: on the 34 tables of ``benchmarks/accuracy_vs_forest.md`` (nested CV) no bar
         lost, colic's won.
     calibrate : bool, default=True
         Temper the chosen learner's posterior, ``P(c | x)^(1/T)`` normalised, by the
@@ -199,7 +199,7 @@ class AutoBNC(BaseBNC):
 
     Notes
     -----
-    Beside ``RandomForestClassifier(300)`` (nested 5-fold CV, ``docs/accuracy_vs_forest.md``,
+    Beside ``RandomForestClassifier(300)`` (nested 5-fold CV, ``benchmarks/accuracy_vs_forest.md``,
     "What to expect on your table"): on tables whose columns are mostly categorical its
     accuracy was within half a point of the forest's and its log-loss at most the
     forest's on 29 of 36; on tables of mostly numeric measurements on 8 of 25, where it
