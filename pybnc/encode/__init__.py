@@ -18,37 +18,25 @@ Column kinds
 * A categorical column that looks like a row identifier (distinct values in at
   least 90 % of its observed rows, or 50 % when its name says ``id`` or ``name``;
   at least 10 values) is left out with an :class:`EncodingWarning`
-  (``id_columns="drop"``, the default), refused (``"error"``) or kept (``"keep"``).
-  The default leaves it out because the decision depends on the rows: a column on
-  the threshold can be an identifier in one cross-validation fold and not in
-  another, and an error in one fold would fail a whole grid search, while leaving
-  the column out is what the user almost always wants and the warning names it.
-* Dates, durations, bytes and containers (lists, dicts) are refused at fit with a
-  message that says what to convert them to.
+  (``id_columns="drop"``, the default: an error in one fold would fail a whole grid
+  search), refused (``"error"``) or kept (``"keep"``).
+* Dates, durations, bytes and containers are refused at fit, saying what to convert.
 
 Policies
 --------
 * ``missing="sum"`` (default): missing values (NaN, None, ``pd.NA``) become code
-  ``-1``; learners count them by available-case analysis and prediction sums them
-  out exactly, the papers' treatment, right when values are missing at random.
+  ``-1``, counted by available-case analysis and summed out exactly at prediction.
   ``missing="category"``: missing is a level of its own (``"(missing)"``, last) in
   every column with missing values at fit, right when the absence itself says
   something (``?`` for "not applicable", a test not ordered).
 * ``min_frequency=m`` groups the levels of a categorical column seen fewer than ``m``
   times at fit into one level, ``"(rare)"``, placed after the others (when at least
-  two are that rare; scikit-learn's ``OneHotEncoder(min_frequency=m)`` groups its
-  infrequent categories so). A column of many rare levels (a job number, a
-  timestamp kept as text) then makes tables of a few levels instead of hundreds.
+  two are that rare, as scikit-learn's ``OneHotEncoder(min_frequency=m)``).
 * A category never seen at fit time is treated as missing at predict time
   (documented policy; it never raises), except in a column with a ``"(rare)"``
-  level, where it is read as that level: a level never seen is rarer still. Values of another type than the fitted
-  levels (integers where strings were fitted) are treated so too, with an
-  :class:`EncodingWarning` naming the column.
-* Infinite values raise a ``ValueError`` naming the column: they are neither a
-  category nor a point on the real line that a bin can hold.
-
-Speed: string and object columns are factorised by pandas (pyarrow for Arrow
-strings), integer arrays by a lookup table; see :mod:`pybnc.encode._levels`.
+  level, where it is read as that level. Values of another type than the fitted levels
+  are treated so too, with an :class:`EncodingWarning` naming the column.
+* Infinite values raise a ``ValueError`` naming the column.
 """
 
 from __future__ import annotations

@@ -6,52 +6,34 @@ The table ``P(x | c, p_1, .., p_k)`` is the leaf level of a tree: the root is
 ``P(x)``, depth 1 conditions on the class, depth 2 on the class and the first
 (strongest) parent, and so on. Each node's distribution is drawn from a Dirichlet
 process centred on its parent's, with a concentration shared by all nodes of one
-depth (the paper's default "level" tying). With the leaf counts observed, the
-posterior is sampled by the paper's collapsed Gibbs sampler over the Chinese
-restaurant franchise: each node holds ``n_k`` customers (the leaf counts, or the
-tables its children send up) and ``t_k`` tables (``1 <= t_k <= n_k`` when
-``n_k >= 1``), whose conditional is
+depth (the paper's "level" tying). The posterior is sampled by the paper's collapsed
+Gibbs sampler over the Chinese restaurant franchise: each node holds ``n_k``
+customers and ``t_k`` tables, whose conditional is
 
     S(n_k, t_k) c^{t_k} S(n^par_k, t^par_k) / Gamma(c^par + N^par)
 
 (``S`` the unsigned Stirling numbers of the first kind); ``t_k`` is drawn within a
 window of +-10 of its value, as the authors' code. Every 5 iterations each level's
-concentration is drawn by the auxiliary-variable scheme (Lan Du's thesis, used by
-the authors): ``q_j ~ Beta(c, N_j)`` per node, then
-``c ~ Gamma(2 + sum_j T_j, rate = 1 + sum_j log(1/q_j))`` (prior Gamma(2, 1)); it is
-capped at 4000 as theirs. After burn-in the estimates
+concentration is drawn by the auxiliary-variable scheme (``q_j ~ Beta(c, N_j)``, then
+``c ~ Gamma(2 + sum_j T_j, rate = 1 + sum_j log(1/q_j))``, capped at 4000). After
+burn-in the estimates
 
     p_k = (n_k + c p^par_k) / (N + c),   p^root_k = (n_k + 2 / r) / (N + 2)
 
 are averaged over the iterations.
 
-Each family's tree has its own concentrations, so the families' chains are
-independent: each runs whole in compiled code (``_hdp_c.c``: the sweeps node by
-node, the concentration draws and the running average, on the family's own random
-stream) and can run on another core. The sampler has this one implementation
-(a numpy copy drew other random streams, so that a model depended on whether a
-compiler was present, and ran 50 to 130 times slower): without the compiled kernels
-HDP smoothing refuses, naming the command that builds them (:func:`require_sampler`).
+Each family's chain is independent and runs whole in compiled code (``_hdp_c.c``, on
+the family's own random stream), possibly on another core; without the compiled
+kernels HDP smoothing refuses, naming the command that builds them
+(:func:`require_sampler`). The paper's limits hold and are tested: as the
+concentrations go to 0 a leaf with data tends to ``n_k / N``; as they grow every leaf
+tends to the root's distribution.
 
-Each node's estimate is a Dirichlet posterior mean whose prior is ``c`` times its
-parent's estimate. The paper's limits follow: as the concentrations go to 0 a leaf
-with data tends to the maximum-likelihood estimate ``n_k / N``; as they grow without
-bound every node tends to its parent, so all leaves tend to one distribution, the
-root's; when the class is the only conditioning variable every customer then opens
-its own table and that is ``(n_k + 2 / r) / (N + 2)`` of the raw counts, the
-Dirichlet estimate of ``P(x)`` with ``alpha = 2 / r`` (all three tested with fixed
-concentrations, and the Gibbs average against the exact posterior mean enumerated
-on a small tree).
-
-Storage: only the nodes some training row reaches exist (the authors' trees are
-built the same way, from the observed paths), all families flattened into one
-level-ordered array, so an iteration costs the observed paths, at most rows x depth
-per family, whatever the parents' levels. A parent configuration no row reaches
-takes the estimate of its deepest observed ancestor, as the authors' query does;
-that is also what a node without customers would estimate, ``(0 + c p^par) / (0 + c)``,
-so nothing is lost by not storing it. Counts above
-:data:`STIRLING_MAX_N` keep their initial table count (their smoothing is
-negligible: ``N`` dwarfs ``c``).
+Only the nodes some training row reaches are stored (as the authors' trees), all
+families in one level-ordered array, so an iteration costs the observed paths. A parent
+configuration no row reaches takes the estimate of its deepest observed ancestor, which
+is what an empty node would estimate. Counts above :data:`STIRLING_MAX_N` keep their
+initial table count (their smoothing is negligible: ``N`` dwarfs ``c``).
 """
 
 from __future__ import annotations

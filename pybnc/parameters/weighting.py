@@ -9,23 +9,12 @@ AWNB
     bootstrap subsample (``w`` gets 0 from a tree that does not test ``X_i``). The
     tables become ``theta^w / sum_k theta^w``: still conditional distributions, so it
     applies to any structure and exact marginalisation of missing values is
-    unchanged. ``awnb_tree`` chooses the trees:
-
-    ``"c45"`` (default)
-        Hall's: C4.5 (multiway splits on nominal features, gain ratio, missing values
-        as fractional rows; :mod:`pybnc.parameters.c45_tree`).
-    ``"rpart"``
-        bnclassify's: R's ``rpart`` as ``learn_unprunned_tree`` calls it (binary
-        splits grouping a feature's levels, information criterion, ``minsplit=2``,
-        ``minbucket=1``, ``cp=0``, no surrogates; :mod:`pybnc.parameters.rpart_tree`). A row
-        missing the split feature stays in the node, as in rpart without surrogates.
-        It reproduces bnclassify's AWNB (mushroom: 98.5 as R), but is not the
-        default: it is 1.5-2.5 points below C4.5 on chess and soybean
-        (docs/search_learners.md).
-    ``"cart"``
-        scikit-learn's CART on the integer codes: binary threshold splits, so a
-        many-levelled feature is cut several times and the tree reaches further
-        features sooner (missing values sent by the learned NaN rule).
+    unchanged. ``awnb_tree`` chooses the trees: ``"c45"`` (default, Hall's C4.5:
+    multiway splits, gain ratio, missing values as fractional rows;
+    :mod:`pybnc.parameters.c45_tree`), ``"rpart"`` (R's ``rpart`` as bnclassify calls
+    it: binary splits, ``minsplit=2``, ``minbucket=1``, ``cp=0``, no surrogates; it
+    reproduces bnclassify's AWNB; :mod:`pybnc.parameters.rpart_tree`) or ``"cart"``
+    (scikit-learn's CART on the integer codes).
 WANBIA
     Weights maximise the conditional log-likelihood of the training data under
     ``P(c | x; w) ∝ P(c) prod_i P(x_i | pa_i, c)^{w_i}`` with L-BFGS-B and the
@@ -36,19 +25,15 @@ Choices of pybnc (documented, tested)
 -------------------------------------
 * WANBIA applies to any structure (bnclassify: naive Bayes only): ``theta`` is
   then ``P(x_i | pa_i, c)``. For naive Bayes this is exactly the vignette.
-* The probabilities WANBIA weighs are the estimator's own tables, so the optimiser
-  maximises the CLL of the model it returns. ``smoothing="mle"`` gives the vignette's
-  maximum-likelihood tables; a zero ML probability is floored at ``1e-300`` by
-  :mod:`pybnc.parameters.learn` (``w * log 0`` would be NaN at ``w = 0``). The default
-  ``smoothing="bayes"`` (alpha = 1) is what bnclassify's code uses when fitting the
-  weights (``fit_wanbia_nb``: ``smooth = 1``).
+* WANBIA weighs the estimator's own tables, so the optimiser maximises the CLL of the
+  model it returns (maximum likelihood gives the vignette's tables, a zero probability
+  floored at ``1e-300``; the default, alpha = 1, is bnclassify's ``smooth = 1``).
 * Missing values, following the vignette ("replace by 1"): while fitting, a family
   with a missing member contributes 1. At prediction a missing feature's own table
   is renormalised over its values and then summed out exactly, so a missing leaf
   contributes exactly 1 (dropped) and a missing parent of an observed feature is
-  marginalised. For naive Bayes both rules coincide, so the fitted objective is the
-  model's own CLL; with arcs, fitting drops the family of an observed feature whose
-  parent is missing (an approximation used for the weights only).
+  marginalised. For naive Bayes both rules coincide; with arcs, fitting drops the family
+  of an observed feature whose parent is missing (for the weights only).
 """
 
 from __future__ import annotations

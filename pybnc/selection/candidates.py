@@ -4,101 +4,37 @@ Round 1, the encoding: naive Bayes and TAN under every encoding the table calls 
 the discretiser of the numeric columns (Fayyad-Irani MDL, equal-frequency 5 and 10
 bins) when there are numeric columns, and summing missing values out or making them a
 level (``missing="category"``) when there are missing values. The encoding of the
-round's choice is kept for the next rounds.
+round's choice is kept for the next rounds. Where at least :data:`RARE_SHARE` of the
+categorical columns' levels are seen fewer than :data:`RARE_MIN_FREQUENCY` times in the
+training rows, every candidate groups those levels into one (``min_frequency``; each
+fold groups its own): the tables stay small and a row with a rare level reads what the
+rare levels had in common.
 
-Where at least :data:`RARE_SHARE` of the categorical columns' levels are seen fewer than
-:data:`RARE_MIN_FREQUENCY` times in the training rows (columns of codes, names or dates
-kept as text), every candidate groups those levels into one (``min_frequency``,
-:class:`~pybnc.Encoder`; each fold groups its own). A level seen once or
-twice gives its table rows whose estimates are mostly the prior, and a column of
-hundreds of them makes every table over it hundreds of times larger; grouped, the tables
-are small and a row with a rare level reads what the rare levels had in common. Nested
-5-fold CV of AutoBNC (the benchmark's folds), accuracy % / log-loss, as they are ->
-grouped: cylinder bands 79.44 / 0.4406 -> 80.74 / 0.4217, bridges version 1 68.57 /
-0.9815 -> 72.38 / 0.9234, anneal 99.55 / 0.0304 -> 99.44 / 0.0277
-(``accuracy_vs_forest_nested.csv``); cylinder bands' whole fit 18.2 s -> 9.7 s
-(``bench_auto_time.csv``). Before the rule, the same with each outer training fold's
-rare levels grouped by hand (so the inner folds did not group their own), accuracy % /
-log-loss / fit seconds:
+Round 2, the learners under that encoding: AODE, kDB with k = 2 (Dirichlet smoothing)
+and k = 1, 2, 3 with back-off smoothing, SKDB, and the discriminative variants
+(``weighting="discriminative"``) of naive Bayes, TAN, AODE and kDB(k=2) where their
+class has them, each with the fixed penalties of :data:`DISCRIMINATIVE_PENALTIES`, so
+that AutoBNC's own folds choose the penalty (a penalty chosen inside every fit costs
+about ten fits). The discriminative AODE is offered while its design has at most
+:data:`DISCRIMINATIVE_AODE_MAX_ENTRIES` entries (its cost grows with the square of the
+columns). A2DE and kDB with k = 5 are left out: many times the cost, never the choice.
 
-* cylinder bands (540 rows; 80 % of its levels rare: a cylinder number of 429 levels,
-  a timestamp of 297): 79.44 / 0.4406 / 16.2 -> 80.56 / 0.4201 / 6.6;
-* bridges version 1 (107 rows, 52 %): 68.57 / 0.9815 / 7.2 -> 69.52 / 0.9218 / 5.0
-  (the forest: 68.57 / 0.9702);
-* bridges version 2 (49 %): 65.71 / 1.0146 / 6.5 -> 65.71 / 0.9682 / 4.8;
-* anneal (898 rows, 44 %): 99.55 / 0.0304 / 4.4 -> 99.44 / 0.0225 / 5.7;
-* trains (10 rows, 38 %): 50.0 / 0.807 -> 50.0 / 0.840 (two rows a fold).
-
-Offering both, grouped and as they are, and letting round 1 choose, did worse on
-cylinder bands: round 1's best was naive Bayes with the levels as they are, so round 2
-ran on the large tables (79.07 / 0.4240, and the fit time of the levels as they are).
-No shared table has a third of its levels rare.
-
-Round 2, the learners under that encoding: AODE, kDB with k = 2 (Dirichlet
-smoothing) and k = 1, 2, 3 with back-off smoothing (``smoothing="backoff"``: each table
-shrunk towards the table with one parent fewer, which keeps the higher k from
-overfitting), SKDB (the features and k up to 5 chosen by leave-one-out), and the
-discriminative variants (``weighting="discriminative"``) of naive Bayes, TAN, AODE and
-kDB(k=2) where their class has them in this installation, each with the penalties of
-:data:`DISCRIMINATIVE_PENALTIES`. A2DE and kDB with k = 5 are left out: on soybean (35
-features, 19 classes) a fold of either cost 15 to 30 times one of kDB(k=2), and neither
-was the choice.
-
-The discriminative candidates get a fixed penalty each, so that AutoBNC's own folds
-choose it: a learner left to choose its penalty (``discriminative_penalty=None``) runs
-an inner cross-validation along a path of penalties in every fit, about ten times one
-fit with a fixed penalty (car, chess, nursery), and that inside each of AutoBNC's
-folds. Two penalties cover what the tables want: 1 where the rows are noisy or few
-(with a stronger one the weights stay at the generative model, which is already a
-candidate), 0.01 where the class follows from the features (car, chess, nursery: on
-one fold of each, kDB(k=2) and AODE scored within 0.3 point of their best penalty of
-``1e-3 .. 10`` with one of the two). AODE gets 0.01 only: with 1 it stayed below its
-0.01 there and within the noise of plain AODE on glass and hepatitis, and it is the
-costliest variant (36 estimators' cells on chess). The other learners' discriminative
-variants are left out for time: each costs 5 to 20 generative fits per fold. The
-discriminative AODE reads every pair of a row's features (a design of rows x columns^2
-entries, and a weight per pair cell and class): it is offered only while that design
-has at most :data:`DISCRIMINATIVE_AODE_MAX_ENTRIES` entries. Its fit grows with the
-square of the columns (5.6 s on a 300 x 300 numeric table, against 0.2 s for a kDB;
-about 40 times that at 2,000 columns); every table of the accuracy benchmark is under
-the limit (the largest, adult, has 9.6 million entries on all its rows).
-
-Where the table has numeric columns and rows enough for at least
-:data:`PROPORTIONAL_MIN_BINS` bins, AODE on *proportional* bins is a candidate too: about
-``sqrt(n)`` equal-frequency bins of about ``sqrt(n)`` rows each (Yang & Webb,
-"Proportional k-interval discretization for naive-Bayes classifiers", ECML 2001), so
-that the cuts grow finer as the rows allow (:func:`proportional_bins`; the round's
-missing-value encoding and rare-level grouping are kept). AODE reads each pair of
-columns given the class, and on tables of a few thousand rows of a few numeric columns
-its finer cuts recall combinations that ten bins merge: AODE alone on wine quality
-(white), two folds of the benchmark's, accuracy % / log-loss by bins: 10: 57.76 /
-1.044, 40: 63.16 / 0.963, 80: 63.57 / 0.955, 160: 63.32 / 1.040 (TAN, kDB and naive
-Bayes gain less or lose on the finer cuts, and kDB's tables outgrow memory). Nested
-5-fold CV of AutoBNC (the benchmark's folds; the forest's in brackets): wine quality
-white 58.23 / 0.9937 -> 65.78 / 0.8366 (69.07 / 0.8379), red 61.48 / 0.9117 -> 67.36 /
-0.8195 (70.17 / 0.8018), crx 86.52 / 0.3366 -> 87.25 / 0.3372; the same numbers as
-before on pima, magic, segment, yeast, abalone, steel plates faults and wall-following,
-where the candidate was offered and not chosen (``accuracy_vs_forest_nested.csv``). It
-is offered only while AODE's pair tables (one-hot width squared times classes) hold at
-most :data:`PROPORTIONAL_MAX_CELLS` cells: not on satellite's shape (36 columns of 72
-bins, 6 classes) nor on wider tables.
-
-On tables of at most :data:`BAGGING_MAX_ROWS` rows and :data:`BAGGING_MAX_COLUMNS`
-columns, bagged TAN and AODE
-(:class:`pybnc.averaging.BaggedBNC`, :data:`BAGGING_MEMBERS` members, each with its own cut
-points, structure and tables from a bootstrap sample) are candidates too: on small
-tables a single network's probabilities follow the chance of one sample (a cut point,
-an arc, a sparse cell) and the average of bootstrap copies evens it out (5-fold
-log-loss, TAN with MDL bins against 25 bagged copies: glass 0.94 to 0.73, hepatitis
-0.53 to 0.34, iris 0.26 to 0.12, cleve 0.48 to 0.41). On large tables the variance it
-removes is small and its cost is not; on a wide table one AODE is already costly
-(a model per column), ten of them per fold more so.
+With numeric columns and rows for at least :data:`PROPORTIONAL_MIN_BINS` bins, AODE on
+*proportional* bins (about ``sqrt(n)`` equal-frequency bins of ``sqrt(n)`` rows; Yang &
+Webb, ECML 2001; :func:`proportional_bins`) is a candidate while its pair tables hold at
+most :data:`PROPORTIONAL_MAX_CELLS` cells: its finer cuts recall combinations that ten
+bins merge. On tables of at most :data:`BAGGING_MAX_ROWS` rows and
+:data:`BAGGING_MAX_COLUMNS` columns, bagged TAN and AODE
+(:class:`pybnc.averaging.BaggedBNC`, :data:`BAGGING_MEMBERS` members) are candidates
+too: on small tables the average of bootstrap copies evens out the chance of one sample
+(a cut point, an arc, a sparse cell).
 
 Each candidate has a *complexity* rank, used by the one-standard-error rule
 (:mod:`pybnc.selection.rules`): naive Bayes is simplest, then the one-dependence
 models, then the two- and three-dependence ones; a discriminative variant ranks one
 above its generative self (it adds a weight per table cell), the weaker penalty a
-little above the stronger.
+little above the stronger. The measurements behind these choices are in
+``benchmarks/autobnc_candidates.md``.
 """
 
 from __future__ import annotations
