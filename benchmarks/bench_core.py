@@ -1,7 +1,7 @@
 """Fit and predict_proba times of pybnc's NaiveBayes, TAN and FAN next to peers.
 
 Run: ``python benchmarks/bench_core.py [--repeats 5] [--large/--no-large] [--no-shapes]``.
-The shapes table (wide and many-levelled tables, issue 10) fits each case in a fresh
+The shapes table (wide and many-levelled tables) fits each case in a fresh
 process (cold) and once more in it (warm), and reports its peak resident memory,
 imports included, and the seconds ``import pybnc`` takes in a fresh process.
 Prints one table: median seconds over repeats on synthetic data drawn from a random
@@ -12,6 +12,7 @@ CategoricalNB and, where installed, pyAgrum's and pgmpy's TAN.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 import warnings
@@ -22,8 +23,10 @@ import pandas as pd
 from pybnc import FAN, TAN, NaiveBayes
 
 try:
+    from _machine import stamp
     from _synthetic import sample_tan
 except ImportError:  # run from the repository root
+    from benchmarks._machine import stamp
     from benchmarks._synthetic import sample_tan
 
 
@@ -284,6 +287,8 @@ def main():
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--no-shapes", action="store_true", help="skip the wide and many-levels table")
     parser.add_argument("--only-shapes", action="store_true", help="only the wide and many-levels table")
+    parser.add_argument("--csv", default=None, help="append the fit/predict table to this CSV (with the machine, "
+                        "load, date and command), as benchmarks/make_pages.py reads it")
     args = parser.parse_args()
     if not args.no_shapes:
         with pd.option_context("display.width", 160, "display.float_format", "{:,.3f}".format):
@@ -300,6 +305,9 @@ def main():
             return
     shapes = [(20_000, 20)] + ([] if args.no_large else [(200_000, 50)])
     table = run(shapes, args.repeats, peers=not args.no_peers)
+    if args.csv:
+        stamped = table.assign(**stamp())
+        stamped.to_csv(args.csv, mode="a", index=False, header=not os.path.exists(args.csv))
     with pd.option_context("display.width", 120, "display.float_format", "{:,.4f}".format):
         print(table.to_string(index=False))
     print("Targets: TAN fit < 0.05 s on 20,000 x 20 and < 1 s on 200,000 x 50; predict_proba > 1e6 rows/s at 20 features.")
