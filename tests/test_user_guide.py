@@ -1,4 +1,4 @@
-"""docs/user-guide.md cannot rot: every `$ pybnc` command of its ```console blocks runs
+"""docs/user-guide.md (and the Python of the task pages) cannot rot: every `$ pybnc` command of its ```console blocks runs
 here, in order, in one temporary folder, and every output line the guide shows must be
 printed (timings excepted); its ```python blocks run too."""
 
@@ -55,6 +55,21 @@ def test_every_guide_command_runs_and_prints_what_the_guide_shows(tmp_path, monk
         printed = {_comparable(line.rstrip()) for line in result.output.splitlines()}
         for line in shown:
             assert _comparable(line) in printed, f"{command}: the guide shows {line!r}"
+
+
+@pytest.mark.parametrize("page", ["../README.md", "getting-started.md", "choose.md", "reading.md"])
+def test_the_task_pages_python_runs(page, tmp_path, monkeypatch):
+    """The Python of the README, the getting-started and the task pages runs as written, block after block."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    text = (GUIDE.parent / page).read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, page
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, page, "exec"), namespace)
 
 
 def test_the_guide_python_runs(tmp_path, monkeypatch, capsys):
