@@ -191,7 +191,9 @@ def plot_network(model, ax=None, path=None, *, title=None, fontsize=None, class_
     if ax is None:
         width = float(np.clip(0.11 * longest * n_slots + 1.5, 6, 24))
         per_layer = 0.4 + 0.22 * max(n_lines, default=1)
-        _, ax = plt.subplots(figsize=(width, max(3.5, 1.6 + per_layer * n_layers)))
+        # the axes are off: no room for ticks, only for the title above
+        _, ax = plt.subplots(figsize=(width, max(3.5, 1.6 + per_layer * n_layers)),
+                             gridspec_kw=dict(left=0.02, right=0.98, bottom=0.02, top=0.9))
     spacing = ax.figure.get_figwidth() * ax.get_position().width / n_slots
     fitting = 0.85 * spacing * 72 / (0.62 * longest)  # points at which the longest label fits
     if fontsize is None:
