@@ -88,7 +88,8 @@ def accuracy_page(csv: Path = HERE / "accuracy_vs_forest_nested.csv") -> str:
                      "accuracy %: AutoBNC / forest / boosting":
                          f"{100 * auto['accuracy'].mean():.2f} / {100 * forest['accuracy'].mean():.2f} / {boosted}",
                      "log-loss: AutoBNC / forest": f"{auto['log_loss'].mean():.3f} / {forest['log_loss'].mean():.3f}",
-                     "fit s: AutoBNC / forest": f"{auto['fit_seconds'].mean():.1f} / {forest['fit_seconds'].mean():.1f}",
+                     "fit s: AutoBNC / forest":
+                         f"{auto['fit_seconds'].mean():.1f} / {forest['fit_seconds'].mean():.1f}",
                      "both bars": "yes" if both else "no", "_gap": gap, "_bundled": not table.startswith(EXTRA)})
     table = pd.DataFrame(rows).sort_values(["_bundled", "table"], ascending=[False, True], kind="stable")
     met = int((table["both bars"] == "yes").sum())
@@ -119,9 +120,11 @@ def _peers(csv: Path) -> str:
                 f"Run `python benchmarks/bench_core.py --no-shapes --csv benchmarks/{csv.name}` to add this table.\n")
     runs = pd.read_csv(csv)
     last = runs[runs["date"] == runs["date"].iloc[-1]]
+    def seconds(column):
+        return last[column].map(lambda v: "—" if pd.isna(v) else f"{v:.4f}")
+
     shown = pd.DataFrame({"shape (rows x features)": last["shape"], "model": last["model"],
-                          "fit s": last["fit s"].map(lambda v: "—" if pd.isna(v) else f"{v:.4f}"),
-                          "predict_proba s": last["predict_proba s"].map(lambda v: "—" if pd.isna(v) else f"{v:.4f}")})
+                          "fit s": seconds("fit s"), "predict_proba s": seconds("predict_proba s")})
     return ("\n## The single networks beside scikit-learn, pyAgrum and pgmpy\n\n"
             "Median seconds over repeats on synthetic data drawn from a random TAN (2 classes, 2 to 4 levels a\n"
             "feature); scikit-learn's CategoricalNB is naive Bayes, pyAgrum's and pgmpy's models are TANs. "
