@@ -373,6 +373,7 @@ def test_averaged_bnc_fits_its_members_in_a_pool_to_the_same_model():
     np.testing.assert_array_equal(pooled.predict_proba(X), alone.predict_proba(X))
 
 
+@pytest.mark.slow  # a large table in worker processes
 def test_a_large_table_races_one_fold_and_its_candidates_share_out_the_workers():
     X, y = load_dataset("nursery")  # 12,960 rows: inner folds of 2,592
     folds = inner_folds(class_codes(y)[1], 5, 0)
@@ -516,6 +517,7 @@ def test_a_stopped_candidate_is_never_chosen_nor_in_the_ensemble():
     assert not set(stopped["candidate"]) & set(members)
 
 
+@pytest.mark.slow  # waits out a time budget
 def test_a_time_budget_is_kept_by_running_only_what_its_corrected_estimate_fits():
     X, y = load_dataset("chess")
     free = AutoBNC(ensemble=0, random_state=0, verbose=0).fit(X, y)
@@ -529,6 +531,7 @@ def test_a_time_budget_is_kept_by_running_only_what_its_corrected_estimate_fits(
     assert model.choice_time_ < 1.6 * budget
 
 
+@pytest.mark.slow  # worker processes
 def test_folds_that_do_not_split_evenly_share_out_each_folds_candidates():
     """3 folds on 2 workers: a task per fold and share of candidates, the same scores as
     in this process, and the progress told once per fold."""

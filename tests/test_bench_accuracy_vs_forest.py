@@ -13,6 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import accuracy_vs_forest as bench  # noqa: E402
 
+# Refits the benchmark's models: the edit loop (-m 'not slow') leaves it out.
+pytestmark = pytest.mark.slow
+
 MODELS = [bench.AUTO_SINGLE, "NaiveBayes", bench.FOREST]
 
 

@@ -3,9 +3,13 @@ Shapley value, as the model's own explain() gives it (fixtures of test_browser_w
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from test_browser_web import (browser, by_id, car_file, css, figures, learned_run, no_script_errors,  # noqa: F401
                               screenshot, server, wait_for)
+
+# A real browser: the edit loop (-m 'not slow') leaves it out; CI runs it.
+pytestmark = pytest.mark.slow
 
 
 def test_contributions_panel_shows_the_shapley_values_of_the_evidence(server, browser, car_file, figures):

@@ -25,6 +25,9 @@ from pybnc.datasets import load_dataset
 from pybnc.web import create_app
 from pybnc.web.guard import COOKIE
 
+# A real browser: the edit loop (-m 'not slow') leaves it out; CI runs it.
+pytestmark = pytest.mark.slow
+
 DOCS_FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
 WAIT = 30  # seconds for anything the page does; a job on car takes about one
 

@@ -13,6 +13,9 @@ from distributed import Client, LocalCluster
 from pybnc import KDB, TAN, NaiveBayes
 from pybnc.streaming import fit_dask, predict_proba_dask
 
+# Worker processes of a local cluster: the edit loop (-m 'not slow') leaves them out.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def client():

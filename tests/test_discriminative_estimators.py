@@ -136,6 +136,7 @@ STREAMED = {
 }
 
 
+@pytest.mark.slow  # a discriminative fit per pass over Dask partitions
 @pytest.mark.parametrize("name", sorted(STREAMED))
 def test_fit_blocks_and_fit_dask_equal_the_in_memory_fit(name, votes):
     import dask.dataframe as dd

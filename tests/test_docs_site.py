@@ -9,6 +9,9 @@ import pytest
 
 import pybnc
 
+# The Sphinx build runs the gallery: minutes. The edit loop (-m 'not slow') leaves it out.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

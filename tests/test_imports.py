@@ -83,6 +83,7 @@ def test_no_module_imports_itself_through_others():
     assert find_circle(graph) is None, " -> ".join(find_circle(graph))
 
 
+@pytest.mark.slow  # a fresh interpreter per module (the import graph test above stays in the edit loop)
 @pytest.mark.parametrize("module", ["pybnc.estimators.capabilities", "pybnc.registry",
                                     "pybnc.search.skdb", "pybnc.averaging.eskdb", "pybnc.streaming",
                                     "pybnc.evaluation.cv", "pybnc.io.model_file", "pybnc.web.analysis"])

@@ -72,6 +72,7 @@ def load_or_skip(name):
         pytest.skip(f"{name} is not bundled and the UCI folder does not hold it: {error}")
 
 
+@pytest.mark.slow  # every classifier on every table: the edit loop leaves the matrix out
 @pytest.mark.parametrize("name, key", [(name, key) for name in list_datasets() for key in CLASSIFIERS
                                        if (name, key) not in SCRIPT_ONLY])
 def test_ten_fold_cv_runs(name, key):

@@ -411,6 +411,7 @@ def test_learn_reports_progress_to_the_end(tmp_path):
     assert "folds done" in texts and "TAN-HC search step" in texts  # folds, and the search's steps
 
 
+@pytest.mark.slow  # AutoBNC's whole search behind a page
 def test_auto_shows_the_learner_it_chose(client):
     X, y = load_dataset("car")
     small = X.assign(verdict=y).sample(80, random_state=0).to_csv(index=False).encode()
