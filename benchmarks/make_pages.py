@@ -66,8 +66,8 @@ def _markdown(frame: pd.DataFrame) -> str:
     return head + "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in frame.itertuples(index=False))
 
 
-def _provenance(csv: Path, command: str, machine: str, data: str = "every run") -> str:
-    return (f"- **Command:** `{command}`\n- **Machine:** {machine}\n- **Date:** {csv_date(csv)}\n"
+def _provenance(csv: Path, command: str, machine: str, data: str = "every run", date: str | None = None) -> str:
+    return (f"- **Command:** `{command}`\n- **Machine:** {machine}\n- **Date:** {date or csv_date(csv)}\n"
             f"- **Data:** `benchmarks/{csv.name}` ({data})\n")
 
 
@@ -129,7 +129,9 @@ def _peers(csv: Path) -> str:
             "Median seconds over repeats on synthetic data drawn from a random TAN (2 classes, 2 to 4 levels a\n"
             "feature); scikit-learn's CategoricalNB is naive Bayes, pyAgrum's and pgmpy's models are TANs. "
             "Every\nmodel runs in the same process and the same run.\n\n"
-            + _provenance(csv, str(last["command"].iloc[0]), str(last["machine"].iloc[0])) + "\n" + _markdown(shown))
+            + _provenance(csv, str(last["command"].iloc[0]),
+                          f"{last['machine'].iloc[0]}; load average {last['load'].iloc[0]:.1f} at the start",
+                          date=str(last["date"].iloc[0])) + "\n" + _markdown(shown))
 
 
 def speed_page(csv: Path = HERE / "bench_auto_time.csv", peers: Path = HERE / "bench_core.csv") -> str:
