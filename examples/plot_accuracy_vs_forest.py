@@ -49,4 +49,4 @@ table.T.plot.bar(ax=ax, rot=0, ylim=(np.floor(table.values.min() / 5) * 5, 100),
 ax.set_ylabel("accuracy (%), 5-fold CV")
 ax.set_xlabel("")
 # above the bars, so that no bar hides behind it
-ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(table), fontsize=8, frameon=False)
+_ = ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(table), fontsize=8, frameon=False)

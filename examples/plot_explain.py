@@ -10,21 +10,22 @@ into each feature's Shapley value, with no background sample. A row's ``base_val
 
 from pybnc import TAN
 from pybnc.datasets import load_dataset
-from pybnc.plotting import plot_importance, plot_waterfall
+from pybnc.plotting import plot_importance
 
 X, y = load_dataset("car")
 model = TAN().fit(X, y)
-why = model.explain(X.sample(300, random_state=0))
+why = model.explain(X.sample(300, random_state=0), verbose=0)
 why.head()
 
 # %%
-# One row: from the prior's log-odds to the model's, feature by feature.
+# One row: from the prior's log-odds to the model's, feature by feature
+# (``why.plot(row=i)`` draws row ``i``).
 
-plot_waterfall(why, row=0)
+ax = why.plot(row=0)
 
 # %%
 # The whole table: each feature's mean absolute contribution (the global importance),
 # and every row's contribution as a dot.
 
 print(why.importance().round(3))
-plot_importance(why, kind="beeswarm")
+ax = plot_importance(why, kind="beeswarm")

@@ -12,7 +12,7 @@ from pybnc.datasets import load_dataset
 
 X, y = load_dataset("car")
 tan = TAN().fit(X, y)
-tan.plot()
+ax = tan.plot()
 
 # %%
 # The arcs by name, and the table of one feature given the class and its parent:
@@ -25,4 +25,4 @@ tan.conditional_table(tan.arcs_[0][1]).round(3).head(8)
 # pays for its parameters: on the 435 rows of *votes* it drops one of TAN's arcs.
 
 X, y = load_dataset("votes")
-FAN().fit(X, y).plot()
+ax = FAN().fit(X, y).plot()
