@@ -27,6 +27,7 @@ def _failures(cases, outcomes):
             for case, outcome in zip(cases, outcomes) if outcome.kind not in ("read", "error")]
 
 
+@pytest.mark.slow  # the whole fuzzed corpus
 def test_damaged_tables_are_read_exactly_or_refused_naming_the_file():
     cases = table_cases(120, seed=24)
     outcomes = [check_table(case) for case in cases]
@@ -35,6 +36,7 @@ def test_damaged_tables_are_read_exactly_or_refused_naming_the_file():
     assert kinds == {"read", "error"}  # the corpus holds both
 
 
+@pytest.mark.slow  # the whole fuzzed corpus
 def test_damaged_model_files_are_refused_naming_the_field(tmp_path):
     cases = model_cases(150, seed=24)
     outcomes = [check_model(case, tmp_path) for case in cases]

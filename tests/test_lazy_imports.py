@@ -3,7 +3,10 @@
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow  # a fresh interpreter
 def test_import_pybnc_does_not_import_numba_or_sklearn_tree():
     code = ("import sys, pybnc; "
             "print(sorted(m for m in ('numba', 'sklearn.tree', 'dask', 'flask', 'matplotlib') if m in sys.modules))")

@@ -17,6 +17,7 @@ def test_the_compiled_kernels_are_built():
                          "python setup.py build_ext --inplace in a source checkout")
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_loading_the_kernels_imports_no_jit_compiler():
     code = ("import sys; from pybnc._utils.native import built; built(); "
             "print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))")
@@ -37,6 +38,7 @@ def _without_kernels(code: str) -> str:
                           text=True, check=True).stdout
 
 
+@pytest.mark.slow  # fresh interpreters without the kernels
 def test_without_the_kernels_a_warning_says_how_to_build_them_and_hdp_refuses():
     """An unbuilt source checkout (simulated: the modules cannot be imported) warns once, naming
     the build command, and fits and predicts with the numpy versions, except HDP smoothing,
@@ -85,6 +87,7 @@ def _kernel_fits(out: dict) -> None:
                                            verbose=0).fit(X, y).predict_proba(X)
 
 
+@pytest.mark.slow  # a fresh interpreter without the kernels
 def test_the_numpy_twins_give_the_compiled_kernels_probabilities(tmp_path):
     """Every learner with a compiled stage, fitted where no kernel can be imported, gives
     the probabilities of this process's compiled kernels (to 1e-12)."""
