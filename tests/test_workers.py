@@ -16,9 +16,6 @@ from pybnc._utils import blas
 from pybnc.averaging import AveragedBNC, BaggedBNC
 from pybnc.datasets import load_dataset
 
-# Worker processes take seconds to start and stop: the edit loop (-m 'not slow') leaves them out.
-pytestmark = pytest.mark.slow
-
 
 def test_no_thread_or_process_machinery_outside_the_web_page():
     pattern = re.compile(r"ThreadPoolExecutor|ProcessPoolExecutor|threading\.Thread|multiprocessing|os\.fork"
