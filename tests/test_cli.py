@@ -316,7 +316,7 @@ def test_predict_carries_id_columns_and_headers_count_the_features_used(workdir)
     res = run("predict", "m.pbnc", "--csv", "ids.csv", "--id-column", "customer")
     assert res.exit_code != 0 and "has no column 'customer'" in res.output
     res = run("info", "m.pbnc")
-    assert "features: 6 features (left out: 'customerID')" in res.output
+    assert "features: 6 (left out: 'customerID')" in res.output
     res = run("compare", "--csv", "ids.csv", "--target", "class", "--models", "nb,tan", "--folds", "3", "-q")
     assert res.exit_code == 0, res.output
     assert "ids: 1728 rows, 6 features (left out: 'customerID'), 4 classes" in res.output

@@ -231,7 +231,7 @@ def test_models_learn_the_same_from_sparse_and_dense_counts(rng, monkeypatch, na
     import pybnc
     from pybnc.streaming import fit_blocks
 
-    X = pd.DataFrame(rng.integers(0, 30, size=(60, 30)).astype(str)).add_prefix("f")
+    X = pd.DataFrame(rng.integers(0, 30, size=(60, 30)).astype(str)).radd("v").add_prefix("f")  # text levels
     X.iloc[::7, 3] = None
     y = rng.choice(["a", "b"], 60)
     sparse = getattr(pybnc, name)().fit(X, y)

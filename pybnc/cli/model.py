@@ -145,7 +145,7 @@ def info(model_file, data):
     out.print(f"[bold]{type(model).__name__}[/bold]({settings})", soft_wrap=True)
     out.print(f"classes: {', '.join(map(str, model.classes_))}", markup=False, soft_wrap=True)
     used = features_used(model, getattr(model, "feature_names_in_", [f"x{i}" for i in range(model.n_features_in_)]))
-    out.print(f"features: {used}", markup=False, soft_wrap=True)
+    out.print(f"features: {used.replace(' features', '', 1)}", markup=False, soft_wrap=True)  # "6", "5 (left out: ..)"
     rows = [["features used", used.split(" ")[0]], ["input columns", model.n_features_in_]]
     if hasattr(model, "best_estimator_"):  # AutoBNC: what it chose, then the choice itself
         table = model.cv_results_

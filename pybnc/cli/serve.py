@@ -52,10 +52,7 @@ def serve(port, host, max_upload_mb, max_jobs, max_queue, job_time_limit, client
       pybnc serve --port 8000
       then open http://127.0.0.1:8000/
     """
-    try:
-        from ..web import serve as run
-    except ImportError:
-        raise click.UsageError("pybnc serve needs Flask and waitress: pip install 'pybnc[web]'.") from None
+    from ..web import serve as run  # without Flask or waitress: an ImportError naming the extra
     if host not in _LOOPBACK:
         # Anyone who reaches this address can upload tables and run fits.
         click.echo(f"warning: listening on {host}: other machines can use this page.", err=True)
