@@ -8,11 +8,12 @@ import warnings
 
 import joblib
 import sklearn
+import tqdm
 
-#: Frames in these files are skipped: pybnc's own, scikit-learn's (its fit wrappers,
+#: Frames in these files are skipped: pybnc's own, tqdm's (its bars wrap pybnc's loops), scikit-learn's (its fit wrappers,
 #: cross-validation and meta-estimators that call a pybnc model for the user) and joblib's
 #: (which runs scikit-learn's folds, in the caller's process unless n_jobs says otherwise).
-SKIPPED = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (sklearn, joblib)) + (
+SKIPPED = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (sklearn, joblib, tqdm)) + (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
 
