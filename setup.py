@@ -12,8 +12,9 @@ import sys
 from setuptools import Extension, setup
 
 # -fno-trapping-math: no kernel reads floating-point exception flags, and without it GCC
-# keeps the branch-free selects of the vector loops as branches.
-FLAGS = [] if sys.platform == "win32" else ["-O3", "-fno-trapping-math"]
+# keeps the branch-free selects of the vector loops as branches. -ffp-contract=off: no
+# fused multiply-adds (aarch64's default), so a kernel rounds as its numpy twin does.
+FLAGS = [] if sys.platform == "win32" else ["-O3", "-fno-trapping-math", "-ffp-contract=off"]
 
 KERNELS = {
     "pybnc.averaging._laplacian_c": "pybnc/averaging/_laplacian_c.c",

@@ -6,12 +6,10 @@ asks :func:`load_kernels` for the compiled module and runs numpy when that retur
 ``python setup.py build_ext --inplace`` has not been run). Then a
 :class:`KernelsNotBuiltWarning` says so once, with the command that builds them. The
 numpy versions give the same probabilities (to 1e-12: TBMATAN, the wrappers'
-searches, the MDL discretisation, kDB, ESKDB with Dirichlet smoothing;
-``tests/test_native.py`` runs them with the kernels hidden), several times slower.
-Two stages differ: HDP smoothing's sampler has no numpy version (it refuses, naming
-the build command: :func:`pybnc.parameters.hdp.require_sampler`), and the
-discriminative weights, whose compiled softmax rounds otherwise, stop at another
-point within L-BFGS's tolerance. Loading a built module costs well
+searches, the MDL discretisation, kDB, ESKDB with Dirichlet smoothing, the
+discriminative weights; ``tests/test_native.py`` runs them with the kernels hidden),
+several times slower. HDP smoothing's sampler has no numpy version: it refuses, naming
+the build command (:func:`pybnc.parameters.hdp.require_sampler`). Loading a built module costs well
 under a millisecond, and nothing is compiled while a model is fitted.
 
 Examples
