@@ -41,7 +41,7 @@ from .._utils.progress import progress
 from ..estimators._fitted_state import InconsistentState, check_structure, check_tables, fitted_array, fitted_list
 from ..estimators.base import BaseBNC, Encoding, keep_arguments
 from ..estimators._constraints import POSITIVE_INT
-from ..estimators.capabilities import Capabilities
+from ..estimators.capabilities import Capabilities, capabilities
 from ..inference.forest import joint_log_likelihood
 from ..parameters.hdp import SharedChains
 from ..encode import interval_labels
@@ -290,7 +290,9 @@ class ESKDB(BaseBNC):
     def member_log_joint(self, member_codes) -> list:
         """Each member's ``log P(x, c)``, exact with missing values, from each member's
         coded rows (``encoder.transform(X)`` for each of :meth:`member_encoders`)."""
-        return [joint_log_likelihood(codes, structure, prior, tables, cardinalities)
+        # the members' tables are distributions: a missing leaf is pruned unchecked
+        known = capabilities(self).tables_are_probabilities
+        return [joint_log_likelihood(codes, structure, prior, tables, cardinalities, tables_are_probabilities=known)
                 for codes, structure, prior, tables, (cardinalities, _) in zip(
                     member_codes, self.structures_, self.class_log_priors_, self.member_log_cpts_,
                     self._member_layouts())]
