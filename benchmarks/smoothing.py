@@ -16,7 +16,7 @@ Tables: the shared UCI tables (``--tables``) and tables the project had not benc
 the numeric ones scikit-learn ships (``sk_digits``, ``sk_breast_cancer``, ``sk_wine``).
 
 Run: ``python benchmarks/smoothing.py [--tables car,chess] [--folds 10] [--models KDB,SKDB,ESKDB]
-[--smoothings bayes,backoff,hgs,hdp]``; writes ``benchmarks/smoothing.csv`` (one row per
+[--smoothings hgs]`` (with ``--smoothings``, the CSV's other rows are kept); writes ``benchmarks/smoothing.csv`` (one row per
 table x model x smoothing) and ``benchmarks/smoothing.md`` (``--page-only`` rewrites the
 page from the CSV).
 """
@@ -69,9 +69,9 @@ def make(model: str, smoothing: str):
     return ESKDB(smoothing=smoothing, random_state=0, n_jobs=N_JOBS, verbose=0)
 
 
-def run_table(name, folds, models):
+def run_table(name, folds, models, smoothings=None, run=""):
     X, y = load(name)
-    entries = [(m, s) for m in models for s in SMOOTHINGS[m]] + [(FOREST, "")]
+    entries = [(m, s) for m in models for s in SMOOTHINGS[m] if smoothings is None or s in smoothings] + [(FOREST, "")]
     results = {e: {"accuracy": [], "log_loss": [], "fit_s": 0.0, "predict_s": 0.0} for e in entries}
     split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)
     for fold, (train, test) in enumerate(split):
@@ -95,7 +95,7 @@ def run_table(name, folds, models):
     for (model, smoothing), r in results.items():
         rows.append({"table": name, "rows": len(X), "columns": X.shape[1], "model": model, "smoothing": smoothing,
                      "folds": folds, "accuracy": 100 * np.mean(r["accuracy"]), "log_loss": np.mean(r["log_loss"]),
-                     "fit_s": r["fit_s"], "predict_s": r["predict_s"]})
+                     "fit_s": r["fit_s"], "predict_s": r["predict_s"], "run": run})
     return rows
 
 
@@ -125,10 +125,12 @@ def write_page(frame: pd.DataFrame, path: Path, load_note: str) -> None:
             d_acc = wide["accuracy"]["hgs"] - wide["accuracy"]["hdp"]
             d_ll = wide["log_loss"]["hgs"] - wide["log_loss"]["hdp"]
             ok = (d_acc >= -0.5) & (d_ll <= 0.01)
+            runs = part[part.smoothing.isin(["hgs", "hdp"])].groupby("smoothing").run.agg(set)
+            fit = (f"fit {wide['fit_s']['hgs'].sum():.1f} s against {wide['fit_s']['hdp'].sum():.1f} s"
+                   if runs["hgs"] == runs["hdp"] else "fit times from different runs")
             lines += [f"{model}: `hgs` within 0.5 point and 0.01 log-loss of `hdp` on {int(ok.sum())} of "
                       f"{len(ok)} tables (not on: {', '.join(ok.index[~ok]) or 'none'}); on average "
-                      f"{d_acc.mean():+.2f} points, {d_ll.mean():+.4f} log-loss; fit "
-                      f"{wide['fit_s']['hgs'].sum():.1f} s against {wide['fit_s']['hdp'].sum():.1f} s.", ""]
+                      f"{d_acc.mean():+.2f} points, {d_ll.mean():+.4f} log-loss; {fit}.", ""]
     if "ESKDB" in set(frame.model):
         part = frame[frame.model == "ESKDB"]
         smoothings = [s for s in SMOOTHINGS["ESKDB"] if s in set(part.smoothing)]
@@ -139,8 +141,9 @@ def write_page(frame: pd.DataFrame, path: Path, load_note: str) -> None:
         for table, group in part.groupby("table", sort=False):
             g, f = group.set_index("smoothing"), forest.loc[table]
             lines.append(f"| {table} ({f.folds}-fold) | {f.fit_s:.1f} s, {f.predict_s:.2f} s | " + " | ".join(
-                f"{g.fit_s[s] / f.fit_s:.2f}x, {g.predict_s[s] / f.predict_s:.2f}x" for s in smoothings) + " |")
-        lines.append("")
+                f"{g.fit_s[s] / f.fit_s:.2f}x, {g.predict_s[s] / f.predict_s:.2f}x" if g.run[s] == f.run
+                else "another run" for s in smoothings) + " |")
+        lines += ["", "A ratio needs the forest of the same run; \"another run\": measured beside an earlier forest.", ""]
     path.write_text("\n".join(lines))
 
 
@@ -149,23 +152,33 @@ def main():
     parser.add_argument("--tables", default=",".join(SHARED + UNSEEN))
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--models", default="KDB,SKDB,ESKDB")
+    parser.add_argument("--smoothings", default="", help="only these (comma-separated); the CSV's other rows are kept")
     parser.add_argument("--out", default=str(HERE / "smoothing.csv"))
     parser.add_argument("--page", default=str(HERE / "smoothing.md"))
     parser.add_argument("--page-only", action="store_true", help="the page from the CSVs of --out (comma-separated)")
     parser.add_argument("--load-note", default="", help="the load the runs saw, for the page")
+    parser.add_argument("--run", default=time.strftime("%Y-%m-%d"), help="the run's name in the CSV (default: today)")
     args = parser.parse_args()
     out = Path(args.out.split(",")[0])
     note = "load not recorded"
     if not args.page_only:
         start_load = os.getloadavg()[0]
         rows = []
+        chosen = set(args.smoothings.split(",")) if args.smoothings else None
+        kept = pd.read_csv(out, keep_default_na=False) if chosen and out.exists() else None
         for name in args.tables.split(","):
-            rows += run_table(name, args.folds, args.models.split(","))
-            pd.DataFrame(rows).to_csv(out, index=False, float_format="%.6g")  # kept as it grows
+            rows += run_table(name, args.folds, args.models.split(","), chosen, args.run)
+            frame = pd.DataFrame(rows)
+            if kept is not None:  # the rows just measured replace the same table, model and smoothing
+                key = ["table", "model", "smoothing"]
+                old = kept.merge(frame[key], on=key, how="left", indicator=True)
+                frame = pd.concat([kept[(old["_merge"] == "left_only").to_numpy()], frame], ignore_index=True)
+            frame.to_csv(out, index=False, float_format="%.6g")  # kept as it grows
             print(pd.DataFrame(rows).query("table == @name").to_string(index=False), flush=True)
         note = f"load average {start_load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on 2 cores"
         print(note)
     frames = [pd.read_csv(path, keep_default_na=False) for path in args.out.split(",")]
+    frames = [f.assign(run=f["run"].astype(str)) if "run" in f else f.assign(run="") for f in frames]
     write_page(pd.concat(frames, ignore_index=True), Path(args.page), args.load_note or note)
 
 

@@ -89,34 +89,63 @@ _TINY = np.array([[[7.0, 1.0, 0.0], [2.0, 3.0, 1.0], [0.0, 1.0, 4.0]],
                   [[3.0, 3.0, 1.0], [1.0, 0.0, 5.0], [6.0, 0.0, 0.0]]])
 
 
+def test_objective_is_the_loss_plus_the_gamma_prior_of_every_strength():
+    rng = np.random.default_rng(7)
+    for tie in ("node", "level"):
+        paths = H._Paths(_random_tables(rng), tie)
+        a = rng.uniform(0.05, 20, paths.n_params)
+        prior = np.bincount(paths.param_family, H.PRIOR_RATE * a - H.PRIOR_SHAPE * np.log(a))
+        assert_allclose(paths.objective(a), paths.loss(a) + prior, rtol=1e-12)
+        beta = np.log(a)
+        _, grad = paths.objective(a, gradient=True)
+        eps = 1e-6
+        numeric = [(paths.objective(np.exp(beta + eps * e)).sum() - paths.objective(np.exp(beta - eps * e)).sum())
+                   / (2 * eps) for e in np.eye(paths.n_params)]
+        assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+
+
+def _objective(tables, strengths, tie="node"):
+    paths = H._Paths(tables, tie)
+    return paths.objective(paths.flat(strengths))
+
+
 def test_level_optimum_is_no_worse_than_a_fine_grid_and_scipy():
     """A tiny table (a class, one parent), one strength per depth: the gradient steps'
     strengths against every point of a grid of 41^3 strengths and L-BFGS-B from several starts."""
     found = H.fit_strengths([_TINY], tie="level")[0]
-    best_found = H.leave_one_out_loss([_TINY], [found])[0]
     paths = H._Paths([_TINY], "level")
+    best_found = paths.objective(paths.flat([found]))[0]
     grid = np.geomspace(*H.STRENGTH_BOUNDS, 41)
     mesh = np.stack(np.meshgrid(grid, grid, grid, indexing="ij"), axis=-1).reshape(-1, 3)
-    assert best_found <= min(paths.loss(a)[0] for a in mesh) + 1e-9
+    assert best_found <= min(paths.objective(a)[0] for a in mesh) + 1e-9
     _no_worse_than_scipy(paths, best_found)
 
 
 def test_node_optimum_is_no_worse_than_scipy():
     """One strength per node (1 + 2 + 6 of them): against L-BFGS-B from several starts."""
     found = H.fit_strengths([_TINY], tie="node")[0]
-    best_found = H.leave_one_out_loss([_TINY], [found])[0]
+    best_found = _objective([_TINY], [found])[0]
     paths = H._Paths([_TINY], "node")
     assert paths.n_params == 9
-    assert best_found <= H.leave_one_out_loss([_TINY], [H.fit_strengths([_TINY], tie="level")[0]])[0] + 1e-9
+    assert best_found <= _objective([_TINY], [H.fit_strengths([_TINY], tie="level")[0]])[0] + 1e-9
     _no_worse_than_scipy(paths, best_found)
 
 
 def _no_worse_than_scipy(paths, best_found):
     bounds = [tuple(np.log(H.STRENGTH_BOUNDS))] * paths.n_params
     for start in (0.0, -3.0, 5.0):
-        res = minimize(lambda b: paths.loss(np.exp(b))[0], np.full(paths.n_params, start), method="L-BFGS-B",
+        res = minimize(lambda b: paths.objective(np.exp(b))[0], np.full(paths.n_params, start), method="L-BFGS-B",
                        bounds=bounds)
-        assert best_found <= res.fun + 1e-4
+        assert best_found <= res.fun * (1 + 1e-5)  # the steps stop at a change of 1e-3 in log a
+
+
+def test_a_node_whose_rows_agree_still_leaves_room_for_unseen_values():
+    """The prior keeps a strength off its lower bound: without it, a class whose 30 rows all
+    show one value would give the others about 1e-5 (the bound's share)."""
+    n = np.array([[30.0, 0.0, 0.0], [10.0, 12.0, 8.0]])
+    (p,), _ = H.hgs_tables([n])
+    assert p[0, 1] > 5e-3 and p[0, 2] > 5e-3
+    assert_allclose(p.sum(axis=-1), 1.0)
 
 
 def test_both_is_the_mean_of_the_node_and_level_tables():
@@ -125,18 +154,18 @@ def test_both_is_the_mean_of_the_node_and_level_tables():
     got, (by_node, by_level) = H.hgs_tables(tables, tie="both")
     for t, p, a, b in zip(tables, got, by_node, by_level):
         assert_allclose(p, 0.5 * (H.smoothed_table(t, a) + H.smoothed_table(t, b)), rtol=1e-12)
-    # the strengths per node start from those per depth: the loss is not nonconvex-free, but
-    # that start ends within half a percent of a start from scratch (0.2 % worse at worst here)
-    cold = H.leave_one_out_loss(tables, H.fit_strengths(tables, "node"))
-    assert np.all(H.leave_one_out_loss(tables, by_node) <= cold * 1.005)
-    assert np.all(H.leave_one_out_loss(tables, by_node) <= H.leave_one_out_loss(tables, by_level) + 1e-9)
+    # the strengths per node start from those per depth: the objective is not convex, but
+    # that start ends within half a percent of a start from scratch
+    cold = _objective(tables, H.fit_strengths(tables, "node"))
+    assert np.all(_objective(tables, by_node) <= cold * 1.005)
+    assert np.all(_objective(tables, by_node) <= _objective(tables, by_level) + 1e-9)
 
 
 def test_each_family_finds_its_own_optimum_when_fitted_together():
     rng = np.random.default_rng(4)
     tables = _random_tables(rng)
-    together = H.leave_one_out_loss(tables, H.fit_strengths(tables))
-    alone = [H.leave_one_out_loss([t], H.fit_strengths([t]))[0] for t in tables]
+    together = _objective(tables, H.fit_strengths(tables))
+    alone = [_objective([t], H.fit_strengths([t]))[0] for t in tables]
     assert_allclose(together, alone, rtol=1e-12)
 
 
@@ -169,11 +198,15 @@ def test_learn_parameters_hgs_gives_finite_normalised_tables():
     proba = model.predict_proba(X)
     assert np.isfinite(proba).all()
     assert_allclose(proba.sum(axis=1), 1.0)
-    # held out: at least as good as the Dirichlet tables (a smoothing that learned nothing would not be)
+    # held out: a lower log-loss than the Dirichlet tables' (0.194 against 0.243; a
+    # smoothing that learned nothing would not have it)
     train = np.random.default_rng(0).random(len(X)) < 0.5
-    scores = {p: KDB(k=3, smoothing=p, verbose=0).fit(X[train], y[train]).score(X[~train], y[~train])
-              for p in ("hgs", "bayes")}
-    assert scores["hgs"] >= scores["bayes"]
+    losses = {}
+    for p in ("hgs", "bayes"):
+        fitted = KDB(k=3, smoothing=p, verbose=0).fit(X[train], y[train])
+        proba = fitted.predict_proba(X[~train])
+        losses[p] = -np.log(proba[np.arange(len(proba)), np.searchsorted(fitted.classes_, y[~train])]).mean()
+    assert losses["hgs"] < losses["bayes"] - 0.02
 
 
 def _missing_table(n=600, seed=5):

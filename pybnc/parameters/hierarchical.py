@@ -10,18 +10,20 @@ estimate is an m-estimate centred on its parent's::
     p(x | node) = (n_node,x + a_node p(x | parent node)) / (n_node + a_node)
 
 The strengths ``a`` minimise the leave-one-out log-loss of the family's training rows,
-which the counts give exactly: a row removed lowers its own cell's count and its node's
-total by one at every depth of its path, and nothing else. The loss and its gradient
-in ``log a`` are computed at once for every non-empty leaf cell of every family (a
-cell's rows share one path), and resilient gradient steps move all the families'
-strengths together (their losses add up, so each family's optimum is its own).
+which the counts give exactly (a row removed lowers its own cell's count and its node's
+total by one at every depth of its path, and nothing else), plus the negative log
+density of ``log a`` under HDP smoothing's Gamma(2, 1) prior on its concentrations,
+``a - 2 log a`` per strength. Without that term a node whose rows never disagree takes
+the smallest strength and gives a value it has not seen a probability near zero. The
+objective and its gradient in ``log a`` are computed at once for every non-empty leaf
+cell of every family (a cell's rows share one path), and resilient gradient steps move
+all the families' strengths together (their objectives add up, so each family's
+optimum is its own).
 
-The strengths are tied one per node (``tie="node"``: each node's own shrinkage) or one
-per depth of a family (``"level"``: HDP smoothing's tying); the default, ``"both"``,
-is the mean of the two tables. One strength per node fits tables with many rows per
-node best (car, nursery) and is overconfident where nodes have few rows (a node whose
-rows all agree takes the smallest strength); one per depth is the reverse.
-``benchmarks/smoothing.md`` compares them with HDP smoothing.
+The strengths are one per node (``tie="node"``, the default: each node its own
+shrinkage) or one per depth of a family (``"level"``: HDP smoothing's tying);
+``"both"`` is the mean of the two tables. ``benchmarks/smoothing.md`` compares them
+with HDP smoothing.
 
 It is a deterministic counterpart of HDP smoothing, whose posterior mean has the same
 recursion with concentrations sampled per depth: here they are chosen by the held-out
@@ -39,11 +41,13 @@ import numpy as np
 STRENGTH_BOUNDS = (1e-3, 1e5)
 #: Strength every optimisation starts from (HDP smoothing's initial concentration).
 INITIAL_STRENGTH = 2.0
+#: Shape and rate of the Gamma prior on every strength (HDP smoothing's on its concentrations).
+PRIOR_SHAPE, PRIOR_RATE = 2.0, 1.0
 #: Most gradient steps, and the step in ``log a`` below which a strength has converged.
 MAX_ITER, TOLERANCE = 100, 1e-3
 #: Strengths: one per node of the tree (``"node"``), one per depth of a family (``"level"``),
 #: or the mean of those two tables (``"both"``).
-TIES = ("both", "node", "level")
+TIES = ("node", "level", "both")
 
 
 def _level_counts(n: np.ndarray) -> list:
@@ -70,16 +74,16 @@ class _Paths:
     """
 
     def __init__(self, tables, tie: str = "node"):
-        if tie not in TIES[1:]:
-            raise ValueError(f"tie={tie!r} is not one of {TIES[1:]}.")
+        if tie not in TIES[:2]:
+            raise ValueError(f"tie={tie!r} is not one of {TIES[:2]}.")
         self.shapes = [t.shape for t in tables]
         order = sorted(range(len(tables)), key=lambda f: -tables[f].ndim)
         height = max((t.ndim for t in tables), default=0)
         weights, outcomes, counts, totals, family = [], [], [], [], []
         prefix = np.zeros(height, np.int64)
         # per tie: the cells' strength indexes by height, each family's nodes, the strengths' families
-        ties = {t: ([], [[] for _ in tables], []) for t in TIES[1:]}
-        n_params = dict.fromkeys(TIES[1:], 0)
+        ties = {t: ([], [[] for _ in tables], []) for t in TIES[:2]}
+        n_params = dict.fromkeys(TIES[:2], 0)
         for f in order:
             n = tables[f]
             if n.size == 0:
@@ -87,12 +91,12 @@ class _Paths:
             cells = np.nonzero(n)
             depth, m = n.ndim, cells[0].size
             at_count, at_total = np.zeros((height, m)), np.zeros((height, m))
-            at_param = {t: np.zeros((height, m), dtype=np.int64) for t in TIES[1:]}
+            at_param = {t: np.zeros((height, m), dtype=np.int64) for t in TIES[:2]}
             for d, level in enumerate(_level_counts(n)):  # depth d keeps the first d conditioning axes
                 at = tuple(cells[a] if a < d else 0 for a in range(n.ndim - 1))
                 at_count[depth - 1 - d] = level[(*at, cells[-1])]
                 at_total[depth - 1 - d] = level.sum(axis=-1)[at]
-                for t in TIES[1:]:
+                for t in TIES[:2]:
                     if t == "node" and d:
                         where, inverse = np.unique(np.ravel_multi_index(cells[:d], n.shape[:d]), return_inverse=True)
                     else:  # the root, or every node of the depth: one strength
@@ -106,7 +110,7 @@ class _Paths:
             outcomes.append(np.full(m, 1.0 / n.shape[-1]))
             counts.append(at_count)
             totals.append(at_total)
-            for t in TIES[1:]:
+            for t in TIES[:2]:
                 ties[t][0].append(at_param[t])
             family.append(np.full(m, f, dtype=np.int64))
             prefix[:depth] += m
@@ -186,15 +190,26 @@ class _Paths:
             g = g * a / denominator
         return losses, grad
 
+    def objective(self, strengths: np.ndarray, gradient: bool = False):
+        """:meth:`loss` plus the prior's ``PRIOR_RATE * a - PRIOR_SHAPE * log a`` per
+        strength (the negative log density of ``log a``), per family; with ``gradient``,
+        also its gradient in ``log a``."""
+        prior = PRIOR_RATE * strengths - PRIOR_SHAPE * np.log(strengths)
+        penalty = np.bincount(self.param_family, prior, minlength=self.n_families)
+        if not gradient:
+            return self.loss(strengths) + penalty
+        losses, grad = self.loss(strengths, gradient=True)
+        return losses + penalty, grad + PRIOR_RATE * strengths - PRIOR_SHAPE
+
 
 def _descend(paths: "_Paths", start=None) -> np.ndarray:
-    """Strengths (flat, as ``paths.param`` indexes them) of least leave-one-out loss:
+    """Strengths (flat, as ``paths.param`` indexes them) of least objective (:meth:`_Paths.objective`):
     resilient gradient steps in ``log a`` (iRprop-: each strength its own step, grown
     while its gradient keeps its sign, halved when it flips), all families at once, from
-    ``start`` (default :data:`INITIAL_STRENGTH`). Their losses are separate: each
-    family keeps the strengths of its least loss met, and stops when its steps are all
-    below :data:`TOLERANCE` (or pushed against a bound), or when its least loss fell
-    by less than a relative :data:`TOLERANCE` squared in the last 5 steps."""
+    ``start`` (default :data:`INITIAL_STRENGTH`). Their objectives are separate: each
+    family keeps the strengths of its least objective met, and stops when its steps are all
+    below :data:`TOLERANCE` (or pushed against a bound), or when, after 15 steps, its least
+    objective fell by less than a relative :data:`TOLERANCE` squared in the last 5."""
     low, high = np.log(STRENGTH_BOUNDS)
     beta = np.log(np.full(paths.n_params, INITIAL_STRENGTH) if start is None else np.asarray(start, dtype=np.float64))
     step = np.full(paths.n_params, 1.0 if start is None else 0.25)
@@ -203,7 +218,7 @@ def _descend(paths: "_Paths", start=None) -> np.ndarray:
     history = [np.full(paths.n_families, np.inf)]
     moving = np.ones(paths.n_families, dtype=bool)
     for _ in range(MAX_ITER):
-        losses, grad = paths.loss(np.exp(beta), gradient=True)
+        losses, grad = paths.objective(np.exp(beta), gradient=True)
         better = losses < history[-1]
         best = np.where(better[paths.param_family], beta, best)
         history.append(np.where(better, losses, history[-1]))
@@ -212,7 +227,7 @@ def _descend(paths: "_Paths", start=None) -> np.ndarray:
         grad = np.where(turned < 0, 0.0, grad)
         free = (step > TOLERANCE) & ~((beta <= low) & (grad > 0)) & ~((beta >= high) & (grad < 0))
         moving &= np.bincount(paths.param_family, free, minlength=paths.n_families) > 0
-        if len(history) > 6:
+        if len(history) > 16:  # not before: the first steps, of a factor e, overshoot an optimum near the start
             moving &= history[-6] - history[-1] > TOLERANCE**2 * np.abs(history[-1])
         if not moving.any():
             break
@@ -222,7 +237,8 @@ def _descend(paths: "_Paths", start=None) -> np.ndarray:
 
 
 def fit_strengths(tables, tie: str = "node") -> list:
-    """The strengths that minimise each family's leave-one-out log-loss.
+    """The strengths that minimise each family's leave-one-out log-loss under the prior
+    (:data:`PRIOR_SHAPE`, :data:`PRIOR_RATE`).
 
     Parameters
     ----------
@@ -243,7 +259,7 @@ def fit_strengths(tables, tie: str = "node") -> list:
     >>> import numpy as np
     >>> n = np.array([[[8.0, 0.0], [1.0, 7.0]], [[6.0, 2.0], [2.0, 6.0]]])
     >>> [a.round(2).tolist() for a in fit_strengths([n], tie="level")[0]]
-    [100000.0, [100000.0, 100000.0], [[1.81, 1.81], [1.81, 1.81]]]
+    [2.03, [2.03, 2.03], [[1.78, 1.78], [1.78, 1.78]]]
     """
     paths = _Paths([np.asarray(t, dtype=np.float64) for t in tables], tie)
     flat = _descend(paths) if paths.weight.size else np.full(paths.n_params, INITIAL_STRENGTH)
@@ -304,14 +320,14 @@ def _smoothed(levels: list, shape, *strengths) -> np.ndarray:
     return np.broadcast_to(mean / len(strengths), shape)
 
 
-def hgs_tables(tables, tie: str = "both") -> tuple:
+def hgs_tables(tables, tie: str = "node") -> tuple:
     """Hierarchical gradient smoothing of several families' counts at once.
 
     Parameters
     ----------
     tables : list of ndarray
         As :func:`fit_strengths`.
-    tie : {"both", "node", "level"}, default="both"
+    tie : {"node", "level", "both"}, default="node"
         As :func:`fit_strengths`; ``"both"``: the mean of the two tables, one learned
         with a strength per node and one with a strength per depth.
 
@@ -347,7 +363,7 @@ def ranked_to_sorted(table: np.ndarray, ranked_parents) -> np.ndarray:
     return moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:-1])), moved.shape[-1])
 
 
-def hgs_log_cpts(tables, ranked_parents, tie: str = "both") -> list:
+def hgs_log_cpts(tables, ranked_parents, tie: str = "node") -> list:
     """Log tables ``(K, q, r)``, parents in increasing index, of the families' counts
     ``tables`` whose parents are in ``ranked_parents``' order; floored at ``1e-300``."""
     probabilities, _ = hgs_tables(tables, tie)

@@ -31,8 +31,9 @@ Estimators (``method``):
 ``"hgs"``
     Hierarchical gradient smoothing (:mod:`pybnc.parameters.hierarchical`): each table
     the leaves of the tree ``P(x)``, ``P(x | c)``, ``P(x | c, p_1)``, .. (parents
-    strongest first), each node shrunk toward its parent by strengths chosen by the
-    leave-one-out loss of the counts; the class prior as ``"bayes"``.
+    strongest first), each node shrunk toward its parent by a strength of its own,
+    chosen by the leave-one-out loss of the counts under HDP smoothing's Gamma(2, 1)
+    prior on strengths; the class prior as ``"bayes"``.
 
 A probability of exactly zero (possible with ``"mle"`` only) is stored as
 ``log(1e-300)`` so that every prediction stays finite.

@@ -123,8 +123,8 @@ class KDB(_ArcSearch):
         family with more configurations than rows does not overfit (the default because
         every feature takes ``k`` parents whatever the data say; ``docs/user-guide.md``,
         "Smoothing"); ``hgs`` (hierarchical gradient smoothing) shrinks each node of the
-        tree of parent values toward its parent node by strengths chosen by
-        leave-one-out; ``hdp`` see above. The hill-climbing scores its candidates with
+        tree of parent values toward its parent node by a strength chosen by
+        leave-one-out (under a Gamma prior); ``hdp`` see above. The hill-climbing scores its candidates with
         this learner (``bayes`` for ``backoff`` and ``hgs``).
     alpha : float, default=None
         Smoothing strength: the Dirichlet pseudo-count of ``"bayes"`` and of the bottom
