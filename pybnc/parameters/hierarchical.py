@@ -48,6 +48,8 @@ MAX_ITER, TOLERANCE = 100, 1e-3
 #: Strengths: one per node of the tree (``"node"``), one per depth of a family (``"level"``),
 #: or the mean of those two tables (``"both"``).
 TIES = ("node", "level", "both")
+#: The ties whose strengths are fitted (``"both"`` is the mean of their tables).
+_FITTED = TIES[:2]
 
 
 def _level_counts(n: np.ndarray) -> list:
@@ -74,16 +76,16 @@ class _Paths:
     """
 
     def __init__(self, tables, tie: str = "node"):
-        if tie not in TIES[:2]:
-            raise ValueError(f"tie={tie!r} is not one of {TIES[:2]}.")
+        if tie not in _FITTED:
+            raise ValueError(f"tie={tie!r} is not one of {_FITTED}.")
         self.shapes = [t.shape for t in tables]
         order = sorted(range(len(tables)), key=lambda f: -tables[f].ndim)
         height = max((t.ndim for t in tables), default=0)
         weights, outcomes, counts, totals, family = [], [], [], [], []
         prefix = np.zeros(height, np.int64)
         # per tie: the cells' strength indexes by height, each family's nodes, the strengths' families
-        ties = {t: ([], [[] for _ in tables], []) for t in TIES[:2]}
-        n_params = dict.fromkeys(TIES[:2], 0)
+        ties = {t: ([], [[] for _ in tables], []) for t in _FITTED}
+        n_params = dict.fromkeys(_FITTED, 0)
         for f in order:
             n = tables[f]
             if n.size == 0:
@@ -91,12 +93,12 @@ class _Paths:
             cells = np.nonzero(n)
             depth, m = n.ndim, cells[0].size
             at_count, at_total = np.zeros((height, m)), np.zeros((height, m))
-            at_param = {t: np.zeros((height, m), dtype=np.int64) for t in TIES[:2]}
+            at_param = {t: np.zeros((height, m), dtype=np.int64) for t in _FITTED}
             for d, level in enumerate(_level_counts(n)):  # depth d keeps the first d conditioning axes
                 at = tuple(cells[a] if a < d else 0 for a in range(n.ndim - 1))
                 at_count[depth - 1 - d] = level[(*at, cells[-1])]
                 at_total[depth - 1 - d] = level.sum(axis=-1)[at]
-                for t in TIES[:2]:
+                for t in _FITTED:
                     if t == "node" and d:
                         where, inverse = np.unique(np.ravel_multi_index(cells[:d], n.shape[:d]), return_inverse=True)
                     else:  # the root, or every node of the depth: one strength
@@ -110,7 +112,7 @@ class _Paths:
             outcomes.append(np.full(m, 1.0 / n.shape[-1]))
             counts.append(at_count)
             totals.append(at_total)
-            for t in TIES[:2]:
+            for t in _FITTED:
                 ties[t][0].append(at_param[t])
             family.append(np.full(m, f, dtype=np.int64))
             prefix[:depth] += m
