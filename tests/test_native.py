@@ -68,7 +68,7 @@ print(len(mine), 'build_ext --inplace' in mine[0], refused)
 def _kernel_fits(out: dict) -> None:
     """Probabilities of the learners whose stages have a compiled kernel and its numpy twin,
     the discriminative weights included (L-BFGS amplifies a last-bit difference of the
-    softmax: 6e-3 on car when the kernel rounded otherwise)."""
+    softmax: 6e-3 on car from one rounding step)."""
     import warnings
 
     from pybnc import AODE, ESKDB, KDB, TAN, TBMATAN, Encoder, NaiveBayes

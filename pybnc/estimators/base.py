@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils.warn import warn
 from .._utils.validation import feature_names, fit_context, validate_parameter_constraints
+from .._utils.passes import PASS_MAKER
 from ..counts.tables import Counts, count, remap_counts
 from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..encode import Encoder, EncodingWarning, grow_encoder
@@ -87,6 +88,8 @@ def run_passes(passes, read=None, total=None) -> None:
     fitted. The blocks are those ``read()`` gives (afresh at every call), ``(codes, y)``
     or ``(codes, y, weights)`` (the function is called with the weights then), or
     ``total`` sums a pass's function over them its own way (Dask: every partition in parallel).
+    A generator that yields :data:`~pybnc._utils.passes.PASS_MAKER` is sent the function
+    that makes one pass (an optimiser calling its objective makes its passes itself).
     """
     if total is None:
         def total(per_block):
@@ -98,7 +101,7 @@ def run_passes(passes, read=None, total=None) -> None:
     try:
         per_block = next(passes)
         while True:
-            per_block = passes.send(total(per_block))
+            per_block = passes.send(total if per_block is PASS_MAKER else total(per_block))
     except StopIteration:
         pass
 

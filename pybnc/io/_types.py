@@ -13,7 +13,6 @@ from ..estimators import FAN, TAN, NaiveBayes
 from ..estimators.base import Encoding
 from ..estimators.capabilities import Capabilities
 from ..parameters.discriminative import BlockSums, DiscriminativeFit, RowDesign
-from ..parameters.lbfgs import LBFGSResult
 from ..parameters.learn import ParameterTables
 from ..parameters.network_weights import NetworkCells
 from ..search import BSEJ, FSSJ, KDB, SKDB, TANHC, TANHCSP
@@ -27,4 +26,4 @@ ESTIMATORS = (NaiveBayes, TAN, FAN, MANB, AODE, AnDE, ESKDB, TBMATAN, SSTBMATAN,
               SKDB, AutoBNC, AveragedBNC, BaggedBNC)
 #: The other objects of a fitted state: the encoder and pybnc's dataclasses.
 HELPERS = (Encoder, Counts, FamilyCounts, Structure, Encoding, Capabilities, ParameterTables, DiscriminativeFit,
-           RowDesign, BlockSums, LBFGSResult, NetworkCells, SuperParentCells, Candidate, TableFacts, Evaluation)
+           RowDesign, BlockSums, NetworkCells, SuperParentCells, Candidate, TableFacts, Evaluation)

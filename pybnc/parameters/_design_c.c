@@ -112,55 +112,7 @@ static PyObject *gradient(PyObject *self, PyObject *args) {
     return design_done(&d, bad);
 }
 
-/* softmax(exp (rows, K), y (rows,), sample_weight (rows,), norm (rows,), K): each row's
- * exponentiated scores (numpy's exp) normalised in place into ``(P - Y) * sample_weight``,
- * with the row's sum written to ``norm``. One pass per row where numpy makes five over a
- * (rows, K) array along its short axis (krkopt, 18 classes: most of an evaluation); the
- * sum runs in column order and the operations are numpy's fallback's, so both agree to
- * the bit. */
-static PyObject *softmax(PyObject *self, PyObject *args) {
-    PyObject *o[4];
-    Py_ssize_t k;
-    Arr a[4] = {0};
-    if (!PyArg_ParseTuple(args, "OOOOn", &o[0], &o[1], &o[2], &o[3], &k)) return NULL;
-    if (arr_get(o[0], &a[0], 'F', "exp") || arr_get(o[1], &a[1], 'i', "y") ||
-        arr_get(o[2], &a[2], 'f', "sample_weight") || arr_get(o[3], &a[3], 'F', "norm")) {
-        arr_release(a, 4);
-        return NULL;
-    }
-    Py_ssize_t rows = a[1].size;
-    if (k < 1 || arr_check_size(&a[0], rows * k, "exp") || arr_check_size(&a[2], rows, "sample_weight") ||
-        arr_check_size(&a[3], rows, "norm")) {
-        if (k < 1 && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "K: at least one class expected");
-        arr_release(a, 4);
-        return NULL;
-    }
-    const double *weight = F64(a[2]);
-    double *residual = F64(a[0]), *norms = F64(a[3]);
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        double *r = residual + i * k;
-        int64_t c = iget(&a[1], i);
-        if ((uint64_t)c >= (uint64_t)k) { bad = 1; break; }
-        double norm = r[0], w = weight[i];
-        for (Py_ssize_t j = 1; j < k; j++) norm += r[j];
-        for (Py_ssize_t j = 0; j < k; j++) r[j] /= norm;
-        r[c] -= 1.0;
-        for (Py_ssize_t j = 0; j < k; j++) r[j] *= w;
-        norms[i] = norm;
-    }
-    Py_END_ALLOW_THREADS
-    arr_release(a, 4);
-    if (bad) {
-        PyErr_SetString(PyExc_IndexError, "a class code is out of range");
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
-    {"softmax", softmax, METH_VARARGS, "Rows' exponentiated scores normalised in place into (P - Y) * w, their sums into norm."},
     {"scores", scores, METH_VARARGS, "A CSR design's rows' scores: A @ values."},
     {"gradient", gradient, METH_VARARGS, "A CSR design's cells' gradient: out += A.T @ residual."},
     {NULL, NULL, 0, NULL}};

@@ -10,8 +10,8 @@ every cell ``m`` and class ``c`` a weight ``w[m, c]``::
 cell with the weight ``1 / (number of its estimators)``). At ``w = 1`` this is the
 generative model; the weights minimise the negative conditional log-likelihood plus
 ``penalty / 2 * ||w - 1||^2`` (Zaidi et al., WANBIA-C, ICDM 2014; ALR^n, MLJ 2016;
-MLJ 2017), by L-BFGS (:mod:`pybnc.parameters.lbfgs`). The score is linear in ``w``, so the objective is convex
-for every structure. Without a penalty, for naive Bayes, it is multinomial logistic
+MLJ 2017), by scipy's L-BFGS-B without bounds. The score is linear in ``w``, so the
+objective is convex for every structure. Without a penalty, for naive Bayes, it is multinomial logistic
 regression on one-hot columns (the same hypothesis space) with the generative
 log-probabilities as a diagonal preconditioner.
 
@@ -39,14 +39,15 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.optimize
 import scipy.sparse
+import scipy.special
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from .._utils.warn import warn
 from .._utils.blas import available_cores, one_blas_thread
 from .._utils.native import load_kernels
-from .lbfgs import minimize_lbfgs
 
 _native = load_kernels("pybnc.parameters._design_c")
 
@@ -152,8 +153,7 @@ class DiscriminativeFit:
         Mean negative conditional log-likelihood plus the penalty (per unit of sample
         weight) at the returned weights and at ``w = 1``.
     message : str
-        Why the optimiser stopped (:class:`pybnc.parameters.lbfgs.LBFGSResult`'s
-        message, in L-BFGS-B's words).
+        Why the optimiser stopped, in scipy's L-BFGS-B's words.
     penalty : float
     """
 
@@ -287,33 +287,18 @@ class BlockSums:
         return BlockSums(self.nll + other.nll, self.gradient + other.gradient, self.total + other.total)
 
 
-def block_softmax(scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, overwrite: bool = False):
+def block_softmax(scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray):
     """``sum -log P(y | x)`` of rows with these scores, ``(P - Y) * sample_weight`` (the
-    gradient with respect to the scores) and the total weight. With ``overwrite`` the
-    residual may be written over ``scores``.
-
-    ``exp`` and ``log`` are numpy's and every sum runs in row order (``cumsum``), so the
-    compiled normalisation (one pass over the rows, not five) and numpy's agree to the bit.
-    """
-    residual = scores if overwrite and scores.dtype == np.float64 and scores.flags.c_contiguous \
-        else np.array(scores, dtype=np.float64, order="C")
-    y = np.ascontiguousarray(y, dtype=np.int64)
-    sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    rows = np.arange(residual.shape[0])
-    residual -= residual.max(axis=1, keepdims=True)
-    own = residual[rows, y]
-    np.exp(residual, out=residual)
-    if _native is not None:
-        norm = np.empty(residual.shape[0])
-        _native.softmax(residual, y, sample_weight, norm, residual.shape[1])
-    else:
-        norm = np.cumsum(residual, axis=1)[:, -1]
-        residual /= norm[:, None]
-        residual[rows, y] -= 1.0
-        residual *= sample_weight[:, None]
-    nll = np.cumsum(sample_weight * (np.log(norm) - own))
-    total = np.cumsum(sample_weight)
-    return (float(nll[-1]) if nll.size else 0.0), residual, (float(total[-1]) if total.size else 0.0)
+    gradient with respect to the scores) and the total weight."""
+    log_p = scipy.special.log_softmax(scores, axis=1)
+    rows = np.arange(log_p.shape[0])
+    y = np.asarray(y, dtype=np.intp)
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    nll = float(-(sample_weight * log_p[rows, y]).sum())
+    residual = np.exp(log_p, out=log_p)
+    residual *= sample_weight[:, None]
+    residual[rows, y] -= sample_weight
+    return nll, residual, float(sample_weight.sum())
 
 
 def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
@@ -322,7 +307,7 @@ def block_sums(values: np.ndarray, design: RowDesign) -> BlockSums:
     scores = _rows_product(design.matrix, values)
     if design.offset is not None:
         scores += design.offset
-    nll, residual, total = block_softmax(scores, design.y, design.sample_weight, overwrite=True)
+    nll, residual, total = block_softmax(scores, design.y, design.sample_weight)
     if design.by_cell is not None:  # kept where gathering each cell's rows pays
         return BlockSums(nll, _rows_product(design.by_cell, residual), total)
     return BlockSums(nll, _cells_product(design.matrix, residual), total)
@@ -556,15 +541,15 @@ def lbfgs_history(entries: int, n_weights: int, n_classes: int) -> int:
     return int(max(HISTORY, wanted))
 
 
-def _lbfgs_options(max_iter: int, tol: float, history: int = HISTORY) -> dict:
-    """The stopping rules of every fit of the weights (``gtol`` follows ``tol``) and its
-    step pairs (:func:`lbfgs_history`)."""
-    return {"max_iter": max_iter, "ftol": tol, "gtol": tol * 100, "history": history}
-
-
-def _lbfgs(objective, start: np.ndarray, max_iter: int, tol: float, history: int = HISTORY):
+def minimize_weights(objective, start: np.ndarray, max_iter: int, tol: float, history: int = HISTORY):
+    """scipy's L-BFGS-B, without bounds, on ``objective(x) -> (value, gradient)`` from
+    ``start``: at most ``max_iter`` iterations, ``ftol = tol``, ``gtol = 100 tol`` and
+    ``history`` step pairs (:func:`lbfgs_history`). Every fit of the weights, in memory
+    or in passes, runs through it."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught after
-        return minimize_lbfgs(objective, start, **_lbfgs_options(max_iter, tol, history))
+        return scipy.optimize.minimize(objective, np.ravel(start), jac=True, method="L-BFGS-B",
+                                       options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100,
+                                                "maxcor": int(history)})
 
 
 def _result(active, result, first: float, max_iter: int, penalty: float) -> DiscriminativeFit:
@@ -658,7 +643,7 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
 
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             first = objective(np.ones(logs.size))[0]
-        result = _lbfgs(objective, start, max_iter, tol, lbfgs_history(entries, logs.size, logs.shape[1]))
+        result = minimize_weights(objective, start, max_iter, tol, lbfgs_history(entries, logs.size, logs.shape[1]))
     return _result(active, result, first, max_iter, penalty)
 
 

@@ -2,19 +2,19 @@
 
 The estimators learn out of core through a generator of passes
 (:func:`pybnc.estimators.base.run_passes`): each ``yield`` hands out a function of one
-coded block, and the sum of its results over the blocks comes back. The L-BFGS of
-:mod:`pybnc.parameters.lbfgs` is itself a generator of the points it wants evaluated,
-so each of its points becomes one pass. The optimisation is
-:func:`pybnc.parameters.discriminative.fit_weights`'s, on the same sums.
+coded block, and the sum of its results over the blocks comes back. scipy's L-BFGS-B
+calls its objective, so the generator asks the driver once for the function that makes
+a pass (:data:`pybnc._utils.passes.PASS_MAKER`) and each evaluation is one pass. The
+optimisation is :func:`pybnc.parameters.discriminative.fit_weights`'s, on the same sums.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .discriminative import (DEFAULT_MAX_ITER, BlockSums, RowDesign, _lbfgs_options, _n_cells, _penalised, _result,
-                             _weights_of, lbfgs_history)
-from .lbfgs import lbfgs_steps
+from .._utils.passes import PASS_MAKER
+from .discriminative import (DEFAULT_MAX_ITER, BlockSums, RowDesign, _n_cells, _penalised, _result, _weights_of,
+                             lbfgs_history, minimize_weights)
 
 
 class _Cells:
@@ -37,13 +37,14 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
                           tol: float = 1e-7, n_cells=None):
     """:func:`fit_weights` over blocks of rows read afresh at every evaluation: a generator.
 
-    It yields one function of a coded block ``(codes, y)`` per pass over the rows; the
-    caller applies it to every block, sends back the sum of the results (``None`` for no
-    block) and goes on until the generator returns the :class:`DiscriminativeFit` (as
-    :func:`pybnc.estimators.base.run_passes` drives a model's passes). The first pass
-    finds the cells the rows read, each further pass is one evaluation of the objective,
-    so the result is the in-memory fit's: the sums over blocks are the sums over all
-    rows.
+    It yields one function of a coded block ``(codes, y)``, to which the caller sends
+    back the sum of its results over the blocks (``None`` for no block), then
+    :data:`~pybnc._utils.passes.PASS_MAKER`, to which it sends back its function making
+    one such pass; it returns the :class:`DiscriminativeFit`
+    (:func:`pybnc.estimators.base.run_passes` drives a model's passes so). The first
+    pass finds the cells the rows read, each further pass is one evaluation of the
+    objective, so the result is the in-memory fit's: the sums over blocks are the sums
+    over all rows.
 
     Parameters
     ----------
@@ -62,13 +63,12 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     ...                                 shape=(len(y), 3))
     ...     return RowDesign(a, y, np.ones(len(y)))
     >>> blocks = [(np.array([[0], [1]] * 3), np.array([0, 1] * 3)) for _ in range(2)]
-    >>> passes = fit_weights_in_passes(log_values, design_of)
-    >>> step = next(passes)
-    >>> try:
-    ...     while True:
-    ...         step = passes.send(sum((step(c, y) for c, y in blocks[1:]), step(*blocks[0])))
-    ... except StopIteration as done:
-    ...     fit = done.value
+    >>> from pybnc.estimators.base import run_passes
+    >>> fits = []
+    >>> def learn():
+    ...     fits.append((yield from fit_weights_in_passes(log_values, design_of)))
+    >>> run_passes(learn(), lambda: iter(blocks))
+    >>> fit = fits[0]
     >>> bool(fit.converged), fit.weights.shape
     (True, (3, 2))
     """
@@ -79,19 +79,19 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     active = found.cells
     logs, start = _weights_of(active, log_values, None, penalty)
     history = lbfgs_history(found.entries, logs.size, logs.shape[1])
-    steps = lbfgs_steps(start, **_lbfgs_options(max_iter, tol, history))
-    point, first = next(steps), None
-    try:
-        while True:
-            values = point.reshape(logs.shape) * logs
-            sums = yield lambda codes, y: design_of(codes, y).on(active, n_cells).sums(values)
-            if sums is None:
-                sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                value, grad = _penalised(point.reshape(logs.shape), logs, sums, float(penalty))
-            if first is None:  # L-BFGS starts at ones: its first evaluation is the generative model's
-                first = value
-            point = steps.send((value, grad.ravel()))
-    except StopIteration as done:
-        result = done.value
-    return _result(active, result, first, max_iter, penalty)
+    one_pass = yield PASS_MAKER
+    first = []
+
+    def objective(x):
+        weights = x.reshape(logs.shape)
+        values = weights * logs
+        sums = one_pass(lambda codes, y: design_of(codes, y).on(active, n_cells).sums(values))
+        if sums is None:
+            sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
+        value, grad = _penalised(weights, logs, sums, float(penalty))
+        if not first:  # L-BFGS-B starts at ones: its first evaluation is the generative model's
+            first.append(value)
+        return value, grad.ravel()
+
+    result = minimize_weights(objective, start, max_iter, tol, history)
+    return _result(active, result, first[0], max_iter, penalty)
