@@ -591,3 +591,24 @@ def test_aode_on_proportional_bins_is_offered_where_the_rows_allow_and_the_table
     assert proportional_bins(facts(3918, 11, categorical=(2500, 2500))) == 0  # wine beside 5,000 levels
     names = [c.name for c in round_two(facts(5148, 36, 6), encoding, None, random_state=0)]
     assert not any(name.startswith("AODE quantile(") for name in names)
+
+
+def test_only_discriminative_fits_of_many_reads_take_a_thread_of_their_own():
+    """A small table's discriminative fits hold the GIL between their short evaluations:
+    they run in one task; a large table's run on threads."""
+    from pybnc.selection.auto import GIL_FREE_READS, _releases_gil
+    from pybnc.selection.candidates import TableFacts, round_two
+
+    encoding = {"discretizer": "mdl", "n_bins": 5, "missing": "sum"}
+
+    def released(n_rows):
+        facts = TableFacts(n_rows=n_rows, n_classes=4, cardinalities=(4,) * 6, has_numeric=False,
+                           has_missing=False)
+        return {c.name: _releases_gil(c) for c in round_two(facts, encoding, None, random_state=0)}
+
+    small, large = released(1728), released(100_000)  # car's shape, and fifty-eight times its rows
+    assert not any(small.values())
+    discriminative = {name for name in large if "discriminative" in name}
+    assert discriminative and all(large[name] for name in discriminative)
+    assert not any(large[name] for name in large if name not in discriminative)
+    assert 1728 * 7 * 6 * 4 < GIL_FREE_READS <= 100_000 * 7 * 4  # AODE on car, naive Bayes on the large one

@@ -52,6 +52,10 @@ AUTO_BUDGET = 4.0
 #: takes a tenth of a second, its discriminative candidates tens of times that).
 AUTO_MIN_SECONDS = 10.0
 _METRICS = ("log_loss", "accuracy")
+#: Below this many cells read per evaluation, a discriminative fit is mostly the
+#: optimiser's steps and Python, which hold the GIL: two on threads take turns
+#: (AutoBNC on car and glass with n_jobs=2 took 1.15-1.3 times n_jobs=1's).
+GIL_FREE_READS = 1_000_000
 
 
 def inner_folds(y_codes: np.ndarray, n_splits: int, seed: int) -> list:
@@ -632,9 +636,15 @@ def _cost(candidate: Candidate) -> float:
 
 
 def _releases_gil(candidate: Candidate) -> bool:
-    """Whether a candidate's fit runs mostly outside the GIL (the discriminative ones'
-    evaluations), so that it gains from a thread of its own."""
-    return _kind(candidate) == "discriminative"
+    """Whether a candidate's fit runs mostly outside the GIL, so that it gains from a
+    thread of its own: a discriminative one whose evaluations read at least
+    :data:`GIL_FREE_READS` cells (rows x tables read x classes)."""
+    if _kind(candidate) != "discriminative":
+        return False
+    tables = candidate.n_features + 1
+    if isinstance(candidate.estimator, AODE):  # AnDE too: a table per pair of columns
+        tables *= max(candidate.n_features, 1)
+    return candidate.n_rows * tables * candidate.n_classes >= GIL_FREE_READS
 
 
 def _kind(candidate: Candidate) -> str:

@@ -109,10 +109,10 @@ class Candidate:
     encoding : dict
         ``discretizer``, ``n_bins``, ``missing`` of the default candidates (empty for a
         user's own).
-    n_classes, n_features : int
-        The table's classes and columns, where the candidate's cost grows with them (a
-        weight per class and cell, and for an averaged model a cell per pair of
-        columns: the discriminative variants); 2 and 0 otherwise.
+    n_classes, n_features, n_rows : int
+        The table's classes, columns and rows, where the candidate's cost grows with
+        them (a weight per class and cell, and for an averaged model a cell per pair of
+        columns: the discriminative variants); 2, 0 and 0 otherwise.
     """
 
     name: str
@@ -122,6 +122,7 @@ class Candidate:
     encoding: dict = field(default_factory=dict)
     n_classes: int = 2
     n_features: int = 0
+    n_rows: int = 0
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ def round_two(facts: TableFacts, encoding: dict, shared, random_state: int) -> l
             variant.set_params(random_state=random_state)
         if "discriminative_penalty" not in variant.get_params(deep=False):
             out.append(Candidate(_named(f"{learner} discriminative", encoding), variant, rank + 1.0, 2,
-                                 dict(encoding), facts.n_classes, len(facts.cardinalities)))
+                                 dict(encoding), facts.n_classes, len(facts.cardinalities), facts.n_rows))
             continue
         # AODE's weaker penalty only: with 1 it stayed below its 0.01 on car, chess and nursery and
         # within the noise of plain AODE on glass and hepatitis, and it is the costliest variant
@@ -238,7 +239,7 @@ def round_two(facts: TableFacts, encoding: dict, shared, random_state: int) -> l
         for i, penalty in enumerate(penalties):
             out.append(Candidate(_named(f"{learner} discriminative({penalty:g})", encoding),
                                  clone(variant).set_params(discriminative_penalty=penalty), rank + 1.0 + 0.1 * i, 2,
-                                 dict(encoding), facts.n_classes, len(facts.cardinalities)))
+                                 dict(encoding), facts.n_classes, len(facts.cardinalities), facts.n_rows))
     return out
 
 
