@@ -78,3 +78,20 @@ def test_large_sparse_tables_sum_from_their_cells(rng, monkeypatch):
         assert all(np.array_equal(a, b) and np.array_equal(c, d) for (a, c), (b, d) in zip(sub_sparse, sub_dense))
     assert np.array_equal(sparse.marginal(0, (0, 5)), _brute(codes, y, cards, 3, (0, 5)) - _brute(
         codes[:40], y[:40], cards, 3, (0, 5)))
+
+
+def test_untouched_zeros_are_zeros_that_write_pickle_and_save():
+    """The large sparse tables live in memory mapped afresh: zeros, writable, and copied
+    like any array (pickled for processes, saved in model files)."""
+    import pickle
+
+    from pybnc.counts.families import untouched_zeros
+
+    for _ in range(3):  # also once the heap holds freed blocks of that size
+        table = untouched_zeros(5_000_000)
+        assert table.shape == (5_000_000,) and table.dtype == np.float64 and not table.any()
+        table[[3, 4_999_999]] = [2.0, 1.0]
+        again = pickle.loads(pickle.dumps(table.reshape(1000, 5000)))
+        assert again.sum() == 3.0 and again[0, 3] == 2.0 and again.flags.writeable
+        del table, again
+    assert untouched_zeros(0).shape == (0,)

@@ -7,6 +7,7 @@ the rows and additive over row blocks, folds and Dask partitions as the pair cou
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,6 +145,16 @@ def sum_over(table: np.ndarray, drop, cells=None) -> np.ndarray:
     return np.bincount(index, values, minlength=int(np.prod(shape))).reshape(shape)
 
 
+def untouched_zeros(size: int) -> np.ndarray:
+    """``np.zeros(size)`` in memory of its own, mapped afresh: the pages no cell is
+    written to are never allocated or cleared. ``np.zeros`` takes a large block from
+    the heap once glibc has freed one of that size, and then clears every byte (a
+    member of ESKDB on letter: 0.5 to 0.9 s of clearing per 14 million cells, where
+    the first took 0.04 s)."""
+    buffer = mmap.mmap(-1, max(size, 1) * 8)
+    return np.frombuffer(buffer, dtype=np.float64, count=size)
+
+
 def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: int, families,
                    weights=None) -> FamilyCounts:
     """Count ``N(c, family)`` for each family, with a missing slot per feature.
@@ -185,7 +196,7 @@ def count_families(codes: np.ndarray, y: np.ndarray, cardinalities, n_classes: i
             # many more cells than rows: only the rows' cells are written (the rest stays
             # untouched zero pages), and kept, as they are cheaper to sort than to find
             cells, row_cell = np.unique(flat, return_inverse=True)
-            table = np.zeros(size)
+            table = untouched_zeros(size)
             table[cells] = np.bincount(row_cell, weights, minlength=cells.size)
             tables.append(table.reshape(shape))
             occupied.append(cells)
