@@ -195,6 +195,7 @@ class CVScorer:
         self._joins = {}
         self._forest = None
         self._observed = None
+        self._barren = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
@@ -205,15 +206,9 @@ class CVScorer:
 
     # -- accuracy --------------------------------------------------------------------
     def accuracy(self, jll: np.ndarray) -> float:
-        """Mean over folds of each fold's accuracy (bnclassify's ``cv``)."""
-        top = jll.max(axis=0)
-        hit = jll == top
-        # argmax's rule: a tie goes to the first class (one vectorised pass per class).
-        first = np.full(jll.shape[1], self.n_classes - 1)
-        for c in range(self.n_classes - 2, -1, -1):
-            first = np.where(hit[c], c, first)
-        correct = first == self.y
-        return self._fold_mean(np.bincount(self.fold, weights=correct, minlength=self.n_folds))
+        """Mean over folds of each fold's accuracy (bnclassify's ``cv``); a tie goes to the
+        first class (argmax's rule)."""
+        return self._fold_mean(correct_per_fold(jll, self.y, self.fold, self.n_folds))
 
     def _fold_mean(self, per_fold: np.ndarray) -> float:
         """Mean over the folds that hold rows of ``per_fold`` (a sum per fold) / the fold's size."""
@@ -227,8 +222,6 @@ class CVScorer:
         """:meth:`accuracy` of ``total + sum(plus) - sum(minus)`` (added in that order),
         without building it with the compiled kernels: one pass over the rows per
         candidate instead of one per array operation, the same floating-point sums."""
-        if not (plus or minus):
-            return self.accuracy(total)
         return self._fold_mean(correct_per_fold(total, self.y, self.fold, self.n_folds, plus, minus))
 
     def row_log_loss(self, total: np.ndarray, plus=(), minus=()) -> np.ndarray:
@@ -360,13 +353,34 @@ class CVScorer:
         (cached forest messages when trees are hung under one feature, else inference).
         """
         new_parents = list(structure.parents)
-        new = total.copy()
+        new = None
         for i, parents in changes.items():  # all additions, then all subtractions (accuracy_of's order)
-            new += self.contribution(i, parents)
+            if new is None:
+                new = total + self.contribution(i, parents)
+            else:
+                new += self.contribution(i, parents)
             new_parents[i] = tuple(parents)
+        if new is None:
+            new = total.copy()
         for i in changes:
             new -= self.contribution(i, structure.parents[i])
         if not self.has_missing:
+            return new
+        new_parent = {p for parents in changes.values() for p in parents}
+        if (len(new_parent) == 1 and all(not structure.parents[i] and len(p) == 1 for i, p in changes.items())
+                and self._below(structure)[0]):
+            # Trees hung under one feature (TAN-HC, TAN-HCSP): nothing new below a hung root,
+            # so its rows are local where it and its new parent are observed or it sums out
+            # to one as before; the rest exactly, by cached forest messages.
+            parent = new_parent.pop()
+            local = np.ones(self.n_rows, dtype=bool)
+            for i in changes:
+                local &= (self.observed[:, i] & self.observed[:, parent]) | self._barren_rows(structure, i)
+            hard = np.flatnonzero(~local)
+            if hard.size:
+                if self._forest is None or self._forest.structure != structure:
+                    self._forest = ForestMessages(self, structure)
+                new[:, hard] = total[:, hard] + self._forest.hang_roots(hard, parent, list(changes)).T
             return new
         new_structure = Structure(tuple(new_parents))
         children = [set() for _ in range(structure.n_features)]
@@ -390,19 +404,38 @@ class CVScorer:
         hard = np.flatnonzero(~local)
         if hard.size == 0:
             return new
-        new_parent = {p for parents in changes.values() for p in parents}
-        if (structure.is_one_dependence and len(new_parent) == 1
-                and all(not structure.parents[i] and len(p) == 1 for i, p in changes.items())):
-            # Trees hung under one feature (TAN-HC, TAN-HCSP): cached messages, exact.
-            if self._forest is None or self._forest.structure != structure:
-                self._forest = ForestMessages(self, structure)
-            new[:, hard] = total[:, hard] + self._forest.hang_roots(hard, new_parent.pop(), list(changes)).T
-        else:
-            observed = self._observed_sum(structure)[:, hard]
-            for i, parents in changes.items():
-                observed += self.contribution(i, parents)[:, hard] - self.contribution(i, structure.parents[i])[:, hard]
-            new[:, hard] = self.exact_rows(hard, new_structure, observed.T).T
+        observed = self._observed_sum(structure)[:, hard]
+        for i, parents in changes.items():
+            observed += self.contribution(i, parents)[:, hard] - self.contribution(i, structure.parents[i])[:, hard]
+        new[:, hard] = self.exact_rows(hard, new_structure, observed.T).T
         return new
+
+    def _below(self, structure: Structure) -> tuple:
+        """``(is_one_dependence, children, barren masks)`` of the structure last asked
+        about (the moves of a search step share it)."""
+        if self._barren is None or self._barren[0] != structure:
+            children = [[] for _ in range(structure.n_features)]
+            for p, v in structure.arcs:
+                children[p].append(v)
+            self._barren = (structure, (structure.is_one_dependence, children, {}))
+        return self._barren[1]
+
+    def _barren_rows(self, structure: Structure, i: int) -> np.ndarray:
+        """Rows where feature ``i`` is missing with nothing observed below it in
+        ``structure``: it sums out to one."""
+        _, children, masks = self._below(structure)
+        if i not in masks:
+            below, stack = set(), list(children[i])
+            while stack:
+                v = stack.pop()
+                if v not in below:
+                    below.add(v)
+                    stack.extend(children[v])
+            mask = ~self.observed[:, i]
+            if below:
+                mask &= ~self.observed[:, sorted(below)].any(axis=1)
+            masks[i] = mask
+        return masks[i]
 
     # -- joined features (supernodes of FSSJ and BSEJ) ---------------------------------
     def chain(self, members: tuple) -> tuple:
