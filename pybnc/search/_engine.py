@@ -390,17 +390,8 @@ class CVScorer:
         local = np.ones(self.n_rows, dtype=bool)
         for i in changes:
             family = sorted({i, *structure.parents[i], *new_parents[i]})
-            below, stack = set(), list(children[i])
-            while stack:
-                v = stack.pop()
-                if v not in below:
-                    below.add(v)
-                    stack.extend(children[v])
             # A missing feature with nothing observed below it sums out to one either way.
-            barren = ~self.observed[:, i]
-            if below:
-                barren &= ~self.observed[:, sorted(below)].any(axis=1)
-            local &= self.observed[:, family].all(axis=1) | barren
+            local &= self.observed[:, family].all(axis=1) | self._barren_under(children, i)
         hard = np.flatnonzero(~local)
         if hard.size == 0:
             return new
@@ -425,17 +416,22 @@ class CVScorer:
         ``structure``: it sums out to one."""
         _, children, masks = self._below(structure)
         if i not in masks:
-            below, stack = set(), list(children[i])
-            while stack:
-                v = stack.pop()
-                if v not in below:
-                    below.add(v)
-                    stack.extend(children[v])
-            mask = ~self.observed[:, i]
-            if below:
-                mask &= ~self.observed[:, sorted(below)].any(axis=1)
-            masks[i] = mask
+            masks[i] = self._barren_under(children, i)
         return masks[i]
+
+    def _barren_under(self, children: list, i: int) -> np.ndarray:
+        """Rows where feature ``i`` is missing and so is everything below it in the arcs
+        ``children`` (each feature's children)."""
+        below, stack = set(), list(children[i])
+        while stack:
+            v = stack.pop()
+            if v not in below:
+                below.add(v)
+                stack.extend(children[v])
+        mask = ~self.observed[:, i]
+        if below:
+            mask &= ~self.observed[:, sorted(below)].any(axis=1)
+        return mask
 
     # -- joined features (supernodes of FSSJ and BSEJ) ---------------------------------
     def chain(self, members: tuple) -> tuple:
