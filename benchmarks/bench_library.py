@@ -8,10 +8,13 @@ fit 1.5 times faster or more.
 * forest: TAN's maximum spanning forest, pybnc's Prim
   (:func:`pybnc.structure.maximum_spanning_forest`, compiled where built) against
   scipy's ``minimum_spanning_tree`` of the edges' ranks under the same strict order
-  (:func:`_scipy_forest`: the same forest).
+  (:func:`_scipy_forest`: the same forest);
+* logsumexp: ``pybnc._utils.logsumexp.logsumexp`` against ``scipy.special.logsumexp``
+  in every module that sums out a variable (exact inference on rows with missing
+  values, the wrappers' supernodes, kDB's hill climbing, TBMATAN, explanations).
 
 The results, and the pieces that fell below the bar and were replaced by the
-library's (L-BFGS, logsumexp, softmax), are in ``benchmarks/library.md``.
+library's (L-BFGS, softmax), are in ``benchmarks/library.md``.
 
 Run: ``python benchmarks/bench_library.py [--repeats 3]``.
 """
@@ -26,12 +29,25 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.sparse
+import scipy.special
 from scipy.sparse.csgraph import minimum_spanning_tree
 
 from _turns import swapped, taking_turns, timed
-from pybnc import TAN
+from pybnc import KDB, TAN, TBMATAN
 from pybnc.datasets import load_dataset
+from pybnc.search.tan_hc import TANHC
 chow_liu = importlib.import_module("pybnc.structure.chow_liu")  # the package exports a function of that name
+
+
+LOGSUMEXP_USERS = ("pybnc.averaging.tbmatan", "pybnc.averaging._laplacian", "pybnc.search.joins",
+                   "pybnc.inference.forest", "pybnc.inference.elimination", "pybnc.estimators.explain")
+
+
+def _scipy_logsumexp(a, axis=-1):
+    if a.shape[axis] == 0:  # pybnc's convention: an empty axis sums to log 1
+        return np.zeros(np.delete(a.shape, axis))
+    with np.errstate(divide="ignore"):
+        return scipy.special.logsumexp(a, axis=axis)
 
 
 def _scipy_forest(weights, positive_only):
@@ -60,8 +76,30 @@ def _wide(n_rows, n_columns, seed=0):
 
 
 def _rows(repeats):
-    chess = load_dataset("chess")
+    soybean, chess, votes = load_dataset("soybean"), load_dataset("chess"), load_dataset("house-votes-84")
+    soybean_250 = soybean[0][:250], soybean[1][:250]
     wide_279, wide_2000 = _wide(452, 279), _wide(200, 2000)
+    fit_predict = {
+        "KDB(k=2) fit + predict, soybean (missing values)": (lambda: KDB(k=2, verbose=0), soybean),
+        "TAN fit + predict, soybean (missing values)": (lambda: TAN(), soybean),
+        "TANHC fit, soybean": (lambda: TANHC(verbose=0, random_state=0), soybean),
+        "TBMATAN fit + predict, chess": (lambda: TBMATAN(), chess),
+        "KDB(k=2, search='hc') fit, votes (missing values)":
+            (lambda: KDB(k=2, search="hc", epsilon=0, random_state=0, verbose=0), votes),
+        "KDB(k=2, search='hc') fit, 250 soybean rows (missing values)":
+            (lambda: KDB(k=2, search="hc", epsilon=0, random_state=0, verbose=0), soybean_250),
+    }
+    for name, (make, (X, y)) in fit_predict.items():
+        def run(make=make, X=X, y=y):
+            model = make().fit(X, y)
+            return model.predict_proba(X) if "predict" in name else None
+
+        def theirs(run=run):
+            with _everywhere(_scipy_logsumexp):
+                return timed(run)()
+        ours_s, theirs_s, a, b = taking_turns(repeats, timed(run), theirs)
+        same = "yes" if a is None or np.allclose(a, b, rtol=0, atol=1e-10) else "NO"
+        yield "logsumexp", name, ours_s, theirs_s, same
     for name, (X, y) in {"TAN fit, chess (36 columns)": chess, "TAN fit, 452 x 279 categorical": wide_279,
                          "TAN fit, 200 x 2,000 categorical": wide_2000}.items():
         def run(X=X, y=y):
@@ -72,6 +110,23 @@ def _rows(repeats):
                 return timed(run)()
         ours_s, scipy_s, a, b = taking_turns(repeats, timed(run), with_scipy)
         yield "forest", name, ours_s, scipy_s, "yes" if a == b else "NO"
+
+
+class _everywhere:
+    """``logsumexp`` replaced in every module that imports pybnc's."""
+
+    def __init__(self, function, attribute="logsumexp", users=LOGSUMEXP_USERS):
+        self.function, self.attribute, self.users, self.kept = function, attribute, users, {}
+
+    def __enter__(self):
+        for name in self.users:
+            module = importlib.import_module(name)
+            self.kept[name] = getattr(module, self.attribute)
+            setattr(module, self.attribute, self.function)
+
+    def __exit__(self, *exc):
+        for name, function in self.kept.items():
+            setattr(importlib.import_module(name), self.attribute, function)
 
 
 def main():
