@@ -26,7 +26,9 @@ class BlockLearner(Protocol):
     A learning step is: ``_begin_fit`` (or ``_start_fit`` with an encoding learned
     elsewhere), blocks added by ``_add_block``, then ``_fit_from_counts`` (one pass) or
     the generator ``_learn_in_passes`` (each ``yield`` a function of a coded block,
-    whose results over the blocks are summed and sent back: :func:`pybnc.estimators.base.run_passes`).
+    whose results over the blocks are summed and sent back, or
+    :data:`~pybnc._utils.passes.PASS_MAKER`, to which the function making such a pass is
+    sent back: :func:`pybnc.estimators.base.run_passes`).
     """
 
     _running_state: tuple
