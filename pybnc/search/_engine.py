@@ -230,10 +230,17 @@ class CVScorer:
         plain mean is the mean over folds of each fold's mean (as :meth:`accuracy`), the
         cross-validated log-loss of the wrappers' ``stopping="log_loss"``."""
         candidate = sum_terms(plus, total)
+        if candidate is total:
+            candidate = total.copy()
         if minus:
-            candidate = candidate - sum_terms(minus)
+            candidate -= sum_terms(minus)
         top = candidate.max(axis=0)
-        loss = top + np.log(np.exp(candidate - top).sum(axis=0)) - candidate[self.y, np.arange(self.n_rows)]
+        own = candidate[self.y, np.arange(self.n_rows)]
+        candidate -= top  # written over the sum: one array for the whole row loss
+        np.exp(candidate, out=candidate)
+        loss = np.log(candidate.sum(axis=0))
+        loss += top
+        loss -= own
         return loss * self._row_weight
 
     def accuracy_swapping_family(self, total: np.ndarray, i: int, parents: tuple, old_parents: tuple) -> float:
