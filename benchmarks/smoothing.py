@@ -115,17 +115,22 @@ def write_page(frame: pd.DataFrame, path: Path, load_note: str) -> None:
                   + " | forest acc, ll, fit |", "|---" * (len(smoothings) + 2) + "|"]
         for table, group in part.groupby("table", sort=False):
             g = group.set_index("smoothing")
-            cells = [f"{g.accuracy[s]:.2f}, {g.log_loss[s]:.3f}, {g.fit_s[s]:.1f} s" for s in smoothings]
             f = forest.loc[table]
+            cells = ["not run" if s not in g.index else
+                     f"{g.accuracy[s]:.2f}, {g.log_loss[s]:.3f}, {g.fit_s[s]:.1f} s"
+                     + ("" if g.folds[s] == f.folds else f" ({g.folds[s]}-fold)") for s in smoothings]
             lines.append(f"| {table} ({f.folds}-fold) | " + " | ".join(cells)
                          + f" | {f.accuracy:.2f}, {f.log_loss:.3f}, {f.fit_s:.1f} s |")
         lines.append("")
         if {"hgs", "hdp"} <= set(smoothings):
-            wide = part.pivot(index="table", columns="smoothing", values=["accuracy", "log_loss", "fit_s"])
+            wide = part.pivot(index="table", columns="smoothing", values=["accuracy", "log_loss", "fit_s", "folds"])
+            # the tables both ran on, on the same folds
+            wide = wide[wide["accuracy"][["hgs", "hdp"]].notna().all(axis=1)
+                        & (wide["folds"]["hgs"] == wide["folds"]["hdp"])]
             d_acc = wide["accuracy"]["hgs"] - wide["accuracy"]["hdp"]
             d_ll = wide["log_loss"]["hgs"] - wide["log_loss"]["hdp"]
             ok = (d_acc >= -0.5) & (d_ll <= 0.01)
-            runs = part[part.smoothing.isin(["hgs", "hdp"])].groupby("smoothing").run.agg(set)
+            runs = part[part.smoothing.isin(["hgs", "hdp"]) & part.table.isin(wide.index)].groupby("smoothing").run.agg(set)
             fit = (f"fit {wide['fit_s']['hgs'].sum():.1f} s against {wide['fit_s']['hdp'].sum():.1f} s"
                    if runs["hgs"] == runs["hdp"] else "fit times from different runs")
             lines += [f"{model}: `hgs` within 0.5 point and 0.01 log-loss of `hdp` on {int(ok.sum())} of "
@@ -141,6 +146,7 @@ def write_page(frame: pd.DataFrame, path: Path, load_note: str) -> None:
         for table, group in part.groupby("table", sort=False):
             g, f = group.set_index("smoothing"), forest.loc[table]
             lines.append(f"| {table} ({f.folds}-fold) | {f.fit_s:.1f} s, {f.predict_s:.2f} s | " + " | ".join(
+                "not run" if s not in g.index else
                 f"{g.fit_s[s] / f.fit_s:.2f}x, {g.predict_s[s] / f.predict_s:.2f}x" if g.run[s] == f.run
                 else "another run" for s in smoothings) + " |")
         lines += ["", "A ratio needs the forest of the same run; \"another run\": measured beside an earlier forest.", ""]
