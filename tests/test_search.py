@@ -595,3 +595,36 @@ def test_fssj_does_not_collapse_below_naive_bayes_on_small_tables(dataset):
     naive_bayes = accuracy(NaiveBayes())
     assert accuracy(FSSJ(stopping="epsilon", random_state=0, verbose=0)) < naive_bayes - 5
     assert accuracy(FSSJ(random_state=0, verbose=0)) >= naive_bayes - 5
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_forest_messages_of_a_hung_root_are_the_fresh_ones(seed):
+    """Messages built from the previous step's, when one root is hung under a feature,
+    are a fresh build's to the bit, and so is every candidate move scored from them."""
+    from pybnc.search._forest_messages import ForestMessages
+
+    cards = (2, 3, 2, 3, 2, 4, 3)
+    codes, y, _, K = _random_codes(seed, cards=cards, missing=0.2)
+    cards = np.array(cards)
+    scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), "bayes", None)
+    rng = np.random.default_rng(seed)
+    structure = Structure.naive_bayes(len(cards))
+    messages = ForestMessages(scorer, structure)
+    while True:
+        moves = [(p, c) for p, c in addable_arcs(structure, 1) if not structure.parents[c]]
+        if not moves:
+            break
+        parent, child = moves[rng.integers(len(moves))]
+        structure = Structure.from_arcs(len(cards), list(structure.arcs) + [(parent, child)])
+        built, fresh = ForestMessages(scorer, structure, previous=messages), ForestMessages(scorer, structure)
+        assert built._hung_since(messages)[0] == child
+        for v in range(len(cards)):
+            for a, b in zip(built.joint[v], fresh.joint[v]):
+                assert np.array_equal(a, b)
+        assert built.tree_total.keys() == fresh.tree_total.keys()
+        assert all(np.array_equal(built.tree_total[v], fresh.tree_total[v]) for v in fresh.tree_total)
+        rows = fresh.rows
+        for p, c in addable_arcs(structure, 1):
+            if not structure.parents[c]:
+                assert np.array_equal(built.hang_roots(rows, p, [c]), fresh.hang_roots(rows, p, [c]))
+        messages = built

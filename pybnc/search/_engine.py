@@ -386,7 +386,7 @@ class CVScorer:
             hard = np.flatnonzero(~local)
             if hard.size:
                 if self._forest is None or self._forest.structure != structure:
-                    self._forest = ForestMessages(self, structure)
+                    self._forest = ForestMessages(self, structure, previous=self._forest)
                 new[:, hard] = total[:, hard] + self._forest.hang_roots(hard, parent, list(changes)).T
             return new
         new_structure = Structure(tuple(new_parents))

@@ -36,51 +36,94 @@ class ForestMessages:
     message is finite, which makes dividing one out by subtraction safe.
     """
 
-    def __init__(self, scorer, structure: Structure):
+    def __init__(self, scorer, structure: Structure, previous: "ForestMessages | None" = None):
         self.scorer, self.structure = scorer, structure
-        # Rows in fold order, so that each fold's rows are one slice (one matmul per fold).
-        rows = np.flatnonzero(~scorer.observed.all(axis=1))
-        self.rows = rows[np.argsort(scorer.fold[rows], kind="stable")]
-        bounds = np.searchsorted(scorer.fold[self.rows], np.arange(scorer.n_folds + 1))
-        self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-        self.position = np.full(scorer.n_rows, -1, dtype=np.int64)
-        self.position[self.rows] = np.arange(self.rows.size)
+        if previous is not None and previous.scorer is scorer:
+            self.rows, self.slices, self.position = previous.rows, previous.slices, previous.position
+        else:
+            # Rows in fold order, so that each fold's rows are one slice (one matmul per fold).
+            rows = np.flatnonzero(~scorer.observed.all(axis=1))
+            self.rows = rows[np.argsort(scorer.fold[rows], kind="stable")]
+            bounds = np.searchsorted(scorer.fold[self.rows], np.arange(scorer.n_folds + 1))
+            self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+            self.position = np.full(scorer.n_rows, -1, dtype=np.int64)
+            self.position[self.rows] = np.arange(self.rows.size)
         codes = scorer.codes[self.rows]
         self.parent = structure.parent_array()
         n_features = structure.n_features
         order = structure.topological_order()
+        self.root = np.arange(n_features)
+        for v in order:
+            if self.parent[v] >= 0:
+                self.root[v] = self.root[self.parent[v]]
+        hung, rebuilt = self._hung_since(previous)
         theta = [scorer.exp_table(v, structure.parents[v]) for v in range(n_features)]  # (F, K, q, r)
-        belief = [np.zeros((self.rows.size, scorer.n_classes, int(r))) for r in scorer.cardinalities]
-        message = [None] * n_features
-        self.tree_total, self.root = {}, np.arange(n_features)
+        if hung is None:
+            belief = [np.zeros((self.rows.size, scorer.n_classes, int(r))) for r in scorer.cardinalities]
+            message, self.tree_total = [None] * n_features, {}
+        else:  # one root hung under a feature: only the beliefs above it and its tree's messages change
+            belief = [np.zeros_like(b) if v in rebuilt else b for v, b in enumerate(previous.belief)]
+            message = list(previous.message)
+            self.tree_total = {v: t for v, t in previous.tree_total.items() if v != hung and v not in rebuilt}
         for v in reversed(order):
-            if belief[v].shape[2] == 0 and self.parent[v] < 0:
+            p = self.parent[v]
+            if hung is not None and v not in rebuilt:
+                if v == hung:  # its subtree is as it was: a new message to its new parent
+                    message[v] = self._sum_product(theta[v], *_scaled(belief[v]))
+                if p in rebuilt:  # its parent's belief is summed again, in the same order
+                    belief[p] += message[v]
+                continue
+            if belief[v].shape[2] == 0 and p < 0:
                 # Never observed in training (no level), so alone with the class: a factor 1.
                 self.tree_total[v] = np.zeros(belief[v].shape[:2])
                 continue
             allowed = (codes[:, v, None] == np.arange(belief[v].shape[2])) | (codes[:, v, None] < 0)
             belief[v] += np.where(allowed[:, None, :], 0.0, -np.inf)
-            if self.parent[v] < 0:
+            if p < 0:
                 self.tree_total[v] = self._sum_product(theta[v], *_scaled(belief[v]))[:, :, 0]
             else:
                 message[v] = self._sum_product(theta[v], *_scaled(belief[v]))
-                belief[self.parent[v]] += message[v]
+                belief[p] += message[v]
+        self.belief, self.message = belief, message
         # Downward: joint[v](x) = log P(tree's observed values, X_v = x | c).
+        merged = None if hung is None else self.root[hung]
         outside = [None] * n_features
+        self.joint = [None] * n_features
         for v in order:
+            if merged is not None and self.root[v] != merged:
+                outside[v], self.joint[v] = previous.outside[v], previous.joint[v]
+                continue
             p = self.parent[v]
             if p < 0:
                 outside[v] = np.log(theta[v][scorer.fold[self.rows], :, 0, :])
             else:
-                self.root[v] = self.root[p]
                 rest = outside[p] + belief[p] - message[v]  # (m, K, r_p)
                 outside[v] = self._sum_product(np.swapaxes(theta[v], 2, 3), *_scaled(rest))
-        self.joint = [_scaled(o + b) for o, b in zip(outside, belief)]
+            self.joint[v] = _scaled(outside[v] + belief[v])
+        self.outside = outside
         # The roots' beliefs, laid out for their messages to a new parent.
         self.root_belief = {}
         for v in self.tree_total:
-            scaled, top = _scaled(belief[v])
-            self.root_belief[v] = (self._by_fold(scaled), top)
+            if merged is not None and v != merged:
+                self.root_belief[v] = previous.root_belief[v]
+            else:
+                scaled, top = _scaled(belief[v])
+                self.root_belief[v] = (self._by_fold(scaled), top)
+
+    def _hung_since(self, previous) -> tuple:
+        """``(c, rebuilt)`` when this structure is ``previous``'s with root ``c`` hung under
+        a feature (one TAN-HC step): ``rebuilt``, the features from that feature up to its
+        root, whose beliefs change. ``(None, None)`` otherwise: every message is computed."""
+        if previous is None or previous.scorer is not self.scorer or previous.parent.size != self.parent.size:
+            return None, None
+        moved = np.flatnonzero(previous.parent != self.parent)
+        if moved.size != 1 or previous.parent[moved[0]] >= 0:
+            return None, None
+        hung, rebuilt, v = int(moved[0]), set(), int(self.parent[moved[0]])
+        while v >= 0:
+            rebuilt.add(v)
+            v = int(self.parent[v])
+        return hung, rebuilt
 
     def _by_fold(self, scaled: np.ndarray) -> list:
         """``(m, K, r)`` as one ``(K, r, rows of the fold)`` array per fold, for matmul."""
