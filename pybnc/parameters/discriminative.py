@@ -545,11 +545,21 @@ def minimize_weights(objective, start: np.ndarray, max_iter: int, tol: float, hi
     """scipy's L-BFGS-B, without bounds, on ``objective(x) -> (value, gradient)`` from
     ``start``: at most ``max_iter`` iterations, ``ftol = tol``, ``gtol = 100 tol`` and
     ``history`` step pairs (:func:`lbfgs_history`). Every fit of the weights, in memory
-    or in passes, runs through it."""
+    or in passes, runs through it. Returns scipy's result and the objective at
+    ``start`` (L-BFGS-B's first evaluation)."""
+    first = []
+
+    def recorded(x):
+        value, grad = objective(x)
+        if not first:
+            first.append(value)
+        return value, grad
+
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failed search is caught after
-        return scipy.optimize.minimize(objective, np.ravel(start), jac=True, method="L-BFGS-B",
-                                       options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100,
-                                                "maxcor": int(history)})
+        result = scipy.optimize.minimize(recorded, np.ravel(start), jac=True, method="L-BFGS-B",
+                                         options={"maxiter": int(max_iter), "ftol": tol, "gtol": tol * 100,
+                                                  "maxcor": int(history)})
+    return result, first[0]
 
 
 def _result(active, result, first: float, max_iter: int, penalty: float) -> DiscriminativeFit:
@@ -641,9 +651,11 @@ def fit_weights(log_values, designs, penalty: float = 1.0, max_iter: int = DEFAU
             value, grad = penalised_objective(x.reshape(logs.shape), logs, compact, penalty, mapper)
             return value, grad.ravel()
 
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            first = objective(np.ones(logs.size))[0]
-        result = minimize_weights(objective, start, max_iter, tol, lbfgs_history(entries, logs.size, logs.shape[1]))
+        result, first = minimize_weights(objective, start, max_iter, tol,
+                                         lbfgs_history(entries, logs.size, logs.shape[1]))
+        if initial is not None:  # a warm start: the generative model's objective is at ones
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                first = objective(np.ones(logs.size))[0]
     return _result(active, result, first, max_iter, penalty)
 
 

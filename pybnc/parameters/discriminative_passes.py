@@ -80,7 +80,6 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
     logs, start = _weights_of(active, log_values, None, penalty)
     history = lbfgs_history(found.entries, logs.size, logs.shape[1])
     one_pass = yield PASS_MAKER
-    first = []
 
     def objective(x):
         weights = x.reshape(logs.shape)
@@ -89,9 +88,8 @@ def fit_weights_in_passes(log_values, design_of, penalty: float = 1.0, max_iter:
         if sums is None:
             sums = BlockSums(0.0, np.zeros_like(logs), 0.0)
         value, grad = _penalised(weights, logs, sums, float(penalty))
-        if not first:  # L-BFGS-B starts at ones: its first evaluation is the generative model's
-            first.append(value)
         return value, grad.ravel()
 
-    result = minimize_weights(objective, start, max_iter, tol, history)
-    return _result(active, result, first[0], max_iter, penalty)
+    # the start is all ones: L-BFGS-B's first evaluation is the generative model's objective
+    result, first = minimize_weights(objective, start, max_iter, tol, history)
+    return _result(active, result, first, max_iter, penalty)
