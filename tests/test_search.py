@@ -228,6 +228,40 @@ def test_accuracy_of_a_sum_equals_accuracy_of_the_built_sum(monkeypatch):
     assert scorer.accuracy_of(total, plus, minus) == want
 
 
+@pytest.mark.parametrize("members", [(0, 1), (2, 0, 3)])
+def test_join_scored_from_its_table_equals_the_built_join(members):
+    """A join of a lone feature scored by reading its factor's table as the rows are
+    scored equals the accuracy of the model with the joined supernode's array built
+    (the candidates of BSEJ and FSSJ on tables without missing values)."""
+    codes, y, cards, K = _random_codes(8)
+    codes = np.maximum(codes, 0)  # no missing value: the path that reads the table
+    scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), "bayes", None)
+    rest, lone = members[:-1], (members[-1],)
+    singles = [scorer.join_contribution((i,)) for i in range(codes.shape[1])]
+    total = scorer.prior_total() + sum(singles)
+    # BSEJ: rest and lone leave, their join comes in; FSSJ: the lone feature is new.
+    bsej = scorer.accuracy_of(total, [scorer.join_contribution(members)],
+                              [scorer.join_contribution(rest), scorer.join_contribution(lone)])
+    assert scorer.accuracy_adding_member(total, members, scorer.join_contribution(lone)) == pytest.approx(
+        bsej, abs=1e-12)
+    without = total - scorer.join_contribution(lone)
+    fssj = scorer.accuracy_of(without, [scorer.join_contribution(members)], [scorer.join_contribution(rest)])
+    assert scorer.accuracy_adding_member(without, members, scorer.zero_rows()) == pytest.approx(fssj, abs=1e-12)
+    assert scorer.accuracy_adding_member(without, members, scorer.zero_rows()) != scorer.accuracy(without)
+
+
+def test_scorer_row_arrays_never_overlap():
+    """The scorer's per-row arrays share blocks of memory but never cells, across blocks too."""
+    from pybnc.search._engine import _RowBlocks
+
+    blocks = _RowBlocks((3, 1000))
+    arrays = [blocks.empty() for _ in range(2 * _RowBlocks.BLOCK // 3000 + 5)]
+    for i, a in enumerate(arrays):
+        a.fill(i)
+    assert all((a == i).all() and a.shape == (3, 1000) and a.flags.c_contiguous for i, a in enumerate(arrays))
+    assert _RowBlocks((3, _RowBlocks.BLOCK)).empty().base is None  # a large array is its own
+
+
 def test_row_passes_equal_their_numpy_versions(monkeypatch):
     """The compiled passes over rows (counts, gathers, gathers added in place, joins' codes,
     training-fold counts per row, a candidate scored from its table) give the same

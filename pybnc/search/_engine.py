@@ -132,6 +132,30 @@ class _BudgetCache(OrderedDict):
         return value
 
 
+class _RowBlocks:
+    """Uninitialised ``(K, n)`` arrays carved from blocks of 16 MiB.
+
+    A search makes hundreds of such arrays and drops them all at its end. Each of its own
+    would be mapped fresh and faulted in 4 KiB at a time, on every fit; a block is advised
+    into huge pages by numpy and reused by the allocator across fits.
+    """
+
+    BLOCK = 2 << 20  # float64 cells: 16 MiB
+
+    def __init__(self, shape: tuple):
+        self.shape, self.size = shape, int(np.prod(shape))
+        self._block, self._used = None, 0
+
+    def empty(self) -> np.ndarray:
+        if 2 * self.size > self.BLOCK:  # a large array is a block of its own
+            return np.empty(self.shape)
+        if self._block is None or self._used + self.size > self._block.size:
+            self._block, self._used = np.empty(self.BLOCK), 0
+        out = self._block[self._used: self._used + self.size].reshape(self.shape)
+        self._used += self.size
+        return out
+
+
 class CVScorer:
     """Stratified k-fold CV accuracy of augmented and semi-naive Bayes, computed incrementally.
 
@@ -199,10 +223,19 @@ class CVScorer:
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
+        self._zero_rows = None
+        self._row_blocks = _RowBlocks((self.n_classes, n))
 
     def column(self, i: int) -> np.ndarray:
         """The codes of feature ``i`` (contiguous)."""
         return self._columns[i]
+
+    def new_rows(self, like=None) -> np.ndarray:
+        """A fresh ``(K, n)`` array of per-row values: a copy of ``like``, else uninitialised."""
+        out = self._row_blocks.empty()
+        if like is not None:
+            np.copyto(out, like)
+        return out
 
     # -- accuracy --------------------------------------------------------------------
     def accuracy(self, jll: np.ndarray) -> float:
@@ -252,6 +285,27 @@ class CVScorer:
                                            self.column(i), self.contribution(i, old_parents), self.y, self.fold,
                                            self.n_folds)
         return self._fold_mean(correct)
+
+    def accuracy_adding_member(self, total: np.ndarray, members: tuple, minus: np.ndarray):
+        """:meth:`accuracy_of` ``(total, [factor], [minus])``, where ``factor`` is the per-row
+        ``log P(x_last | c, x_earlier)`` of ``members``' last member given the others, read
+        from its table as the rows are scored (a join scored without building its array).
+        ``None`` where that does not apply (missing values, or a table larger than the
+        rows): then build the join's contribution."""
+        if self.has_missing:
+            return None
+        small = self._small_member_table(members)
+        if small is None:
+            return None
+        table, parent, child = small
+        return self._fold_mean(correct_per_fold_swapped(total, table, self.fold, parent, child, minus, self.y,
+                                                        self.fold, self.n_folds))
+
+    def zero_rows(self) -> np.ndarray:
+        """A ``(K, n)`` array of zeros (kept): the contribution of nothing."""
+        if self._zero_rows is None:
+            self._zero_rows = np.zeros((self.n_classes, self.n_rows))
+        return self._zero_rows
 
     def prior_total(self) -> np.ndarray:
         """``log P(c)`` of each row's training folds: the total of a model without features."""
@@ -308,7 +362,8 @@ class CVScorer:
     def contribution(self, i: int, parents: tuple) -> np.ndarray:
         """``log P(x_i | c, parents)`` per row and class, 0 where the family is not fully observed."""
         return self._contributions.get_or(("feature", i, parents), lambda: gather_rows(
-            self.log_table(i, parents), self.fold, self._parent_codes(parents), self.column(i)))
+            self.log_table(i, parents), self.fold, self._parent_codes(parents), self.column(i),
+            out=self.new_rows(), add=False))
 
     def total_for(self, structure: Structure) -> np.ndarray:
         """Exact per-row ``log P(x_observed, c)`` of a structure over all its features."""
@@ -363,12 +418,12 @@ class CVScorer:
         new = None
         for i, parents in changes.items():  # all additions, then all subtractions (accuracy_of's order)
             if new is None:
-                new = total + self.contribution(i, parents)
+                new = np.add(total, self.contribution(i, parents), out=self.new_rows())
             else:
                 new += self.contribution(i, parents)
             new_parents[i] = tuple(parents)
         if new is None:
-            new = total.copy()
+            new = self.new_rows(total)
         for i in changes:
             new -= self.contribution(i, structure.parents[i])
         if not self.has_missing:
@@ -517,7 +572,7 @@ class CVScorer:
         def make():
             small = self._small_member_table(members)
             if small is not None:
-                return gather_rows(small[0], self.fold, small[1], small[2])
+                return gather_rows(small[0], self.fold, small[1], small[2], out=self.new_rows(), add=False)
             parent, parent_keys = self.chain(members[:-1])
             child = self.column(members[-1])
             q = int(self.cardinalities[members[0]]) if parent_keys is None else parent_keys.size + 1
@@ -567,7 +622,7 @@ class CVScorer:
                 start = next((j for j in range(len(members) - 1, 1, -1)
                               if ("join", smoothing, members[:j]) in self._contributions), 1)
                 first = self._contributions.get(("join", smoothing, members[:start])) if start > 1 else None
-                out = (self.contribution(members[0], ()) if first is None else first).copy()
+                out = self.new_rows(self.contribution(members[0], ()) if first is None else first)
                 for j in range(start, len(members)):  # the same additions in the same order
                     self._add_member_factor(members[: j + 1], out)
             else:

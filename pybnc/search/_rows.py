@@ -40,10 +40,11 @@ def fold_counts(leading: np.ndarray, n_leading: int, parent: np.ndarray, n_paren
     return np.bincount(flat, minlength=size).astype(np.float64).reshape(n_leading, n_parent, levels)
 
 
-def gather_rows(table: np.ndarray, groups, parent, child, out=None) -> np.ndarray:
+def gather_rows(table: np.ndarray, groups, parent, child, out=None, add=True) -> np.ndarray:
     """``table[g, :, parent, child]`` per row, class-major ``(K, rows)``; 0 where ``parent``
     or ``child`` is missing (``-1``). With ``out``, the values are added to it in place
-    (the same sums as adding the built array) and ``out`` is returned.
+    (the same sums as adding the built array), or written into it with ``add=False``,
+    and ``out`` is returned.
 
     Examples
     --------
@@ -57,7 +58,7 @@ def gather_rows(table: np.ndarray, groups, parent, child, out=None) -> np.ndarra
     if _native is not None and table.size:
         target = np.empty((k, n)) if out is None else out
         _native.gather_rows(_c(table), n_groups, k, q, r, _c(groups), _c(parent), _c(child), target,
-                            out is not None)
+                            out is not None and add)
         return target
     if table.size == 0:  # a feature never observed in training (no level): nothing to read
         values = np.zeros((k, n))
@@ -71,7 +72,10 @@ def gather_rows(table: np.ndarray, groups, parent, child, out=None) -> np.ndarra
             values[:, ~ok] = 0.0
     if out is None:
         return values
-    out += values
+    if add:
+        out += values
+    else:
+        out[...] = values
     return out
 
 

@@ -93,20 +93,31 @@ class _SemiNaiveSearch(FoldsFollowTheRows, BaseBNC):
     def _step(self, scorer, state: _State) -> list:
         raise NotImplementedError
 
-    def _move(self, scorer, state: _State, removed: tuple, added: tuple, supernodes: tuple, describe):
-        plus = [scorer.join_contribution(s, self.join_smoothing) for s in added]
-        minus = [scorer.join_contribution(s, self.join_smoothing) for s in removed]
+    def _move(self, scorer, state: _State, removed: tuple, added: tuple, supernodes: tuple, describe,
+              member=None):
+        """A candidate for :func:`hill_climb`. ``member``, ``(members, minus)``: the move
+        adds the last member's factor to ``state.total`` and subtracts ``minus``; it is
+        then scored without building the joined supernode's array where the scorer can."""
+        def terms():
+            return ([scorer.join_contribution(s, self.join_smoothing) for s in added],
+                    [scorer.join_contribution(s, self.join_smoothing) for s in removed])
+
+        score = None
+        if member is not None and self.join_smoothing == "per_table":
+            score = scorer.accuracy_adding_member(state.total, *member)
+        if score is None:
+            score = scorer.accuracy_of(state.total, *terms())
 
         def apply():
-            total = state.total.copy()
+            plus, minus = terms()
+            total = scorer.new_rows(state.total)
             for a in plus:
                 total += a
             for a in minus:
                 total -= a
             return _State(supernodes, total)
 
-        return (describe, scorer.accuracy_of(state.total, plus, minus), apply,
-                lambda: scorer.row_log_loss(state.total, plus, minus))
+        return describe, score, apply, lambda: scorer.row_log_loss(state.total, *terms())
 
     def _fit_encoded(self, codes, y, counts):
         folds, rng = search_folds(self, y)
@@ -311,7 +322,7 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
         # A feature never observed in training (no level) contributes nothing alone and
         # cannot inform a join: it is not joined.
         moves += [self._move(scorer, state, (s,), (s + (f,),), nodes[:i] + (s + (f,),) + nodes[i + 1:],
-                             ("join", f, s))
+                             ("join", f, s), member=(s + (f,), scorer.zero_rows()))
                   for f in unused if scorer.cardinalities[f] > 0 for i, s in enumerate(nodes)]
         return moves
 
@@ -444,5 +455,7 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
         for ia, a in enumerate(joinable):
             for b in joinable[ia + 1:]:
                 kept = [t for t in nodes if t not in (a, b)] + [b + a]
-                moves.append(self._move(scorer, state, (a, b), (b + a,), arrange(kept), ("join", a, b)))
+                # Joining a lone feature a adds its factor given b's members and drops a's own.
+                member = (b + a, scorer.join_contribution(a, self.join_smoothing)) if len(a) == 1 else None
+                moves.append(self._move(scorer, state, (a, b), (b + a,), arrange(kept), ("join", a, b), member))
         return moves
