@@ -133,11 +133,12 @@ class _BudgetCache(OrderedDict):
 
 
 class _RowBlocks:
-    """Uninitialised ``(K, n)`` arrays carved from blocks of 16 MiB.
+    """Uninitialised ``(K, n)`` arrays carved from blocks of 16 MiB, for the scorer's memos.
 
-    A search makes hundreds of such arrays and drops them all at its end. Each of its own
+    A search keeps hundreds of such arrays and drops them all at its end. Each of its own
     would be mapped fresh and faulted in 4 KiB at a time, on every fit; a block is advised
-    into huge pages by numpy and reused by the allocator across fits.
+    into huge pages by numpy and reused by the allocator across fits. Short-lived arrays
+    (a candidate's totals) stay with the allocator, which hands back memory still in cache.
     """
 
     BLOCK = 2 << 20  # float64 cells: 16 MiB
@@ -231,7 +232,8 @@ class CVScorer:
         return self._columns[i]
 
     def new_rows(self, like=None) -> np.ndarray:
-        """A fresh ``(K, n)`` array of per-row values: a copy of ``like``, else uninitialised."""
+        """A ``(K, n)`` array of per-row values to keep (a memo, a search's state): a copy
+        of ``like``, else uninitialised."""
         out = self._row_blocks.empty()
         if like is not None:
             np.copyto(out, like)
@@ -418,12 +420,12 @@ class CVScorer:
         new = None
         for i, parents in changes.items():  # all additions, then all subtractions (accuracy_of's order)
             if new is None:
-                new = np.add(total, self.contribution(i, parents), out=self.new_rows())
+                new = total + self.contribution(i, parents)
             else:
                 new += self.contribution(i, parents)
             new_parents[i] = tuple(parents)
         if new is None:
-            new = self.new_rows(total)
+            new = total.copy()
         for i in changes:
             new -= self.contribution(i, structure.parents[i])
         if not self.has_missing:
