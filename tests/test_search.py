@@ -634,7 +634,8 @@ def test_fssj_does_not_collapse_below_naive_bayes_on_small_tables(dataset):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_forest_messages_of_a_hung_root_are_the_fresh_ones(seed):
     """Messages built from the previous step's, when one root is hung under a feature,
-    are a fresh build's to the bit, and so is every candidate move scored from them."""
+    are a fresh build's to the bit, and so is every candidate move scored from them,
+    with the roots' messages kept from earlier steps."""
     from pybnc.search._forest_messages import ForestMessages
 
     cards = (2, 3, 2, 3, 2, 4, 3)
@@ -643,14 +644,16 @@ def test_forest_messages_of_a_hung_root_are_the_fresh_ones(seed):
     scorer = CVScorer(codes, y, cards, K, 5, np.random.RandomState(0), "bayes", None)
     rng = np.random.default_rng(seed)
     structure = Structure.naive_bayes(len(cards))
-    messages = ForestMessages(scorer, structure)
+    memo, computed_fresh = {}, 0
+    messages = ForestMessages(scorer, structure, memo=memo)
     while True:
         moves = [(p, c) for p, c in addable_arcs(structure, 1) if not structure.parents[c]]
         if not moves:
             break
         parent, child = moves[rng.integers(len(moves))]
         structure = Structure.from_arcs(len(cards), list(structure.arcs) + [(parent, child)])
-        built, fresh = ForestMessages(scorer, structure, previous=messages), ForestMessages(scorer, structure)
+        built = ForestMessages(scorer, structure, previous=messages, memo=memo)
+        fresh = ForestMessages(scorer, structure)
         assert built._hung_since(messages)[0] == child
         for v in range(len(cards)):
             for a, b in zip(built.joint[v], fresh.joint[v]):
@@ -661,4 +664,6 @@ def test_forest_messages_of_a_hung_root_are_the_fresh_ones(seed):
         for p, c in addable_arcs(structure, 1):
             if not structure.parents[c]:
                 assert np.array_equal(built.hang_roots(rows, p, [c]), fresh.hang_roots(rows, p, [c]))
+        computed_fresh += len(fresh.memo)
         messages = built
+    assert len(memo) < computed_fresh  # the messages of trees that did not change were kept

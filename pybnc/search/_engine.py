@@ -223,6 +223,7 @@ class CVScorer:
         self._barren = None
         self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
         self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
+        self._root_messages = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
         self.n_rows = n
         self._zero_rows = None
         self._row_blocks = _RowBlocks((self.n_classes, n))
@@ -443,7 +444,7 @@ class CVScorer:
             hard = np.flatnonzero(~local)
             if hard.size:
                 if self._forest is None or self._forest.structure != structure:
-                    self._forest = ForestMessages(self, structure, previous=self._forest)
+                    self._forest = ForestMessages(self, structure, previous=self._forest, memo=self._root_messages)
                 new[:, hard] = total[:, hard] + self._forest.hang_roots(hard, parent, list(changes)).T
             return new
         new_structure = Structure(tuple(new_parents))

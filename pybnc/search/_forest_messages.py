@@ -36,8 +36,10 @@ class ForestMessages:
     message is finite, which makes dividing one out by subtraction safe.
     """
 
-    def __init__(self, scorer, structure: Structure, previous: "ForestMessages | None" = None):
+    def __init__(self, scorer, structure: Structure, previous: "ForestMessages | None" = None, memo=None):
         self.scorer, self.structure = scorer, structure
+        # A root's message to a new parent depends on its tree alone: kept across steps.
+        self.memo = {} if memo is None else memo
         if previous is not None and previous.scorer is scorer:
             self.rows, self.slices, self.position = previous.rows, previous.slices, previous.position
         else:
@@ -101,14 +103,16 @@ class ForestMessages:
                 outside[v] = self._sum_product(np.swapaxes(theta[v], 2, 3), *_scaled(rest))
             self.joint[v] = _scaled(outside[v] + belief[v])
         self.outside = outside
-        # The roots' beliefs, laid out for their messages to a new parent.
-        self.root_belief = {}
+        # The roots' beliefs, laid out for their messages to a new parent, and their trees.
+        self.root_belief, self.tree_key = {}, {}
         for v in self.tree_total:
             if merged is not None and v != merged:
                 self.root_belief[v] = previous.root_belief[v]
             else:
                 scaled, top = _scaled(belief[v])
                 self.root_belief[v] = (self._by_fold(scaled), top)
+            members = np.flatnonzero(self.root == v)
+            self.tree_key[v] = (tuple(members), tuple(self.parent[members]))
 
     def _hung_since(self, previous) -> tuple:
         """``(c, rebuilt)`` when this structure is ``previous``'s with root ``c`` hung under
@@ -149,12 +153,20 @@ class ForestMessages:
         joint = joint[pos]
         log_scale = log_scale[pos] - self.tree_total[self.root[new_parent]][pos]
         for c in roots:
-            # The scaled message of c's tree to new_parent: sum over x_c of theta * exp(belief).
-            by_fold, top = self.root_belief[c]
-            joint = joint * self._fold_products(self.scorer.exp_table(c, (new_parent,)), by_fold)[pos]
-            log_scale += top[pos] - self.tree_total[c][pos]
+            joint = joint * self._root_message(c, new_parent)[pos]
+            log_scale += self.root_belief[c][1][pos] - self.tree_total[c][pos]
             if len(roots) > 1:  # keep a product of many messages away from underflow
                 peak = joint.max(axis=-1)
                 joint /= peak[:, :, None]
                 log_scale += np.log(peak)
         return np.log(joint.sum(axis=-1)) + log_scale
+
+    def _root_message(self, c: int, new_parent: int) -> np.ndarray:
+        """The scaled message of root ``c``'s tree to ``new_parent`` on all rows, ``(m, K, q)``:
+        the sum over ``x_c`` of ``theta * exp(belief)`` (memoised per tree)."""
+        key = (c, new_parent, self.tree_key[c])
+        message = self.memo.get(key)
+        if message is None:
+            message = self.memo[key] = self._fold_products(self.scorer.exp_table(c, (new_parent,)),
+                                                           self.root_belief[c][0])
+        return message
