@@ -143,15 +143,20 @@ def pseudo_counts(method: str, alpha: float, r, q, n_classes: int, marginal=None
                      "'friedman', 'ms'.")
 
 
-def log_ratio(numerator, denominator, n_outcomes) -> np.ndarray:
-    """``log(numerator / denominator)``: an estimated probability's logarithm, the
-    uniform ``1 / n_outcomes`` where the denominator is 0 (a parent configuration never
-    seen), floored at ``1e-300`` so that nothing is ``-inf``."""
+def ratio(numerator, denominator, n_outcomes) -> np.ndarray:
+    """``numerator / denominator``: an estimated probability, the uniform ``1 / n_outcomes``
+    where the denominator is 0 (a parent configuration never seen), floored at ``1e-300``
+    so that its logarithm is finite."""
     # No division by zero is left to silence (an unseen configuration divides by 1), and
     # np.errstate cost a third of a call: wide tables make hundreds of thousands of calls.
     seen = denominator > 0
     theta = np.where(seen, numerator / np.where(seen, denominator, 1.0), 1.0 / n_outcomes)
-    return np.log(np.maximum(theta, 1e-300))
+    return np.maximum(theta, 1e-300, out=theta)
+
+
+def log_ratio(numerator, denominator, n_outcomes) -> np.ndarray:
+    """``log(numerator / denominator)``: the logarithm of :func:`ratio`."""
+    return np.log(ratio(numerator, denominator, n_outcomes))
 
 
 #: Tables past this many cells are estimated configuration by configuration where most

@@ -4,10 +4,13 @@ Removing row ``x`` with class ``y`` lowers ``N(y, pa(x), x_i)`` and ``N(y, pa(x)
 one and nothing else (and the number of rows by one, for the class prior), so each
 row's held-out posterior under every candidate (the first ``s`` features of the
 order, each with its first ``k'`` ranked parents) is read from the total counts.
-Each family's log factors for every ``k'`` are tabled once per fit over all its
-cells, as the row's own class sees them and as the other classes do
-(:class:`_FactorLookup`); the candidates grow one feature at a time along the order,
-so one running sum per ``k'`` scores them all. Used by :class:`pybnc.SKDB`.
+Each family's factors for every ``k'`` are tabled once per fit over all its cells, as
+the row's own class sees them and as the other classes do (:class:`_FactorLookup`);
+the candidates grow one feature at a time along the order, so one running product per
+``k'`` scores them all. The products are kept as each class's odds against the row's
+own class, ``P(c, x) / P(y, x)``: the loss needs their sum alone, and a product of
+odds needs no exponential per row and candidate (numpy's double ``exp`` is not
+vectorised on most processors). Used by :class:`pybnc.SKDB`.
 """
 
 from __future__ import annotations
@@ -15,16 +18,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts.families import FamilyCounts, nonzero_cells, sum_over
-from ..parameters.learn import log_ratio
+from ..parameters.learn import ratio
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
 _BLOCK_CELLS = 1 << 22
 
 
-def _log_theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float) -> np.ndarray:
-    """``log((N + a) / (N_parent + r a))``, uniform where the denominator is 0 (as
-    :func:`pybnc.parameters.learn.conditional_log_table`)."""
-    return log_ratio(num + alpha, den + r * alpha, max(r, 1))
+def _theta(num: np.ndarray, den: np.ndarray, r: int, alpha: float, overwrite: bool = False) -> np.ndarray:
+    """``(N + a) / (N_parent + r a)``, uniform where the denominator is 0 (as
+    :func:`pybnc.parameters.learn.conditional_log_table`); ``overwrite``: ``num`` and
+    ``den`` may be written over."""
+    if alpha > 0 and overwrite:  # no denominator is 0: the same floats, without temporaries
+        num += alpha
+        den += r * alpha
+        num /= den
+        return np.maximum(num, 1e-300, out=num)
+    return ratio(num + alpha, den + r * alpha, max(r, 1))
 
 
 def _sub_tables(full: np.ndarray, n_parents: int, occupied=None):
@@ -53,10 +62,10 @@ def _sub_tables(full: np.ndarray, n_parents: int, occupied=None):
 
 
 class _FactorLookup:
-    """``log P(x_i | c, first k' parents)`` of one family as a held-out row sees it.
+    """``P(x_i | c, first k' parents)`` of one family as a held-out row sees it.
 
     A row's class ``y`` sees its own counts lowered by one (``own``); the other classes
-    see the totals (``other``); a factor with a missing child or used parent is 0 (left
+    see the totals (``other``); a factor with a missing child or used parent is 1 (left
     out). Read from tables over all cells (built once per fit) when there are no more
     cells than rows to score, else computed at the rows' cells: the same floats.
     """
@@ -74,12 +83,12 @@ class _FactorLookup:
             for size in self.slots:  # the last slot of every axis is "missing"
                 observed = np.logical_and.outer(observed, np.arange(size) < size - 1)
             observed = observed.ravel()
-            self.other = np.where(observed, _log_theta(self.num, den, r, alpha), 0.0)
-            self.own = np.where(observed, _log_theta(self.num - 1, den - 1, r, alpha), 0.0) if leave_out \
+            self.other = np.where(observed, _theta(self.num, den, r, alpha), 1.0)
+            self.own = np.where(observed, _theta(self.num - 1, den - 1, r, alpha), 1.0) if leave_out \
                 else self.other
 
     def __call__(self, config, child, y, observed):
-        """Log factors at parent configurations ``config`` and child slots ``child``: ``(K, m)``
+        """Factors at parent configurations ``config`` and child slots ``child``: ``(K, m)``
         for every class (the row's own class as ``own`` sees it) and ``(m,)`` for ``y``."""
         cell = config * self.slots[-1] + child
         m = cell.shape[0]
@@ -87,11 +96,11 @@ class _FactorLookup:
             factor = np.take(self.other, cell, axis=1)
             own = np.take(self.own.ravel(), y * self.other.shape[1] + cell)
         else:
-            num, den = self.num[:, cell], self.den[:, config]
+            num, den = np.take(self.num, cell, axis=1), np.take(self.den, config, axis=1)
             if self.leave_out:
                 num[y, np.arange(m)] -= 1
                 den[y, np.arange(m)] -= 1
-            factor = np.where(observed, _log_theta(num, den, self.r, self.alpha), 0.0)
+            factor = np.where(observed, _theta(num, den, self.r, self.alpha, overwrite=True), 1.0)
             own = np.take(factor.ravel(), y * m + np.arange(m))
         if self.leave_out:
             factor.ravel()[y * m + np.arange(m)] = own
@@ -146,16 +155,12 @@ def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, 
     return out
 
 
-def _row_loss(log_joint: np.ndarray, own: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
-    """Loss summed over rows for each candidate; ``log_joint`` is ``(K, candidates, n)``,
-    ``own`` its entries at each row's class."""
+def _row_loss(odds: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+    """Loss summed over rows for each candidate; ``odds`` is ``(K, candidates, n)``, each
+    class's ``P(c, x) / P(y, x)`` (1 at the row's class ``y``)."""
     if loss == "zero_one":  # ties go to the first class, as predict
-        top = log_joint.max(axis=0)
-        return (np.argmax(np.exp(log_joint - top), axis=0) != y).sum(axis=1).astype(np.float64)
-    total = np.zeros_like(own)
-    with np.errstate(over="ignore"):
-        for by_class in log_joint:  # P(y | x) = 1 / sum_c exp(log P(c, x) - log P(y, x))
-            total += np.exp(by_class - own)
+        return (np.argmax(odds, axis=0) != y).sum(axis=1).astype(np.float64)
+    total = odds.sum(axis=0)  # 1 / P(y | x); inf where the row's class is too unlikely to tell
     if loss == "rmse":
         return ((1.0 - 1.0 / total) ** 2).sum(axis=1)
     return np.minimum(np.log(total), -np.log(1e-15)).sum(axis=1)
@@ -198,19 +203,20 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
     lookups = loo_lookups(fc, k, alpha, leave_out) if lookups is None else lookups
     prior_counts = fc.class_counts[:, None]
     n = np.full((1, 1), prior_counts.sum() - float(leave_out))  # a held-out row leaves every class's total
-    prior = _log_theta(prior_counts, n, n_classes, alpha)  # (K, 1)
-    prior_own = _log_theta(prior_counts - 1, n, n_classes, alpha)[:, 0]
+    prior = _theta(prior_counts, n, n_classes, alpha)[:, 0]  # (K,)
+    prior_own = _theta(prior_counts - 1, n, n_classes, alpha)[:, 0] if leave_out else prior
     step = max(1, _BLOCK_CELLS // (n_classes * (k + 1)))
     for start in range(0, codes.shape[0], step):
         block = codes[start : start + step]
         yb = np.asarray(y[start : start + step], dtype=np.int64)
         m = block.shape[0]
-        log_joint = np.repeat(prior, m, axis=1)  # (K, m), then (K, k + 1, m): a row per candidate k'
-        own = prior_own[yb] if leave_out else prior[yb, 0]  # (m,), then (k + 1, m): at the row's class
-        log_joint.ravel()[yb * m + np.arange(m)] = own
-        out[0] += _row_loss(log_joint[:, None, :], own[None, :], yb, loss)[0]
-        log_joint = np.repeat(log_joint[:, None, :], k + 1, axis=1)
-        own = np.repeat(own[None, :], k + 1, axis=0)
+        rows = np.arange(m)
+        odds = np.repeat(prior[:, None], m, axis=1)  # (K, m), then (K, k + 1, m): a row per candidate k'
+        own = prior_own[yb]
+        odds /= own
+        odds[yb, rows] = 1.0
+        out[0] += _row_loss(odds[:, None, :], yb, loss)[0]
+        odds = np.repeat(odds[:, None, :], k + 1, axis=1)
         slots = np.where(block >= 0, block, cards[None, :]).astype(np.int64)
         for p, family in enumerate(fc.families):
             child, parents = family[-1], family[:-1]
@@ -221,11 +227,10 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
                     config = config * (int(cards[parent]) + 1) + slots[:, parent]
                     observed = observed & (block[:, parent] >= 0)
                 factor, own_factor = lookup(config, slots[:, child], yb, observed)
+                factor /= own_factor  # 1 at the row's class, whose factor is its own
                 if kept < len(parents):
-                    log_joint[:, kept] += factor
-                    own[kept] += own_factor
+                    odds[:, kept] *= factor
                 else:  # every candidate k' >= the parents this family has
-                    log_joint[:, kept:] += factor[:, None, :]
-                    own[kept:] += own_factor
-            out[p + 1] += _row_loss(log_joint, own, yb, loss)
+                    odds[:, kept:] *= factor[:, None, :]
+            out[p + 1] += _row_loss(odds, yb, loss)
     return out
