@@ -525,6 +525,33 @@ def test_deterministic_and_works_with_missing_values(make, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("make", LEARNERS)
+@pytest.mark.parametrize("dataset", ["car", "votes"])  # votes: missing values, exact inference
+def test_moves_scored_by_worker_processes_give_the_same_search(make, dataset, monkeypatch):
+    from joblib import parallel_config
+    from pybnc._utils.parallel import open_pool
+    from pybnc.datasets import load_dataset
+    from pybnc.search import _greedy
+
+    X, y = load_dataset(dataset)
+    serial = make(epsilon=0, random_state=0, verbose=0).fit(X, y)
+    opened = []
+
+    def counted_pool(*args, **kwargs):
+        opened.append(kwargs)
+        return open_pool(*args, **kwargs)
+
+    monkeypatch.setattr(_greedy, "PARALLEL_STEP_SECONDS", 0.0)  # every step after the first in the workers
+    monkeypatch.setattr(_greedy, "open_pool", counted_pool)
+    parallel = make(epsilon=0, random_state=0, verbose=0, n_jobs=2).fit(X, y)
+    assert opened == [{"prefer": "processes"}]
+    assert parallel.search_trace_ == serial.search_trace_
+    np.testing.assert_array_equal(parallel.predict_proba(X), serial.predict_proba(X))
+    with parallel_config(backend="threading"):  # the scoring holds the GIL: threads would only wait
+        make(epsilon=0, random_state=0, verbose=0, n_jobs=2).fit(X, y)
+    assert len(opened) == 1
+
+
 def test_large_epsilon_keeps_the_start():
     X, y = _xor_frame()
     with pytest.warns(StartModelWarning, match="TANHC returned its starting model, naive Bayes"):

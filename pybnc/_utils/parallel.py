@@ -1,8 +1,10 @@
-"""The one way pybnc runs independent work at once: :class:`joblib.Parallel` on threads.
+"""The one way pybnc runs independent work at once: :class:`joblib.Parallel`, on threads.
 
 Threads cost nothing to start, where a new pool of processes first imports numpy,
 pandas, scikit-learn and pybnc in each worker (seconds, more on a busy machine), and
 pybnc's compiled kernels, scipy's sparse products and the HDP sampler release the GIL.
+The structure searches' steps are the exception (:class:`open_pool` on processes, once a
+step is slow enough to pay for their start): their scoring holds the GIL.
 ``joblib.parallel_config`` is honoured: ``backend="loky"`` runs the same jobs in
 processes, Dask's backend on a cluster. While jobs run on threads, BLAS runs on one
 thread: the limit belongs to the process and OpenBLAS lifts it only from the thread
@@ -12,6 +14,8 @@ before it runs.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from joblib import Parallel, effective_n_jobs
 
@@ -39,3 +43,35 @@ def _outputs(jobs, n_jobs):
         return
     with one_blas_thread():
         yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer="threads")(jobs)
+
+
+class open_pool(contextlib.AbstractContextManager):
+    """One ``joblib.Parallel(n_jobs, prefer=prefer)`` kept open over many rounds of jobs
+    (a search's steps), so that its workers start once; :meth:`run` runs a round and
+    returns the results in order. Preferring threads, BLAS is held to one, as in
+    :func:`run_jobs`.
+
+    Examples
+    --------
+    >>> from joblib import delayed
+    >>> with open_pool(2) as pool:
+    ...     [pool.run(delayed(abs)(-i) for i in range(r)) for r in (2, 3)]
+    [[0, 1], [0, 1, 2]]
+    """
+
+    def __init__(self, n_jobs=None, prefer: str = "threads"):
+        self._stack = contextlib.ExitStack()
+        self._parallel = Parallel(n_jobs=n_jobs, prefer=prefer)
+        self._threads = prefer == "threads"
+
+    def __enter__(self):
+        self._stack.enter_context(self._parallel)
+        if self._threads:
+            self._stack.enter_context(one_blas_thread())
+        return self
+
+    def __exit__(self, *exc):
+        return self._stack.__exit__(*exc)
+
+    def run(self, jobs) -> list:
+        return list(self._parallel(jobs))

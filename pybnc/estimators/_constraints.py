@@ -53,4 +53,5 @@ WRAPPER_CONSTRAINTS = {
     "alpha": ALPHA,
     "random_state": ["random_state"],
     "verbose": ["verbose"],
+    "n_jobs": [Integral, None],
 }

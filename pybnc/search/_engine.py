@@ -171,6 +171,10 @@ class CVScorer:
         the fold of each row, ``0 .. F - 1``.
     rng : numpy RandomState
     method, alpha : parameter learner, as :func:`pybnc.parameters.learn.learn_parameters`
+    memory : int, default=512 MiB
+        Bytes of per-row arrays the scorer keeps for later moves (the join tables,
+        eliminations and forest messages a quarter of it each), the least recently used
+        dropped beyond it.
 
     Examples
     --------
@@ -184,7 +188,7 @@ class CVScorer:
     True
     """
 
-    def __init__(self, codes, y, cardinalities, n_classes, folds, rng, method, alpha):
+    def __init__(self, codes, y, cardinalities, n_classes, folds, rng, method, alpha, memory=_CONTRIBUTION_BUDGET):
         self.codes = np.asarray(codes)
         self.y = np.asarray(y, dtype=np.int64)
         self.cardinalities = np.asarray(cardinalities, dtype=np.int64)
@@ -216,14 +220,14 @@ class CVScorer:
             self.fold * K + self.y, minlength=F * K).reshape(F, K)
         self.class_log_prior = np.stack([class_log_prior(c.astype(float), method, self.alpha) for c in train_class])
         self._tables, self._exp_tables = {}, {}
-        self._join_tables = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
+        self._join_tables = _BudgetCache(memory // 4)
         self._joins = {}
         self._forest = None
         self._observed = None
         self._barren = None
-        self._contributions = _BudgetCache(_CONTRIBUTION_BUDGET)
-        self._eliminations = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
-        self._root_messages = _BudgetCache(_CONTRIBUTION_BUDGET // 4)
+        self._contributions = _BudgetCache(memory)
+        self._eliminations = _BudgetCache(memory // 4)
+        self._root_messages = _BudgetCache(memory // 4)
         self.n_rows = n
         self._zero_rows = None
         self._row_blocks = _RowBlocks((self.n_classes, n))
@@ -303,6 +307,42 @@ class CVScorer:
         table, parent, child = small
         return self._fold_mean(correct_per_fold_swapped(total, table, self.fold, parent, child, minus, self.y,
                                                         self.fold, self.n_folds))
+
+    # -- moves described by small values (what a search sends to its workers) ----------
+    def accuracy_after(self, total: np.ndarray, structure: Structure, changes: dict) -> float:
+        """:meth:`accuracy` of :meth:`change_parents` ``(total, structure, changes)``."""
+        return self.accuracy(self.change_parents(total, structure, changes))
+
+    def accuracy_changing_parents(self, total: np.ndarray, structure: Structure, changes: dict) -> float:
+        """:meth:`accuracy_after`, scored without building the new totals where the table
+        has no missing value (the same sums)."""
+        if self.has_missing:
+            return self.accuracy_after(total, structure, changes)
+        if len(changes) == 1:
+            (i, parents), = changes.items()
+            return self.accuracy_swapping_family(total, i, parents, structure.parents[i])
+        plus = [self.contribution(i, p) for i, p in changes.items()]
+        minus = [self.contribution(i, structure.parents[i]) for i in changes]
+        return self.accuracy_of(total, plus, minus)
+
+    def join_terms(self, added: tuple, removed: tuple, smoothing: str) -> tuple:
+        """The :meth:`join_contribution` arrays of the supernodes a move adds and removes."""
+        return ([self.join_contribution(s, smoothing) for s in added],
+                [self.join_contribution(s, smoothing) for s in removed])
+
+    def accuracy_of_joins(self, total: np.ndarray, added: tuple, removed: tuple, smoothing: str,
+                          member=None) -> float:
+        """:meth:`accuracy_of` the supernodes ``added`` and ``removed``. ``member``,
+        ``(members, lone)``: the move adds the last of ``members`` to the others and removes
+        the supernode ``lone`` (``None``: nothing), scored from the member's table where
+        :meth:`accuracy_adding_member` can."""
+        if member is not None and smoothing == "per_table":
+            members, lone = member
+            minus = self.zero_rows() if lone is None else self.join_contribution(lone, smoothing)
+            score = self.accuracy_adding_member(total, members, minus)
+            if score is not None:
+                return score
+        return self.accuracy_of(total, *self.join_terms(added, removed, smoothing))
 
     def zero_rows(self) -> np.ndarray:
         """A ``(K, n)`` array of zeros (kept): the contribution of nothing."""

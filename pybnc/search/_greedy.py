@@ -19,12 +19,19 @@ exactly what a user would not expect from a structure search.
 
 from __future__ import annotations
 
+import itertools
+import os
+import time
+from collections import OrderedDict
 from numbers import Integral
 
 import numpy as np
+from joblib import delayed, effective_n_jobs
+from joblib.parallel import get_active_backend
 from sklearn.utils import check_random_state
 
 from .._utils.warn import warn
+from .._utils.parallel import open_pool
 from .._utils.progress import progress
 from .._utils.sample_weight import check_sample_weight, repeat_rows, take_rows
 from ..estimators.base import _check_table, keep_arguments
@@ -53,7 +60,7 @@ class WrapperParams:
     (its ``k``, the folds, is ``cv``; its ``smooth`` is ``alpha``)."""
 
     def __init__(self, cv=5, epsilon=0.01, smoothing="bayes", alpha=None, encoder=None, random_state=None,
-                 verbose=1):
+                 verbose=1, n_jobs=None):
         keep_arguments(self, locals())
 
 
@@ -108,7 +115,81 @@ def make_scorer(estimator, codes, y, counts, folds, rng) -> CVScorer:
     return CVScorer(codes, y, counts.cardinalities, counts.n_classes, folds, rng, method, estimator.alpha)
 
 
-def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str, init_loss=None):
+# A step is scored in parallel once one scored here took this long: below it, sending the
+# moves to workers costs more than it saves.
+PARALLEL_STEP_SECONDS = 0.25
+# What a worker's scorer keeps: loky restarts a worker that grows by 300 MB.
+WORKER_MEMORY = 96 << 20
+_SEARCH_IDS = itertools.count()
+# A worker process's scorers of the searches it serves, newest last.
+_SCORERS: OrderedDict = OrderedDict()
+
+
+class MoveScoring:
+    """Scores a search step's candidate moves, each given as ``(name, arguments)`` of a
+    :class:`~pybnc.search._engine.CVScorer` method that returns its accuracy.
+
+    With ``n_jobs`` above one, once a step scored here took ``PARALLEL_STEP_SECONDS``,
+    later steps are scored in ``n_jobs`` interleaved batches by joblib's processes, or
+    the backend ``joblib.parallel_config`` names (all here where that is threads: the
+    scoring is Python and numpy on small arrays, which hold the GIL). Each worker builds
+    its own scorer of the search once and keeps its caches from step to step. Every
+    score is computed exactly as here, so the search does not depend on ``n_jobs``. A
+    context manager: leaving it closes the pool.
+    """
+
+    def __init__(self, scorer: CVScorer, n_jobs=None):
+        self.scorer = scorer
+        # on threads the scoring would wait for the GIL: nothing to gain
+        threads = getattr(get_active_backend(prefer="processes")[0], "uses_threads", False)
+        self.n_jobs = 1 if threads else effective_n_jobs(n_jobs)
+        self._requested = n_jobs
+        self._search = (os.getpid(), next(_SEARCH_IDS))
+        self._pool = None
+        self._slow = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._pool is not None:
+            self._pool.__exit__(*exc)
+            self._pool = None
+        return False
+
+    def __call__(self, tasks: list) -> list:
+        if self._pool is None and not (self._slow and self.n_jobs > 1 and len(tasks) > 1):
+            start = time.perf_counter()
+            scores = [getattr(self.scorer, name)(*args) for name, args in tasks]
+            self._slow = time.perf_counter() - start >= PARALLEL_STEP_SECONDS
+            return scores
+        if self._pool is None:
+            self._pool = open_pool(self._requested, prefer="processes")
+            self._pool.__enter__()
+            scorer = self.scorer
+            self._arguments = dict(codes=scorer.codes, y=scorer.y, cardinalities=scorer.cardinalities,
+                                   n_classes=scorer.n_classes, folds=scorer.fold, rng=None, method=scorer.method,
+                                   alpha=scorer.alpha, memory=WORKER_MEMORY)
+        n = min(self.n_jobs, len(tasks))
+        outputs = self._pool.run(delayed(_score_in_worker)(self._search, self._arguments, tasks[b::n])
+                                 for b in range(n))
+        scores = [0.0] * len(tasks)
+        for b, batch in enumerate(outputs):
+            scores[b::n] = batch
+        return scores
+
+
+def _score_in_worker(search, arguments: dict, tasks: list) -> list:
+    scorer = _SCORERS.get(search)
+    if scorer is None:
+        scorer = _SCORERS[search] = CVScorer(**arguments)
+        while len(_SCORERS) > 2:
+            _SCORERS.popitem(last=False)
+    return [getattr(scorer, name)(*args) for name, args in tasks]
+
+
+def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose, desc: str, init_loss=None,
+               score_moves=None):
     """Greedy search over states.
 
     Parameters
@@ -117,12 +198,16 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
         The starting model and its cross-validated accuracy.
     step : callable
         ``step(state) -> list of (describe, score, apply[, loss])``: each candidate move
-        with a readable description, its accuracy, a function building its state and,
-        for the log-loss rule, a function giving each row's cross-validated log-loss.
+        with a readable description, its accuracy (or what ``score_moves`` takes), a
+        function building its state and, for the log-loss rule, a function giving each
+        row's cross-validated log-loss.
     init_loss : ndarray, optional
         The starting model's per-row cross-validated log-loss. Given, the search
         follows the log-loss rule (:func:`choose_by_log_loss`); else bnclassify's (the
         best accuracy, ties at random, while it gains ``epsilon``).
+    score_moves : callable, optional
+        The accuracies of a step's candidates from their second items (a
+        :class:`MoveScoring`); None: those items are the accuracies.
 
     Returns
     -------
@@ -139,7 +224,8 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
             if not candidates:
                 stop = {"best_candidate": None, "n_candidates": 0, "reason": "no candidate move is left"}
                 break
-            scores = np.array([candidate[1] for candidate in candidates])
+            scores = [candidate[1] for candidate in candidates]
+            scores = np.array(scores if score_moves is None else score_moves(scores), dtype=np.float64)
             best = scores.max()
             if loss is None:
                 chosen = pick_best(scores, rng) if best - epsilon >= current else None
@@ -152,7 +238,8 @@ def hill_climb(init_state, init_score: float, step, epsilon: float, rng, verbose
                 stop = {"best_candidate": float(best), "n_candidates": len(candidates),
                         "reason": f"the best move gains {best - current:+.4f} in CV accuracy, {reason}"}
                 break
-            describe, current, apply = candidates[chosen][:3]
+            describe, _, apply = candidates[chosen][:3]
+            current = float(scores[chosen])
             state = apply()
             if loss is not None:
                 loss = new_loss

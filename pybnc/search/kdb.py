@@ -154,6 +154,10 @@ class KDB(_ArcSearch):
     discriminative_max_iter : int, default=500
         Most L-BFGS iterations of ``weighting="discriminative"`` (a
         ``ConvergenceWarning`` says when they run out; the best weights found are kept).
+    n_jobs : int, default=None
+        With ``search="hc"``: candidate moves scored in parallel (joblib's processes;
+        ``-1`` all cores), once a step takes a quarter of a second: below that, workers
+        cost more than they save. The search and the model do not depend on it.
 
     Attributes
     ----------
@@ -195,7 +199,7 @@ class KDB(_ArcSearch):
 
     def __init__(self, k=2, search="sahami", cv=5, epsilon=0.01, smoothing="backoff", alpha=None, encoder=None,
                  random_state=None, verbose=1, weighting=None, discriminative_penalty=None,
-                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER):
+                 discriminative_max_iter=_discriminative.DEFAULT_MAX_ITER, n_jobs=None):
         keep_arguments(self, locals())
 
     def _refine_capabilities(self, declared):
@@ -224,7 +228,7 @@ class KDB(_ArcSearch):
             raise ValueError(f"smoothing={self.smoothing!r} needs search='sahami': the hill-climbing scores candidate "
                              f"arcs by cross-validation with one of {sorted(searched)}.")
 
-        def step(scorer, state, rng):
+        def step(scorer, state, rng, score_moves):
             return self._arc_candidates(scorer, state, addable_arcs(state.structure, int(self.k)))
 
         return self._run_search(codes, y, counts, step)

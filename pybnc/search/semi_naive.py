@@ -34,7 +34,8 @@ from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.capabilities import Capabilities
 from ..parameters.learn import class_log_prior, resolve_alpha
 from ._engine import log_theta, sum_terms
-from ._greedy import FoldsFollowTheRows, hill_climb, make_scorer, named_trace, report_stop, search_folds
+from ._greedy import (FoldsFollowTheRows, MoveScoring, hill_climb, make_scorer, named_trace, report_stop,
+                      search_folds)
 from ._rows import fold_counts
 from .joins import JOIN_SMOOTHINGS, chain_levels, fit_chain, supernode_log_likelihood, table_factors
 
@@ -78,7 +79,7 @@ class _SemiNaiveParams:
     """The constructor of FSSJ and BSEJ: bnclassify's arguments and ``join_smoothing``."""
 
     def __init__(self, cv=5, epsilon=0.01, smoothing="bayes", alpha=None, encoder=None, join_smoothing="per_table",
-                 stopping="log_loss", random_state=None, verbose=1):
+                 stopping="log_loss", random_state=None, verbose=1, n_jobs=None):
         keep_arguments(self, locals())
 
 
@@ -95,21 +96,10 @@ class _SemiNaiveSearch(FoldsFollowTheRows, BaseBNC):
 
     def _move(self, scorer, state: _State, removed: tuple, added: tuple, supernodes: tuple, describe,
               member=None):
-        """A candidate for :func:`hill_climb`. ``member``, ``(members, minus)``: the move
-        adds the last member's factor to ``state.total`` and subtracts ``minus``; it is
-        then scored without building the joined supernode's array where the scorer can."""
-        def terms():
-            return ([scorer.join_contribution(s, self.join_smoothing) for s in added],
-                    [scorer.join_contribution(s, self.join_smoothing) for s in removed])
-
-        score = None
-        if member is not None and self.join_smoothing == "per_table":
-            score = scorer.accuracy_adding_member(state.total, *member)
-        if score is None:
-            score = scorer.accuracy_of(state.total, *terms())
-
+        """A candidate for :func:`hill_climb`, scored by
+        :meth:`~pybnc.search._engine.CVScorer.accuracy_of_joins` (``member`` as there)."""
         def apply():
-            plus, minus = terms()
+            plus, minus = scorer.join_terms(added, removed, self.join_smoothing)
             total = scorer.new_rows(state.total)
             for a in plus:
                 total += a
@@ -117,7 +107,9 @@ class _SemiNaiveSearch(FoldsFollowTheRows, BaseBNC):
                 total -= a
             return _State(supernodes, total)
 
-        return describe, score, apply, lambda: scorer.row_log_loss(state.total, *terms())
+        score = ("accuracy_of_joins", (state.total, added, removed, self.join_smoothing, member))
+        return (describe, score, apply,
+                lambda: scorer.row_log_loss(state.total, *scorer.join_terms(added, removed, self.join_smoothing)))
 
     def _fit_encoded(self, codes, y, counts):
         folds, rng = search_folds(self, y)
@@ -125,8 +117,9 @@ class _SemiNaiveSearch(FoldsFollowTheRows, BaseBNC):
         init = self._initial_supernodes(counts.n_features)
         total = scorer.prior_total() + sum_terms((scorer.join_contribution(s, self.join_smoothing) for s in init), 0.0)
         init_loss = scorer.row_log_loss(total) if self.stopping == "log_loss" else None
-        state, trace = hill_climb(_State(init, total), scorer.accuracy(total), lambda s: self._step(scorer, s),
-                                  self.epsilon, rng, self.verbose, self._desc, init_loss)
+        with MoveScoring(scorer, self.n_jobs) as score_moves:
+            state, trace = hill_climb(_State(init, total), scorer.accuracy(total), lambda s: self._step(scorer, s),
+                                      self.epsilon, rng, self.verbose, self._desc, init_loss, score_moves)
         names = self.feature_names_
         label = lambda s: "(" + " x ".join(names[i] for i in s) + ")"  # noqa: E731
 
@@ -260,6 +253,10 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
         search deterministic.
     verbose : int, default=1
         0 silent; 1 a progress bar on terminals; 2 always a bar.
+    n_jobs : int, default=None
+        Candidate moves scored in parallel (joblib's processes; ``-1`` all cores), once
+        a step takes a quarter of a second: below that, workers cost more than they
+        save. The search and the model do not depend on it.
 
     Attributes
     ----------
@@ -322,7 +319,7 @@ class FSSJ(_SemiNaiveParams, _SemiNaiveSearch):
         # A feature never observed in training (no level) contributes nothing alone and
         # cannot inform a join: it is not joined.
         moves += [self._move(scorer, state, (s,), (s + (f,),), nodes[:i] + (s + (f,),) + nodes[i + 1:],
-                             ("join", f, s), member=(s + (f,), scorer.zero_rows()))
+                             ("join", f, s), member=(s + (f,), None))
                   for f in unused if scorer.cardinalities[f] > 0 for i, s in enumerate(nodes)]
         return moves
 
@@ -386,6 +383,10 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
         search deterministic.
     verbose : int, default=1
         0 silent; 1 a progress bar on terminals; 2 always a bar.
+    n_jobs : int, default=None
+        Candidate moves scored in parallel (joblib's processes; ``-1`` all cores), once
+        a step takes a quarter of a second: below that, workers cost more than they
+        save. The search and the model do not depend on it.
 
     Attributes
     ----------
@@ -456,6 +457,6 @@ class BSEJ(_SemiNaiveParams, _SemiNaiveSearch):
             for b in joinable[ia + 1:]:
                 kept = [t for t in nodes if t not in (a, b)] + [b + a]
                 # Joining a lone feature a adds its factor given b's members and drops a's own.
-                member = (b + a, scorer.join_contribution(a, self.join_smoothing)) if len(a) == 1 else None
+                member = (b + a, a) if len(a) == 1 else None
                 moves.append(self._move(scorer, state, (a, b), (b + a,), arrange(kept), ("join", a, b), member))
         return moves

@@ -10,8 +10,8 @@ import numpy as np
 from ..estimators._constraints import WRAPPER_CONSTRAINTS
 from ..estimators.augmented import AugmentedNaiveBayes
 from ..structure.dag import Structure
-from ._greedy import (FoldsFollowTheRows, WrapperParams, hill_climb, make_scorer, named_trace, pick_best,
-                      report_stop, search_folds)
+from ._greedy import (FoldsFollowTheRows, MoveScoring, WrapperParams, hill_climb, make_scorer, named_trace,
+                      pick_best, report_stop, search_folds)
 
 
 class SearchState(NamedTuple):
@@ -67,16 +67,6 @@ class _ArcSearch(FoldsFollowTheRows, AugmentedNaiveBayes):
     _capabilities = AugmentedNaiveBayes._capabilities.replace(pair_counts=False, searches_by_cv=True)
 
     def _arc_move(self, scorer, state: SearchState, changes: dict, describe):
-        if scorer.has_missing:
-            score = scorer.accuracy(scorer.change_parents(state.total, state.structure, changes))
-        elif len(changes) == 1:  # the same sums as change_parents, the new family read from its table
-            (i, p), = changes.items()
-            score = scorer.accuracy_swapping_family(state.total, i, p, state.structure.parents[i])
-        else:  # the same sums as change_parents, scored without building them
-            plus = [scorer.contribution(i, p) for i, p in changes.items()]
-            minus = [scorer.contribution(i, state.structure.parents[i]) for i in changes]
-            score = scorer.accuracy_of(state.total, plus, minus)
-
         def apply():
             parents = list(state.structure.parents)
             for i, p in changes.items():
@@ -84,7 +74,7 @@ class _ArcSearch(FoldsFollowTheRows, AugmentedNaiveBayes):
             structure = Structure(tuple(parents))
             return SearchState(structure, scorer.change_parents(state.total, state.structure, changes))
 
-        return describe, score, apply
+        return describe, ("accuracy_changing_parents", (state.total, state.structure, changes)), apply
 
     def _arc_candidates(self, scorer, state: SearchState, arcs) -> list:
         # A feature never observed in training (no level) is neither a parent nor a child:
@@ -94,12 +84,16 @@ class _ArcSearch(FoldsFollowTheRows, AugmentedNaiveBayes):
                 for j, i in arcs if seen[j] and seen[i]]
 
     def _run_search(self, codes, y, counts, step) -> Structure:
+        """``step(scorer, state, rng, score_moves)``: the candidates of a state, their
+        scores as :class:`~pybnc.search._greedy.MoveScoring` takes them."""
         folds, rng = search_folds(self, y)
         scorer = make_scorer(self, codes, y, counts, folds, rng)
         start = Structure.naive_bayes(counts.n_features)
         total = scorer.total_for(start)
-        state, trace = hill_climb(SearchState(start, total), scorer.accuracy(total),
-                                  lambda s: step(scorer, s, rng), self.epsilon, rng, self.verbose, self._desc)
+        with MoveScoring(scorer, self.n_jobs) as score_moves:
+            state, trace = hill_climb(SearchState(start, total), scorer.accuracy(total),
+                                      lambda s: step(scorer, s, rng, score_moves), self.epsilon, rng, self.verbose,
+                                      self._desc, score_moves=score_moves)
         names = self.feature_names_
         self.search_trace_ = named_trace(
             trace, lambda m: m if isinstance(m, str) else f"add arc {names[m[1]]} -> {names[m[2]]}")
@@ -148,6 +142,10 @@ class TANHC(WrapperParams, _ArcSearch):
         search deterministic.
     verbose : int, default=1
         0 silent; 1 a progress bar on terminals; 2 always a bar.
+    n_jobs : int, default=None
+        Candidate moves scored in parallel (joblib's processes; ``-1`` all cores), once
+        a step takes a quarter of a second: below that, workers cost more than they
+        save. The search and the model do not depend on it.
 
     Attributes
     ----------
@@ -178,7 +176,7 @@ class TANHC(WrapperParams, _ArcSearch):
     _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
-        def step(scorer, state, rng):
+        def step(scorer, state, rng, score_moves):
             return self._arc_candidates(scorer, state, addable_arcs(state.structure, 1))
 
         return self._run_search(codes, y, counts, step)
@@ -223,6 +221,10 @@ class TANHCSP(WrapperParams, _ArcSearch):
         search deterministic.
     verbose : int, default=1
         0 silent; 1 a progress bar on terminals; 2 always a bar.
+    n_jobs : int, default=None
+        Candidate moves scored in parallel (joblib's processes; ``-1`` all cores), once
+        a step takes a quarter of a second: below that, workers cost more than they
+        save. The search and the model do not depend on it.
 
     Attributes
     ----------
@@ -253,7 +255,7 @@ class TANHCSP(WrapperParams, _ArcSearch):
     _parameter_constraints = WRAPPER_CONSTRAINTS
 
     def _learn_structure(self, counts, codes, y):
-        def step(scorer, state, rng):
+        def step(scorer, state, rng, score_moves):
             structure = state.structure
             seen = scorer.cardinalities > 0  # see _arc_candidates
             orphans = [i for i, p in enumerate(structure.parents) if not p and seen[i]]
@@ -266,9 +268,8 @@ class TANHCSP(WrapperParams, _ArcSearch):
                 if kids:
                     sp_children[f] = kids
             superparents = list(sp_children)
-            scores = np.array([
-                scorer.accuracy(scorer.change_parents(state.total, structure, {c: (f,) for c in sp_children[f]}))
-                for f in superparents])
+            scores = np.array(score_moves([
+                ("accuracy_after", (state.total, structure, {c: (f,) for c in sp_children[f]})) for f in superparents]))
             best = superparents[pick_best(scores, rng)]
             return self._arc_candidates(scorer, state, [(best, c) for c in sp_children[best]])
 

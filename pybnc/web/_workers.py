@@ -19,6 +19,8 @@ import os
 import time
 import traceback
 
+from joblib import parallel_config
+
 #: Modules the forkserver imports once, so that each job starts without importing them;
 #: the last runs one tiny job, which imports what a job imports on first use.
 PRELOAD = ["numpy", "pandas", "sklearn", "pybnc", "pybnc.evaluation", "pybnc.search",
@@ -110,7 +112,10 @@ def _run(target, payload, conn, user_errors) -> None:
             conn.send(("progress", int(done), int(total or 0), str(text)))
 
     try:
-        result = target(payload, report)
+        # A job's parallel work stays on this process's threads: a worker is killed to
+        # stop its job, which processes of its own would outlive.
+        with parallel_config(backend="threading"):
+            result = target(payload, report)
     except user_errors as exc:
         conn.send(("error", str(exc), True))
     except MemoryError:
