@@ -14,7 +14,7 @@ from pybnc.averaging import member_bins
 from pybnc.averaging.member_bins import cmi_rows
 from pybnc.counts.tables import count
 from pybnc.datasets import load_dataset
-from pybnc.encode.discretize import sampled_mdl_cut_points
+from pybnc.encode.discretize import sampled_mdl_columns, sampled_mdl_cut_points
 from pybnc.estimators.base import Encoding, log_posterior
 from pybnc.scores.information import pairwise_cmi
 from pybnc.search.kdb import ranked_parents
@@ -72,6 +72,13 @@ def test_sampled_mdl_draws_in_proportion_to_the_margin_or_the_gain():
     draws = [sampled_mdl_cut_points(step, [1.0, 2.0, 3.0], rng).tolist() for _ in range(200)]
     assert all(d and d == sorted(set(d)) and set(d) <= {1.0, 2.0, 3.0} for d in draws)
     assert np.mean([2.0 in d for d in draws]) > 0.5 and len({tuple(d) for d in draws}) > 1
+    # columns drawn together: each as it would be alone, a column without two values uncut
+    together = [sampled_mdl_columns([step, noisy, [[3, 0]]], [[1.0, 2.0, 3.0], [0.5, 1.5], []], rng)
+                for _ in range(3000)]
+    assert all(t[2].size == 0 and t[0].tolist() == sorted(set(t[0].tolist())) and t[0].size for t in together)
+    share = np.mean([tuple(t[1]) == (0.5,) for t in together])
+    assert abs(share - expected) < 3 * np.sqrt(expected * (1 - expected) / 3000)
+    assert abs(np.mean([2.0 in t[0] for t in together]) - np.mean([2.0 in d for d in draws])) < 0.15
 
 
 def test_members_draw_their_own_bins_and_code_new_rows_with_them():
@@ -98,13 +105,12 @@ def test_members_draw_their_own_bins_and_code_new_rows_with_them():
         ESKDB(**kw, member_bins="own").fit(X, y)
 
 
-def test_sampled_bins_give_what_they_gave_before_codes_were_shared():
-    """Orders, cut points and probabilities recorded (tests/data) with the code that
-    re-encoded the whole table and recounted every pair for each member (b91c9a4).
-
-    The HDP tables were then drawn by another implementation of the same sampler (numba,
-    numba's random stream), so with ``smoothing="hdp"`` the orders and bins are the same and
-    the probabilities the same up to the Gibbs sampler's noise (30 iterations)."""
+def test_sampled_bins_give_the_recorded_members():
+    """Orders, cut points and probabilities recorded (tests/data) when the members' bins
+    came to be drawn for all columns at once: a change to the draws, the orders or the
+    members' coding shows here (that each member equals one built from scratch from its
+    bins is the next test's). With ``smoothing="hdp"`` the probabilities are compared up
+    to the Gibbs sampler's noise (30 iterations)."""
     X, y = load_dataset("hepatitis")  # 6 numeric columns, missing values
     recorded = json.loads((Path(__file__).parent / "data" / "eskdb_sampled_bins_hepatitis.json").read_text())
     for name, kw in {"bayes": dict(smoothing="bayes"), "hdp": dict(hdp_iterations=30, encoder=Encoder(missing="category"))}.items():

@@ -29,6 +29,7 @@ iterations, concentrations tied per level).
 from __future__ import annotations
 
 import copy
+import time
 from numbers import Integral
 
 import numpy as np
@@ -69,6 +70,8 @@ def sampled_order(class_mi: np.ndarray, rng) -> np.ndarray:
 
 
 MEMBER_BINS = ("sampled", "shared")
+#: The other members are fitted on ``n_jobs`` threads where the first took this long.
+THREADED_MEMBER_SECONDS = 0.1
 
 
 def member_layout(encoder, cuts: list) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +136,9 @@ class ESKDB(BaseBNC):
         members hold is sampled once, on a stream seeded by its counts, so the model
         does not depend on ``n_jobs``); under a backend the caller chooses
         (``joblib.parallel_backend("dask")``, processes) each member samples its own,
-        with the same result.
+        with the same result. The first member is fitted alone: the others go to the
+        workers only where it took ``THREADED_MEMBER_SECONDS`` (0.1 s) or more, since a
+        quicker member is mostly numpy on small arrays, which threads take turns at.
     verbose : int, default=1
         Progress over the members (see :mod:`pybnc._utils.progress`).
     encoder : Encoder, default=None
@@ -236,11 +241,22 @@ class ESKDB(BaseBNC):
         chains = SharedChains(int(self.hdp_iterations), random_state=rng.randint(2**31 - 1)) \
             if self.smoothing == "hdp" else None
         lookups = LookupCache()
-        jobs = (delayed(_fit_member)(*member, y, chains, lookups) for member in members)
-        # threads: the chains release the GIL and share their cache; a backend chosen by
-        # the caller (processes, Dask) runs the members as well, each smoothing its own
-        fitted = list(progress(run_jobs(jobs, self.n_jobs, return_as="generator"), total=len(members),
-                               desc="ESKDB members", verbose=self.verbose))
+        bar = progress(total=len(members), desc="ESKDB members", verbose=self.verbose)
+        try:
+            # The first member here: where it is quick, its work is numpy on small arrays,
+            # which holds the GIL, and threads taking turns at it are slower than one.
+            start = time.perf_counter()
+            fitted = [_fit_member(*members[0], y, chains, lookups)]
+            bar.update(1)
+            n_jobs = self.n_jobs if time.perf_counter() - start >= THREADED_MEMBER_SECONDS else 1
+            # threads: the chains release the GIL and share their cache; a backend chosen by
+            # the caller (processes, Dask) runs the members as well, each smoothing its own
+            jobs = (delayed(_fit_member)(*member, y, chains, lookups) for member in members[1:])
+            for member in run_jobs(jobs, n_jobs, return_as="generator"):
+                fitted.append(member)
+                bar.update(1)
+        finally:
+            bar.close()
         # The members' tables, not the member objects: plain arrays in the model file.
         self.orders_ = np.array(orders)
         self.member_cut_points_ = cut_points

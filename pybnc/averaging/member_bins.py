@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..counts.tables import Counts, count, one_hot_offsets, segment_sums
-from ..encode.discretize import class_count_table, distinct_midpoints, sampled_mdl_cut_points
+from ..encode.discretize import class_count_table, distinct_midpoints, sampled_mdl_columns
 from ..encode import MISSING, as_frame, float_values
 from ..scores.information import _xlogx, class_mutual_information, pairwise_cmi
 
@@ -37,6 +37,8 @@ class NumericValues:
         Each one's distinct observed values, increasing.
     index : list of ndarray
         Each row's position among them, ``-1`` where the value is missing.
+    boundaries : list of ndarray
+        The cuts each column may take: between each two adjacent distinct values.
     """
 
     def __init__(self, encoder, X):
@@ -53,6 +55,7 @@ class NumericValues:
                 self.columns.append(j)
                 self.distinct.append(distinct)
                 self.index.append(index)
+        self.boundaries = [distinct_midpoints(distinct) for distinct in self.distinct]
 
     def class_tables(self, y: np.ndarray, n_classes: int) -> list:
         """Each column's ``(distinct values, classes)`` row counts."""
@@ -60,11 +63,12 @@ class NumericValues:
                 for distinct, index in zip(self.distinct, self.index)]
 
     def draw_cut_points(self, class_tables: list, n_columns: int, rng) -> list:
-        """New cut points of every discretised column by stochastic MDL
-        (:func:`pybnc.encode.discretize.sampled_mdl_cut_points`), None for the other columns."""
+        """New cut points of every discretised column by stochastic MDL, all columns at
+        once (:func:`pybnc.encode.discretize.sampled_mdl_columns`), None for the other
+        columns."""
         cuts = [None] * n_columns
-        for j, distinct, table in zip(self.columns, self.distinct, class_tables):
-            cuts[j] = sampled_mdl_cut_points(table, distinct_midpoints(distinct), rng)
+        for j, drawn in zip(self.columns, sampled_mdl_columns(class_tables, self.boundaries, rng)):
+            cuts[j] = drawn
         return cuts
 
     def code(self, codes: np.ndarray, cuts: list, missing_codes: np.ndarray) -> np.ndarray:

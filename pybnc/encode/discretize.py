@@ -269,20 +269,34 @@ def _split_scores(cum, rows, lo, hi, n_candidates=None):
     candidates, their information gain and their margin over Fayyad & Irani's MDL
     threshold (accepted when positive). ``n_candidates`` replaces ``N - 1`` in the
     threshold's ``log2`` (Weka's "better encoding", counting distinct cuts)."""
-    cand = np.arange(lo + 1, hi)
+    _, cand, gain, margin = _segment_split_scores(cum, rows, np.array([lo]), np.array([hi]),
+                                                  n_candidates is not None)
+    return cand, gain, margin
+
+
+def _segment_split_scores(cum, rows, lo, hi, count_candidates: bool):
+    """:func:`_split_scores` of several segments ``lo[s]..hi[s]`` (each of two groups or
+    more) at once, their candidates one after another: ``(segment of each candidate,
+    candidates, gains, margins)``; ``count_candidates`` as a given ``n_candidates``
+    (each segment's own count of candidates)."""
+    width = hi - lo - 1
+    starts = np.concatenate([[0], np.cumsum(width)[:-1]])
+    segment = np.repeat(np.arange(lo.size), width)
+    first = lo[segment]
+    cand = first + 1 + (np.arange(segment.size) - starts[segment])
     total = cum[hi] - cum[lo]
-    n_seg = rows[hi] - rows[lo]
-    ent_s = _filled_entropy_bits(total)
-    left = cum[lo + 1:hi] - cum[lo]
-    right = total - left
-    n_left = rows[lo + 1:hi] - rows[lo]
+    n_s = (rows[hi] - rows[lo])[segment]
+    ent_s = _filled_entropy_bits(total)[segment]
+    left = cum[cand] - cum[first]
+    right = total[segment] - left
+    n_left = rows[cand] - rows[first]
     ent_l, ent_r = _filled_entropy_bits(left), _filled_entropy_bits(right)
-    gain = ent_s - (n_left * ent_l + (n_seg - n_left) * ent_r) / n_seg
-    k = np.count_nonzero(total)
+    gain = ent_s - (n_left * ent_l + (n_s - n_left) * ent_r) / n_s
+    k = np.count_nonzero(total, axis=1)[segment]
     k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
     delta = np.log2(3.0**k - 2.0) - (k * ent_s - k1 * ent_l - k2 * ent_r)
-    n_cuts = n_seg - 1 if n_candidates is None else n_candidates
-    return cand, gain, gain - (np.log2(n_cuts) + delta) / n_seg
+    n_cuts = width[segment] if count_candidates else n_s - 1
+    return segment, cand, gain, gain - (np.log2(n_cuts) + delta) / n_s
 
 
 def _cumulative(counts):
@@ -338,29 +352,72 @@ def sampled_mdl_cut_points(class_counts, boundaries, rng) -> np.ndarray:
     >>> sampled_mdl_cut_points(counts, [0.5, 1.5, 2.5], np.random.default_rng(0))
     array([1.5])
     """
-    counts = np.asarray(class_counts)
-    boundaries = np.asarray(boundaries, dtype=np.float64)
-    filled = np.flatnonzero(counts.sum(axis=1) > 0)
-    if filled.size < 2:
-        return np.empty(0)
-    cum, rows = _cumulative(counts[filled])
-    accepted = []
-    stack = [(0, filled.size, True)]
-    while stack:
-        lo, hi, whole = stack.pop()
-        if hi - lo < 2:
-            continue
-        cand, gain, margin = _split_scores(cum, rows, lo, hi, n_candidates=hi - lo - 1)
+    return sampled_mdl_columns([class_counts], [boundaries], rng)[0]
+
+
+def sampled_mdl_columns(class_counts: list, boundaries: list, rng) -> list:
+    """:func:`sampled_mdl_cut_points` of several columns at once: every segment of every
+    column at the same depth of the recursion is scored by one set of array operations,
+    and its draw is the next uniform of ``rng`` (segments in column order, then left to
+    right), so the cuts depend on ``rng`` alone.
+
+    Examples
+    --------
+    >>> step = [[20, 0], [20, 0], [0, 20], [0, 20]]
+    >>> sampled_mdl_columns([step, [[5, 5]]], [[0.5, 1.5, 2.5], []], np.random.default_rng(0))
+    [array([1.5]), array([], dtype=float64)]
+    """
+    n_columns = len(class_counts)
+    filled, cums, rows, base = [], [], [], [0]
+    for counts in class_counts:
+        counts = np.asarray(counts)
+        keep = np.flatnonzero(counts.sum(axis=1) > 0)
+        cum, n = _cumulative(counts[keep].astype(np.float64))
+        filled.append(keep)
+        cums.append(cum)
+        rows.append(n)
+        base.append(base[-1] + cum.shape[0])
+    cum, n_rows = np.concatenate(cums), np.concatenate(rows)
+    accepted = [[] for _ in range(n_columns)]
+    # a segment: its column, its first and last group (global positions into cum) and
+    # whether it is the whole column (the only one that falls back on the gain)
+    column = np.arange(n_columns)
+    lo = np.array(base[:-1], dtype=np.intp)
+    hi = np.array([b + f.size for b, f in zip(base[:-1], filled)], dtype=np.intp)
+    whole = np.ones(n_columns, dtype=bool)
+    while True:
+        wide = hi - lo >= 2
+        column, lo, hi, whole = column[wide], lo[wide], hi[wide], whole[wide]
+        if not column.size:
+            break
+        width = hi - lo - 1  # candidate cuts of each segment
+        starts = np.concatenate([[0], np.cumsum(width)[:-1]])
+        segment, cand, gain, margin = _segment_split_scores(cum, n_rows, lo, hi, True)
         weights = np.maximum(margin, 0.0)
-        if not weights.sum():
-            if not whole or not np.maximum(gain, 0.0).sum():
-                continue
-            accepted.append(int(rng.choice(cand, p=np.maximum(gain, 0.0) / np.maximum(gain, 0.0).sum())))
-            continue
-        j = int(rng.choice(cand, p=weights / weights.sum()))
-        accepted.append(j)
-        stack += [(lo, j, False), (j, hi, False)]
-    return boundaries[filled[np.sort(np.asarray(accepted, dtype=np.intp))] - 1]
+        passes = np.add.reduceat(weights, starts) > 0
+        # no split passes: the whole column draws one by its gain; a half stops
+        by_gain = ~passes & whole
+        weights = np.where((passes | by_gain)[segment], np.where(passes[segment], weights, np.maximum(gain, 0.0)), 0)
+        sums = np.add.reduceat(weights, starts)
+        drawn = sums > 0
+        uniform = np.zeros(column.size)
+        uniform[drawn] = rng.random(int(drawn.sum()))
+        # the first candidate whose cumulative share passes the uniform, as Generator.choice
+        running = np.cumsum(weights)
+        share = running - (running[starts] - weights[starts])[segment]
+        below = share <= uniform[segment] * sums[segment]
+        pick = np.minimum(np.add.reduceat(below.astype(np.intp), starts), width - 1)
+        j = lo + 1 + pick
+        for c, cut in zip(column[drawn], j[drawn] - np.array(base)[column[drawn]]):
+            accepted[c].append(int(cut))
+        split = drawn & passes
+        column = np.concatenate([column[split], column[split]])
+        lo, hi = np.concatenate([lo[split], j[split]]), np.concatenate([j[split], hi[split]])
+        whole = np.zeros(column.size, dtype=bool)
+        order = np.lexsort((lo, column))
+        column, lo, hi, whole = column[order], lo[order], hi[order], whole[order]
+    return [np.asarray(b, dtype=np.float64)[f[np.sort(np.asarray(a, dtype=np.intp))] - 1]
+            for a, b, f in zip(accepted, boundaries, filled)]
 
 
 class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
