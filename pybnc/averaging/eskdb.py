@@ -246,10 +246,10 @@ class ESKDB(BaseBNC):
                 member_counts, class_mi, cmi = member_statistics(counts, shared[3], member_codes, y,
                                                                  encoder.cardinalities_, numeric.columns)
             order = sahami_order(class_mi) if m == 0 else sampled_order(class_mi, rng)
-            member = dict(k=self.k, loss=self.loss, smoothing=self.smoothing, alpha=self.alpha,
+            params = dict(k=self.k, loss=self.loss, smoothing=self.smoothing, alpha=self.alpha,
                           hdp_iterations=self.hdp_iterations, random_state=int(rng.randint(2**31 - 1)),
                           verbose=0, encoder=self.encoder)
-            members.append((member, Encoding.of_model(self, encoder), member_codes, member_counts, order,
+            members.append((params, Encoding.of_model(self, encoder), member_codes, member_counts, order,
                             ranked_parents(order, cmi, int(self.k))))
             orders.append(order)
             cut_points.append(cuts)
