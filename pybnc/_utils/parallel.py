@@ -38,18 +38,14 @@ def run_jobs(jobs, n_jobs=None, return_as: str = "list"):
 
 
 def _outputs(jobs, n_jobs):
-    if effective_n_jobs(n_jobs) == 1:
-        yield from Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-        return
-    with one_blas_thread():
-        yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer="threads")(jobs)
+    with open_pool(n_jobs) as pool:
+        yield from pool.run(jobs, return_as="generator")
 
 
 class open_pool(contextlib.AbstractContextManager):
     """One ``joblib.Parallel(n_jobs, prefer=prefer)`` kept open over many rounds of jobs
     (a search's steps), so that its workers start once; :meth:`run` runs a round and
-    returns the results in order. Preferring threads, BLAS is held to one, as in
-    :func:`run_jobs`.
+    returns the results in order. On more than one thread, BLAS is held to one.
 
     Examples
     --------
@@ -61,8 +57,8 @@ class open_pool(contextlib.AbstractContextManager):
 
     def __init__(self, n_jobs=None, prefer: str = "threads"):
         self._stack = contextlib.ExitStack()
-        self._parallel = Parallel(n_jobs=n_jobs, prefer=prefer)
-        self._threads = prefer == "threads"
+        self._parallel = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")
+        self._threads = prefer == "threads" and effective_n_jobs(n_jobs) > 1
 
     def __enter__(self):
         self._stack.enter_context(self._parallel)
@@ -73,5 +69,8 @@ class open_pool(contextlib.AbstractContextManager):
     def __exit__(self, *exc):
         return self._stack.__exit__(*exc)
 
-    def run(self, jobs) -> list:
-        return list(self._parallel(jobs))
+    def run(self, jobs, return_as: str = "list"):
+        """The results of ``jobs`` in their order, as a list or a generator (to be read to
+        its end before the next round)."""
+        outputs = self._parallel(jobs)
+        return outputs if return_as == "generator" else list(outputs)

@@ -269,16 +269,17 @@ def _split_scores(cum, rows, lo, hi, n_candidates=None):
     candidates, their information gain and their margin over Fayyad & Irani's MDL
     threshold (accepted when positive). ``n_candidates`` replaces ``N - 1`` in the
     threshold's ``log2`` (Weka's "better encoding", counting distinct cuts)."""
-    _, cand, gain, margin = _segment_split_scores(cum, rows, np.array([lo]), np.array([hi]),
-                                                  n_candidates is not None)
+    _, _, cand, gain, margin = _segment_split_scores(cum, rows, np.array([lo]), np.array([hi]),
+                                                     n_candidates is not None)
     return cand, gain, margin
 
 
 def _segment_split_scores(cum, rows, lo, hi, count_candidates: bool):
     """:func:`_split_scores` of several segments ``lo[s]..hi[s]`` (each of two groups or
     more) at once, their candidates one after another: ``(segment of each candidate,
-    candidates, gains, margins)``; ``count_candidates`` as a given ``n_candidates``
-    (each segment's own count of candidates)."""
+    each segment's first candidate's position, candidates, gains, margins)``;
+    ``count_candidates`` as a given ``n_candidates`` (each segment's own count of
+    candidates)."""
     width = hi - lo - 1
     starts = np.concatenate([[0], np.cumsum(width)[:-1]])
     segment = np.repeat(np.arange(lo.size), width)
@@ -296,7 +297,7 @@ def _segment_split_scores(cum, rows, lo, hi, count_candidates: bool):
     k1, k2 = np.count_nonzero(left, axis=1), np.count_nonzero(right, axis=1)
     delta = np.log2(3.0**k - 2.0) - (k * ent_s - k1 * ent_l - k2 * ent_r)
     n_cuts = width[segment] if count_candidates else n_s - 1
-    return segment, cand, gain, gain - (np.log2(n_cuts) + delta) / n_s
+    return segment, starts, cand, gain, gain - (np.log2(n_cuts) + delta) / n_s
 
 
 def _cumulative(counts):
@@ -382,17 +383,15 @@ def sampled_mdl_columns(class_counts: list, boundaries: list, rng) -> list:
     # a segment: its column, its first and last group (global positions into cum) and
     # whether it is the whole column (the only one that falls back on the gain)
     column = np.arange(n_columns)
-    lo = np.array(base[:-1], dtype=np.intp)
-    hi = np.array([b + f.size for b, f in zip(base[:-1], filled)], dtype=np.intp)
+    base = np.array(base, dtype=np.intp)
+    lo, hi = base[:-1], base[1:] - 1  # a column's cum has one row more than its groups
     whole = np.ones(n_columns, dtype=bool)
     while True:
         wide = hi - lo >= 2
         column, lo, hi, whole = column[wide], lo[wide], hi[wide], whole[wide]
         if not column.size:
             break
-        width = hi - lo - 1  # candidate cuts of each segment
-        starts = np.concatenate([[0], np.cumsum(width)[:-1]])
-        segment, cand, gain, margin = _segment_split_scores(cum, n_rows, lo, hi, True)
+        segment, starts, cand, gain, margin = _segment_split_scores(cum, n_rows, lo, hi, True)
         weights = np.maximum(margin, 0.0)
         passes = np.add.reduceat(weights, starts) > 0
         # no split passes: the whole column draws one by its gain; a half stops
@@ -406,9 +405,9 @@ def sampled_mdl_columns(class_counts: list, boundaries: list, rng) -> list:
         running = np.cumsum(weights)
         share = running - (running[starts] - weights[starts])[segment]
         below = share <= uniform[segment] * sums[segment]
-        pick = np.minimum(np.add.reduceat(below.astype(np.intp), starts), width - 1)
+        pick = np.minimum(np.add.reduceat(below.astype(np.intp), starts), hi - lo - 2)
         j = lo + 1 + pick
-        for c, cut in zip(column[drawn], j[drawn] - np.array(base)[column[drawn]]):
+        for c, cut in zip(column[drawn], j[drawn] - base[column[drawn]]):
             accepted[c].append(int(cut))
         split = drawn & passes
         column = np.concatenate([column[split], column[split]])
