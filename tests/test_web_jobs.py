@@ -218,3 +218,34 @@ def test_a_forgotten_run_takes_its_files_with_it(tmp_path, monkeypatch):
     store.add(*store.folder("me")[:1], "learned 4")
     kept = {p.name for p in store.root.iterdir()}
     assert not {made[0], made[1], made[2], failed} & kept and made[3] in kept and pending in kept
+
+
+def _search_in_a_job(payload, report):
+    from joblib.parallel import get_active_backend
+    from pybnc import KDB
+    from pybnc.datasets import load_dataset
+    from pybnc.search import _greedy
+
+    real, wait = _greedy.open_pool, _greedy.PARALLEL_STEP_SECONDS
+    _greedy.PARALLEL_STEP_SECONDS = 0.0  # every step would go to processes outside a job
+    opened = []
+    _greedy.open_pool = lambda *args, **kwargs: opened.append(kwargs) or real(*args, **kwargs)
+    try:
+        X, y = load_dataset("votes")
+        KDB(search="hc", epsilon=0, random_state=0, verbose=0, n_jobs=2).fit(X, y)
+    finally:
+        _greedy.open_pool, _greedy.PARALLEL_STEP_SECONDS = real, wait
+    return get_active_backend()[0].uses_threads, opened
+
+
+def test_a_jobs_parallel_work_stays_on_its_threads():
+    """A worker is killed to stop its job: a search in a job must not start processes."""
+    from pybnc.web import _workers
+
+    sent = []
+
+    class Conn:
+        send = staticmethod(sent.append)
+
+    _workers._run(_search_in_a_job, None, Conn(), ())
+    assert sent[-1] == ("done", (True, []))
