@@ -22,6 +22,7 @@ KERNELS = {
     "pybnc.parameters._design_c": "pybnc/parameters/_design_c.c",
     "pybnc.parameters._hdp_c": "pybnc/parameters/_hdp_c.c",
     "pybnc.scores._pairs_c": "pybnc/scores/_pairs_c.c",
+    "pybnc.search._leave_one_out_c": "pybnc/search/_leave_one_out_c.c",
     "pybnc.search._rows_c": "pybnc/search/_rows_c.c",
     "pybnc.structure._forest_c": "pybnc/structure/_forest_c.c",
 }

@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import pytest
 
 from pybnc.counts.families import count_families
 from tests.conftest import random_codes
@@ -95,3 +96,37 @@ def test_untouched_zeros_are_zeros_that_write_pickle_and_save():
         assert again.sum() == 3.0 and again[0, 3] == 2.0 and again.flags.writeable
         del table, again
     assert untouched_zeros(0).shape == (0,)
+
+
+@pytest.mark.parametrize("n, d, n_classes, levels, k, alpha, loss, missing, leave_out", [
+    (300, 6, 3, 3, 2, 1.0, "rmse", False, True),
+    (300, 6, 3, 3, 2, 1.0, "log_loss", True, True),
+    (2000, 10, 4, 4, 5, 1.0, "rmse", True, True),
+    (200, 12, 10, 3, 5, 0.0, "rmse", True, True),
+    (500, 8, 2, 5, 3, 1.0, "zero_one", True, True),
+    (400, 8, 3, 3, 3, 1.0, "rmse", True, False),
+    (50, 30, 5, 6, 5, 0.5, "log_loss", True, True),
+])
+def test_the_leave_one_out_kernel_gives_the_numpy_losses_bit_for_bit(n, d, n_classes, levels, k, alpha, loss,
+                                                                     missing, leave_out, monkeypatch):
+    import warnings
+
+    import pybnc.search.leave_one_out as loo
+
+    if loo._native is None:
+        pytest.skip("the compiled kernels are not built")
+    rng = np.random.default_rng(n + d)
+    cards = rng.integers(2, levels + 1, size=d)
+    codes = np.stack([rng.integers(0, c, size=n) for c in cards], 1)
+    if missing:
+        codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, n_classes, size=n)
+    order = rng.permutation(d)
+    families = [tuple(int(v) for v in order[:p][::-1][:k]) + (int(i),) for p, i in enumerate(order)]
+    fc = count_families(codes, y, cards, n_classes, families)
+    compiled = loo.loo_losses(fc, order, codes, y, k, alpha, loss, leave_out)
+    monkeypatch.setattr(loo, "_native", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # maximum likelihood's empty cells, in numpy
+        twin = loo.loo_losses(fc, order, codes, y, k, alpha, loss, leave_out)
+    assert np.array_equal(compiled, twin)

@@ -25,8 +25,8 @@ import warnings
 
 #: Every compiled module (setup.py builds them).
 KERNEL_MODULES = ("pybnc.averaging._laplacian_c", "pybnc.encode._mdl_c", "pybnc.parameters._design_c",
-                  "pybnc.parameters._hdp_c", "pybnc.scores._pairs_c", "pybnc.search._rows_c",
-                  "pybnc.structure._forest_c")
+                  "pybnc.parameters._hdp_c", "pybnc.scores._pairs_c", "pybnc.search._leave_one_out_c",
+                  "pybnc.search._rows_c", "pybnc.structure._forest_c")
 
 HOW_TO_BUILD = ("pip install -e . (or pip install .) with a C compiler, or "
                 "`python setup.py build_ext --inplace` in a source checkout used through PYTHONPATH")

@@ -11,14 +11,21 @@ the candidates grow one feature at a time along the order, so one running produc
 own class, ``P(c, x) / P(y, x)``: the loss needs their sum alone, and a product of
 odds needs no exponential per row and candidate (numpy's double ``exp`` is not
 vectorised on most processors). Used by :class:`pybnc.SKDB`.
+
+With the compiled kernel a family's factors are read from its non-zero cells through
+hash tables of at most as many keys as rows, and no table over all cells is built (the
+same floats: ``tests/test_native.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._utils.native import load_kernels
 from ..counts.families import FamilyCounts, nonzero_cells, sum_over
 from ..parameters.learn import ratio
+
+_native = load_kernels("pybnc.search._leave_one_out_c")
 
 # Rows held at once: (K, k + 1, rows) float64 arrays.
 _BLOCK_CELLS = 1 << 22
@@ -138,7 +145,9 @@ def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, 
     """The :class:`_FactorLookup` of every family position and ``k' = 0 .. k``, built
     once for all the blocks of a fit (tables of at most ``max_cells`` cells, default
     the number of rows counted); ``cache``, a :class:`LookupCache`, shares them between
-    fits."""
+    fits. None with the compiled kernel, which reads the family tables themselves."""
+    if _native is not None:
+        return None
     max_cells = fc.n_rows if max_cells is None else max_cells
     out = []
     for p, (family, occupied) in enumerate(zip(fc.families, fc.occupied_cells())):
@@ -155,12 +164,14 @@ def loo_lookups(fc: FamilyCounts, k: int, alpha: float, leave_out: bool = True, 
     return out
 
 
-def _row_loss(odds: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
+def _row_loss(odds: np.ndarray, y: np.ndarray, loss: str, total=None) -> np.ndarray:
     """Loss summed over rows for each candidate; ``odds`` is ``(K, candidates, n)``, each
-    class's ``P(c, x) / P(y, x)`` (1 at the row's class ``y``)."""
+    class's ``P(c, x) / P(y, x)`` (1 at the row's class ``y``); ``total``: its sum over
+    the classes, when known."""
     if loss == "zero_one":  # ties go to the first class, as predict
         return (np.argmax(odds, axis=0) != y).sum(axis=1).astype(np.float64)
-    total = odds.sum(axis=0)  # 1 / P(y | x); inf where the row's class is too unlikely to tell
+    if total is None:
+        total = odds.sum(axis=0)  # 1 / P(y | x); inf where the row's class is too unlikely to tell
     if loss == "rmse":
         return ((1.0 - 1.0 / total) ** 2).sum(axis=1)
     return np.minimum(np.log(total), -np.log(1e-15)).sum(axis=1)
@@ -200,7 +211,8 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
     n_classes = fc.n_classes
     cards = fc.cardinalities
     out = np.zeros((len(order) + 1, k + 1))
-    lookups = loo_lookups(fc, k, alpha, leave_out) if lookups is None else lookups
+    if lookups is None:
+        lookups = loo_lookups(fc, k, alpha, leave_out)
     prior_counts = fc.class_counts[:, None]
     n = np.full((1, 1), prior_counts.sum() - float(leave_out))  # a held-out row leaves every class's total
     prior = _theta(prior_counts, n, n_classes, alpha)[:, 0]  # (K,)
@@ -218,6 +230,14 @@ def loo_losses(fc: FamilyCounts, order, codes, y, k: int, alpha: float, loss: st
         out[0] += _row_loss(odds[:, None, :], yb, loss)[0]
         odds = np.repeat(odds[:, None, :], k + 1, axis=1)
         slots = np.where(block >= 0, block, cards[None, :]).astype(np.int64)
+        if _native is not None:
+            total = np.empty((k + 1, m))
+            for p, (family, occupied) in enumerate(zip(fc.families, fc.occupied_cells())):
+                _native.family_odds(fc.tables[p].reshape(-1), occupied, np.array(fc.tables[p].shape),
+                                    np.ascontiguousarray(slots[:, family]), yb, k, float(alpha), leave_out,
+                                    odds, total)
+                out[p + 1] += _row_loss(odds, yb, loss, total)
+            continue
         for p, family in enumerate(fc.families):
             child, parents = family[-1], family[:-1]
             config, observed = np.zeros(m, dtype=np.int64), block[:, child] >= 0
