@@ -6,9 +6,13 @@
    2 classes), generated block by block from a seed, so only one block of
    ``--block`` rows is ever in memory; the three passes read the blocks again.
    Prints the wall and CPU time and the peak resident memory of the process.
+3. ``--loo``: SKDB(k=5)'s leave-one-out pass (the family counts given) in the compiled
+   kernel beside its numpy twin (lookups and pass), on each table of ``--loo-tables``
+   (``sk_digits`` is scikit-learn's), least of ``--repeats``, in the same run.
 
 Run: ``python benchmarks/bench_skdb.py`` (chess and 10^6 rows), or
-``python benchmarks/bench_skdb.py --skip-chess --rows 10000000``. Results: docs/large-data.md.
+``python benchmarks/bench_skdb.py --skip-chess --rows 10000000``, or
+``python benchmarks/bench_skdb.py --loo``. Results: docs/large-data.md.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,13 +87,59 @@ def out_of_core(n_rows: int, block: int) -> None:
           f"{model.k_selected_} |")
 
 
+def leave_one_out(tables, repeats: int) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_vs_forest import _load  # a bundled table or one scikit-learn ships
+
+    from pybnc.search import leave_one_out as loo
+    from pybnc.search import skdb
+
+    print("\nSKDB(k=5)'s leave-one-out pass: compiled kernel against the numpy twin, least of "
+          f"{repeats}, the same losses")
+    print("| table | rows | features | kernel (s) | numpy (s) | numpy / kernel |")
+    print("|---|---|---|---|---|---|")
+    for table in tables:
+        X, y = _load(table)
+        seen = {}
+        real = skdb.loo_losses
+        skdb.loo_losses = lambda *a, **kw: seen.setdefault("args", a) and real(*a, **kw)
+        try:
+            SKDB(k=5, verbose=0).fit(X, y)
+        finally:
+            skdb.loo_losses = real
+        fc, order, codes, y_codes, k, alpha, loss = seen["args"]
+        kernel = loo._native
+
+        def timed(use_kernel):
+            loo._native = kernel if use_kernel else None
+            try:
+                best, out = np.inf, None
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    out = real(fc, order, codes, y_codes, k, alpha, loss, lookups=loo.loo_lookups(fc, k, alpha))
+                    best = min(best, time.perf_counter() - start)
+                return best, out
+            finally:
+                loo._native = kernel
+
+        (fast, a), (slow, b) = timed(True), timed(False)
+        assert np.array_equal(a, b)
+        print(f"| {table} | {codes.shape[0]} | {codes.shape[1]} | {fast:.4f} | {slow:.4f} | {slow / fast:.1f} |",
+              flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--block", type=int, default=250_000)
     parser.add_argument("--skip-chess", action="store_true", help="only the out-of-core fit")
+    parser.add_argument("--loo", action="store_true", help="only the leave-one-out pass, kernel against numpy")
+    parser.add_argument("--loo-tables", default="sk_digits,chess,soybean,letter,adult")
     args = parser.parse_args()
+    if args.loo:
+        leave_one_out(args.loo_tables.split(","), args.repeats)
+        return
     if not args.skip_chess:
         chess(args.repeats)
     out_of_core(args.rows, args.block)

@@ -62,12 +62,7 @@ static inline double theta(double num, double den, double r, double alpha) {
 /* num[g] = theta(num[g], den[config[g]]) for g < n: the factors at the cells, in place. */
 NATIVE_VECTOR static void cell_thetas(double *restrict num, const double *restrict den,
                                       const int64_t *restrict config, int64_t n, double r, double alpha) {
-    double uniform = 1.0 / (r > 1 ? r : 1), ra = r * alpha;
-    for (int64_t g = 0; g < n; g++) {
-        double a = num[g] + alpha, b = den[config[g]] + ra;
-        double t = b > 0 ? a / b : uniform;
-        num[g] = t > 1e-300 ? t : 1e-300;
-    }
+    for (int64_t g = 0; g < n; g++) num[g] = theta(num[g], den[config[g]], r, alpha);
 }
 
 /* odds[i] *= cell[g[i]] / own[i] where the row counts (``use``: seen, and not the row's

@@ -14,7 +14,7 @@ vectorised on most processors). Used by :class:`pybnc.SKDB`.
 
 With the compiled kernel a family's factors are read from its non-zero cells through
 hash tables of at most as many keys as rows, and no table over all cells is built (the
-same floats: ``tests/test_native.py``).
+same floats: ``tests/test_family_counts.py``).
 """
 
 from __future__ import annotations
